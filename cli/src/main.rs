@@ -1,0 +1,41 @@
+//! `agnostics-cli`: the Raspberry Pi SD card test without a desktop (links no GTK).
+//!
+//! `agnostics-cli [run]` runs the standard test; `targets` lists where it can run; `card`
+//! decodes the card's registers; `scripts` runs agnostics test scripts. Exit status: 0 PASS,
+//! 1 FAIL, 2 error or refused, 130 cancelled by SIGINT.
+
+mod args;
+mod card_cmd;
+mod generate;
+mod run_cmd;
+mod scripts_cmd;
+mod targets_cmd;
+
+use clap::Parser;
+
+use args::{Cli, Command};
+
+fn main() {
+    agnostics_core::i18n::init(&locale_dir());
+    let cli = Cli::parse();
+    let code = match cli.command {
+        None => run_cmd::main(&cli.run),
+        Some(Command::Run(ref a)) => run_cmd::main(a),
+        Some(Command::Targets(ref a)) => targets_cmd::main(a),
+        Some(Command::Card(ref a)) => card_cmd::main(a),
+        Some(Command::Scripts(ref a)) => scripts_cmd::main(a),
+        Some(Command::Generate(ref a)) => generate::main(a),
+    };
+    std::process::exit(code);
+}
+
+/// Where the `.mo` catalogues are: `$AGNOSTICS_LOCALEDIR`, else the build-time
+/// `LOCALEDIR` (meson sets it), else `/usr/share/locale`.
+fn locale_dir() -> std::path::PathBuf {
+    if let Some(dir) = std::env::var_os("AGNOSTICS_LOCALEDIR") {
+        return dir.into();
+    }
+    option_env!("LOCALEDIR")
+        .unwrap_or("/usr/share/locale")
+        .into()
+}

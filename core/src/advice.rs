@@ -1,0 +1,79 @@
+//! Advice: what the user should make of a result, as an enum the engine decides and the user
+//! interfaces show. [`Advice::text`] gives the translated sentence (gettext domain `agnostics`).
+
+use serde::{Deserialize, Serialize};
+
+use crate::i18n::{fill, gettext};
+
+/// One piece of advice. Serialised with a `kind` tag (e.g. `{"kind": "seq_write_slow"}`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Advice {
+    /// Every A1 check passed.
+    MeetsA1,
+    /// A1 passed and A2 too (A2 only helps where the host queues commands, e.g. Pi 5).
+    MeetsA2,
+    /// Sequential write below target: upstream's reformatting note.
+    SeqWriteSlow,
+    /// Random 4 KiB I/O below target: an A1- or A2-rated card would help.
+    RandomIoSlow,
+    /// The device is not an SD card: the SD targets are a reference, not a rating.
+    NotAnSdCard {
+        /// The transport name as in the report (`USB`, `NVMe`, `loop`, …).
+        transport: String,
+    },
+    /// The filesystem may cache or compress: figures may not be the device's.
+    CachingFilesystem {
+        /// The filesystem type.
+        fs_type: String,
+    },
+    /// Not enough space, or the drive filled up.
+    FreeSomeSpace,
+    /// A read or write failed: the card may have been removed or be failing.
+    CheckTheDevice,
+    /// The target is read-only.
+    ReadOnlyTarget,
+    /// The target is memory, not storage.
+    MemoryTarget,
+    /// The filesystem refuses direct I/O.
+    DirectIoRefused,
+    /// The directory is missing, not a directory or not writable.
+    ChooseAnotherFolder,
+    /// fio is not installed.
+    InstallFio,
+    /// fio ran but failed.
+    FioFailed,
+    /// The user cancelled.
+    Cancelled,
+}
+
+impl Advice {
+    /// The advice for people, translated.
+    pub fn text(&self) -> String {
+        match self {
+            Advice::MeetsA1 => gettext("Your card meets the A1 application performance targets: it is fast enough for Raspberry Pi OS."),
+            Advice::MeetsA2 => gettext("Your card also meets the faster A2 targets. A2 only makes a difference on a Raspberry Pi 5 or later."),
+            // Translators: upstream agnostics' own advice after a slow sequential write.
+            Advice::SeqWriteSlow => gettext("Note that sequential write speed declines over time as a card is used - your card may require reformatting"),
+            Advice::RandomIoSlow => gettext("Random reads or writes are too slow: the desktop and programs will feel sluggish. A card marked A1 or A2 will do better."),
+            Advice::NotAnSdCard { transport } => fill(
+                // Translators: {transport} is USB, NVMe, loop, … The targets are the SD Association's.
+                &gettext("This test ran on a {transport} drive, not an SD card: the SD card targets are shown for reference only, not as a rating of this drive."),
+                &[("transport", transport)],
+            ),
+            Advice::CachingFilesystem { fs_type } => fill(
+                &gettext("This folder is on a {fs_type} filesystem, which may cache or compress data: the figures may not be the drive's own speed."),
+                &[("fs_type", fs_type)],
+            ),
+            Advice::FreeSomeSpace => gettext("Free some space on the drive (the test needs about 300 MB) or choose another folder, then run the test again."),
+            Advice::CheckTheDevice => gettext("The drive stopped answering. Check that the card or USB drive is still plugged in; if this happens again, the card may be failing."),
+            Advice::ReadOnlyTarget => gettext("The drive is read-only. Check the card's lock switch, or choose a folder on a drive that can be written."),
+            Advice::MemoryTarget => gettext("This folder is in memory, not on your card. Choose a folder on the card, such as /var/tmp or your home folder."),
+            Advice::DirectIoRefused => gettext("This filesystem does not allow direct I/O, so the card's own speed cannot be measured there. Choose a folder on another filesystem."),
+            Advice::ChooseAnotherFolder => gettext("Choose a folder that exists and that you can write to, such as your home folder."),
+            Advice::InstallFio => gettext("Install fio with “sudo apt install fio”, or use the built-in engine."),
+            Advice::FioFailed => gettext("fio could not complete the test; its message is shown above. The built-in engine may still work."),
+            Advice::Cancelled => gettext("The test was cancelled and its test file removed. Nothing was graded."),
+        }
+    }
+}

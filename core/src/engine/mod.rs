@@ -1,0 +1,264 @@
+//! Engines: run a profile's jobs, one after another, on the program's own test file and measure
+//! each phase.
+//!
+//! Two engines produce the same [`PhaseResult`]s: [`native`] (Rust, O_DIRECT, io_uring or a
+//! thread pool) and [`fio`] (the installed fio, `--output-format=json`). Both write only the
+//! [`testfile::TestFile`] the caller created, whatever the profile's `filename`/`directory` say.
+
+pub mod fio;
+pub mod native;
+pub mod randmap;
+pub mod testfile;
+
+use std::sync::atomic::AtomicBool;
+
+use serde::{Deserialize, Serialize};
+
+use crate::profile::Profile;
+
+/// Which engine measures.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum EngineKind {
+    /// The built-in Rust engine (default).
+    #[default]
+    Native,
+    /// The installed `fio` program.
+    Fio,
+}
+
+impl EngineKind {
+    /// `native` or `fio`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EngineKind::Native => "native",
+            EngineKind::Fio => "fio",
+        }
+    }
+}
+
+/// Completion latency percentiles of a phase, in microseconds (f64).
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
+pub struct LatencyUs {
+    /// Median completion latency, µs.
+    pub p50: f64,
+    /// 99th percentile completion latency, µs.
+    pub p99: f64,
+    /// Largest completion latency, µs.
+    pub max: f64,
+}
+
+/// One per-second sample of a running phase.
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
+pub struct Sample {
+    /// Seconds since the phase started at the end of this sample's interval (f64).
+    pub t_s: f64,
+    /// Bandwidth over the interval, bytes per second (f64).
+    pub bw_bytes: f64,
+    /// I/O operations per second over the interval (f64).
+    pub iops: f64,
+}
+
+/// What one phase (one fio job) measured.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct PhaseResult {
+    /// The job name, e.g. `seq-write`.
+    pub name: String,
+    /// The pattern, fio's spelling (`read`, `write`, `randread`, `randwrite`).
+    pub rw: String,
+    /// Block size, bytes.
+    pub bs: u64,
+    /// Queue depth used.
+    pub iodepth: u32,
+    /// Bytes transferred, u64.
+    pub bytes: u64,
+    /// I/O operations completed, u64.
+    pub ios: u64,
+    /// Elapsed seconds from the first submission to the end (including `end_fsync`), f64.
+    pub seconds: f64,
+    /// Bandwidth, bytes per second (f64): `bytes / seconds`.
+    pub bw_bytes: f64,
+    /// I/O operations per second (f64): `ios / seconds`.
+    pub iops: f64,
+    /// Completion latency, µs.
+    pub lat_us: LatencyUs,
+    /// Per-second samples, in order.
+    pub samples: Vec<Sample>,
+    /// True when the phase ended at its `runtime` limit before covering its `size`.
+    pub stopped_by_runtime: bool,
+}
+
+/// What a running test tells its observer. At most about ten [`Event::Progress`] a second.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Event {
+    /// A run of the profile starts (1-based `run` of `runs`).
+    RunStarted {
+        /// 1-based run number.
+        run: u32,
+        /// How many runs at most.
+        runs: u32,
+    },
+    /// A phase starts.
+    PhaseStarted {
+        /// 1-based run number.
+        run: u32,
+        /// 0-based index of the phase in the profile.
+        index: usize,
+        /// Number of phases in the profile.
+        count: usize,
+        /// The job name.
+        name: String,
+    },
+    /// The running phase's progress.
+    Progress {
+        /// 1-based run number.
+        run: u32,
+        /// 0-based phase index.
+        index: usize,
+        /// Fraction done, 0.0 to 1.0: the larger of bytes/size and elapsed/runtime.
+        fraction: f64,
+        /// Bytes so far in this phase.
+        bytes: u64,
+        /// I/Os so far in this phase.
+        ios: u64,
+        /// Seconds since the phase started.
+        elapsed_s: f64,
+        /// Bandwidth since the last progress event, bytes per second.
+        bw_bytes: f64,
+        /// IOPS since the last progress event.
+        iops: f64,
+    },
+    /// A per-second sample of the running phase.
+    Sample {
+        /// 1-based run number.
+        run: u32,
+        /// 0-based phase index.
+        index: usize,
+        /// The sample.
+        sample: Sample,
+    },
+    /// A phase ended with this result.
+    PhaseFinished {
+        /// 1-based run number.
+        run: u32,
+        /// 0-based phase index.
+        index: usize,
+        /// What it measured.
+        result: PhaseResult,
+    },
+    /// A warning for the user (e.g. io_uring refused, thread pool used).
+    Warning(String),
+}
+
+/// What an engine needs besides the profile: where to write, how to report, when to stop.
+pub struct RunContext<'a> {
+    /// 1-based run number, copied into events.
+    pub run: u32,
+    /// Set from another thread (or a signal handler) to stop: the engine stops submitting,
+    /// waits for in-flight I/O and returns [`EngineError::Cancelled`].
+    pub cancel: &'a AtomicBool,
+    /// Receives events; called on the engine's thread.
+    pub on_event: &'a (dyn Fn(Event) + Sync),
+}
+
+impl std::fmt::Debug for RunContext<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RunContext")
+            .field("run", &self.run)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Why an engine stopped without a full result.
+#[derive(Debug, thiserror::Error)]
+pub enum EngineError {
+    /// The filesystem filled up (ENOSPC) during `phase`.
+    #[error("the drive is full (no space left while running {phase})")]
+    NoSpace {
+        /// The job that was running.
+        phase: String,
+    },
+    /// A read or write failed during `phase` (EIO, ENODEV, ENXIO: often a card or USB drive
+    /// that was pulled out).
+    #[error("{op} failed during {phase}: {source}")]
+    Io {
+        /// The job that was running.
+        phase: String,
+        /// `read`, `write`, `fsync`, `open`, …
+        op: &'static str,
+        /// The OS error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The filesystem does not accept O_DIRECT.
+    #[error("the filesystem ({fs_type}) does not allow direct I/O (O_DIRECT)")]
+    DirectIoRefused {
+        /// Filesystem type name, e.g. `tmpfs`.
+        fs_type: String,
+    },
+    /// The cancel flag was set.
+    #[error("cancelled")]
+    Cancelled,
+    /// `fio` is not installed.
+    #[error("fio is not installed (looked for `{program}`)")]
+    FioMissing {
+        /// The program name or path looked for.
+        program: String,
+    },
+    /// fio failed: non-zero exit, a job's `error`, missing job or value, or unparsable output.
+    #[error("fio failed: {message}")]
+    FioFailed {
+        /// fio's own message, or what was missing.
+        message: String,
+    },
+}
+
+impl EngineError {
+    /// A stable machine-readable kind for JSON: `no_space`, `io`, `direct_io_refused`,
+    /// `cancelled`, `fio_missing`, `fio_failed`.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            EngineError::NoSpace { .. } => "no_space",
+            EngineError::Io { .. } => "io",
+            EngineError::DirectIoRefused { .. } => "direct_io_refused",
+            EngineError::Cancelled => "cancelled",
+            EngineError::FioMissing { .. } => "fio_missing",
+            EngineError::FioFailed { .. } => "fio_failed",
+        }
+    }
+
+    /// Maps an OS error during `phase`/`op` to [`EngineError::NoSpace`] or [`EngineError::Io`].
+    pub fn from_io(phase: &str, op: &'static str, source: std::io::Error) -> EngineError {
+        if source.raw_os_error() == Some(libc::ENOSPC)
+            || source.raw_os_error() == Some(libc::EDQUOT)
+        {
+            EngineError::NoSpace {
+                phase: phase.to_owned(),
+            }
+        } else {
+            EngineError::Io {
+                phase: phase.to_owned(),
+                op,
+                source,
+            }
+        }
+    }
+}
+
+/// Runs every job of `profile` on `file` with the chosen engine, in order, and returns one
+/// result per job (in profile order). `io_path` receives the I/O path used (e.g. `io_uring`,
+/// `threads`, `fio libaio`).
+///
+/// Errors: see [`EngineError`]; on error or cancel the caller still owns and removes `file`.
+pub fn run_profile(
+    kind: EngineKind,
+    profile: &Profile,
+    file: &testfile::TestFile,
+    ctx: &RunContext<'_>,
+    io_path: &mut String,
+) -> Result<Vec<PhaseResult>, EngineError> {
+    match kind {
+        EngineKind::Native => native::run_profile(profile, file, ctx, io_path),
+        EngineKind::Fio => fio::run_profile(profile, file, ctx, io_path),
+    }
+}

@@ -1,0 +1,24 @@
+//! Agnostics core: the measuring engine behind the desktop app and `agnostics-cli`.
+//!
+//! Nothing here knows of GTK. The pieces, in the order a test uses them:
+//! [`profile`] (the fio job-file subset), [`target`] (pre-flight checks and the device stack
+//! behind a directory), [`engine`] (the native and fio engines), [`verdict`] (grading against
+//! the SD Association's A1/A2 minimums), [`advice`] (what to tell the user), [`report`] (the one
+//! result type, with its text and JSON forms) and [`sdtest`] (the whole standard test, end to
+//! end). [`card`] decodes an SD card's registers; [`scripts`] runs upstream agnostics' test
+//! scripts and writes `~/rpdiags.txt`.
+
+pub mod advice;
+pub mod card;
+pub mod engine;
+pub mod i18n;
+pub mod profile;
+pub mod report;
+pub mod scripts;
+pub mod sdtest;
+pub mod target;
+pub mod units;
+pub mod verdict;
+
+/// The program's version, as Cargo knows it (e.g. "0.1.0").
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");

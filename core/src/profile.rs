@@ -1,0 +1,565 @@
+//! Profiles: the subset of fio's job-file format that Agnostics runs.
+//!
+//! A profile is a fio job file with a `[global]` section and job sections, using only the keys
+//! `rw`, `bs`, `size`, `iodepth`, `direct`, `end_fsync`, `runtime`, `stonewall`, `filename`,
+//! `directory`, `ioengine` and `numjobs=1`, plus `;`/`#` comment lines (fio HOWTO, "Job file
+//! format"). Anything else is an error naming the file, the line and the key, never silently
+//! dropped. Jobs must run one after another (`stonewall`), as the standard test's do.
+//!
+//! The program never lets a profile choose which file is written: `directory` is replaced by the
+//! chosen target and `filename` is ignored with a warning.
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde::Serialize;
+
+use crate::units::{parse_size, parse_time};
+
+/// The standard SD card test, upstream agnostics' `sd_bench.fio` (0.15 and later), built in.
+pub const SD_BENCH: &str = include_str!("../../data/sd_bench.fio");
+
+/// The I/O pattern of a job (fio's `rw`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Rw {
+    /// Sequential reads (`rw=read`).
+    Read,
+    /// Sequential writes (`rw=write`).
+    Write,
+    /// Random reads, every block once (`rw=randread`).
+    RandRead,
+    /// Random writes, every block once (`rw=randwrite`).
+    RandWrite,
+}
+
+impl Rw {
+    /// True for `write` and `randwrite`.
+    pub fn is_write(self) -> bool {
+        matches!(self, Rw::Write | Rw::RandWrite)
+    }
+    /// True for `randread` and `randwrite`.
+    pub fn is_random(self) -> bool {
+        matches!(self, Rw::RandRead | Rw::RandWrite)
+    }
+    /// fio's spelling of the pattern.
+    pub fn as_fio(self) -> &'static str {
+        match self {
+            Rw::Read => "read",
+            Rw::Write => "write",
+            Rw::RandRead => "randread",
+            Rw::RandWrite => "randwrite",
+        }
+    }
+}
+
+/// One job of a profile: one phase of the test.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Job {
+    /// The section name, e.g. `seq-write`; results are matched to jobs by this name.
+    pub name: String,
+    /// The I/O pattern.
+    pub rw: Rw,
+    /// Block size in bytes (fio `bs`; default 4 KiB).
+    pub bs: u64,
+    /// Bytes of the file this job covers (fio `size`).
+    pub size_bytes: u64,
+    /// Requests kept in flight (fio `iodepth`; default 1).
+    pub iodepth: u32,
+    /// O_DIRECT (fio `direct`; default off).
+    pub direct: bool,
+    /// fsync the file when a writing job ends, counted in its time (fio `end_fsync`).
+    pub end_fsync: bool,
+    /// Time limit; the job ends at `size_bytes` or this, whichever comes first (fio `runtime`).
+    pub runtime: Option<Duration>,
+    /// fio's `ioengine`, passed on to fio by the fio engine (default `libaio`).
+    pub ioengine: String,
+    /// The line of the section header, for messages.
+    pub line: usize,
+}
+
+/// A parsed profile.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Profile {
+    /// A short name: the file stem (`sd_bench` for the built-in one).
+    pub name: String,
+    /// The file it was read from; `None` for the built-in profile.
+    pub source: Option<PathBuf>,
+    /// The jobs, in the order they run.
+    pub jobs: Vec<Job>,
+    /// Things in the file that are ignored, for the report (e.g. a `filename`).
+    pub warnings: Vec<String>,
+}
+
+/// Why a job file is not a profile: the file, the line (1-based; 0 when the error concerns the
+/// whole file) and the key, with the reason.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{file}:{line}: {key}: {reason}")]
+pub struct ProfileError {
+    /// The file name as given (or `sd_bench.fio (built in)`).
+    pub file: String,
+    /// 1-based line number; 0 for the whole file.
+    pub line: usize,
+    /// The key at fault, or the section/directive when there is no key.
+    pub key: String,
+    /// What is wrong, and where it helps, what to do.
+    pub reason: String,
+}
+
+#[derive(Debug, Clone, Default)]
+struct Options {
+    rw: Option<Rw>,
+    bs: Option<u64>,
+    size: Option<u64>,
+    iodepth: Option<u32>,
+    direct: Option<bool>,
+    end_fsync: Option<bool>,
+    runtime: Option<Duration>,
+    stonewall: bool,
+    ioengine: Option<String>,
+    filename: Option<String>,
+}
+
+impl Profile {
+    /// The built-in standard test (`data/sd_bench.fio`).
+    pub fn sd_bench() -> Profile {
+        Profile::parse(SD_BENCH, "sd_bench.fio (built in)", None)
+            .expect("the built-in sd_bench.fio is a valid profile")
+    }
+
+    /// Reads and parses a job file. Errors: the file cannot be read (line 0), or
+    /// [`Profile::parse`]'s errors.
+    pub fn load(path: &Path) -> Result<Profile, ProfileError> {
+        let display = path.display().to_string();
+        let bytes = std::fs::read(path).map_err(|e| ProfileError {
+            file: display.clone(),
+            line: 0,
+            key: "file".into(),
+            reason: format!("cannot read it: {e}"),
+        })?;
+        let text = String::from_utf8(bytes).map_err(|_| ProfileError {
+            file: display.clone(),
+            line: 0,
+            key: "file".into(),
+            reason: "not UTF-8 text".into(),
+        })?;
+        Profile::parse(&text, &display, Some(path.to_path_buf()))
+    }
+
+    /// Parses job-file text. `file` names it in errors; `source` is kept in the profile.
+    ///
+    /// Errors (each naming file, line and key): a key outside the subset, a bad value, an
+    /// unsupported `rw` or `ioengine`, `numjobs` other than 1, a directive (`include`), a `$`
+    /// variable, a line that is neither section, option nor comment, a job without `size`, a job
+    /// after the first without `stonewall`, or no job at all.
+    pub fn parse(text: &str, file: &str, source: Option<PathBuf>) -> Result<Profile, ProfileError> {
+        let err = |line: usize, key: &str, reason: String| ProfileError {
+            file: file.to_owned(),
+            line,
+            key: key.to_owned(),
+            reason,
+        };
+        let mut global = Options::default();
+        let mut jobs: Vec<(String, usize, Options)> = Vec::new();
+        let mut in_global = false;
+        let mut warnings = Vec::new();
+
+        for (index, raw) in text.lines().enumerate() {
+            let line_no = index + 1;
+            let line = raw.trim();
+            if line.is_empty() || line.starts_with(';') || line.starts_with('#') {
+                continue;
+            }
+            if let Some(rest) = line.strip_prefix('[') {
+                let name = rest.strip_suffix(']').ok_or_else(|| {
+                    err(line_no, line, "a section header must end with `]`".into())
+                })?;
+                let name = name.trim();
+                if name.is_empty() {
+                    return Err(err(line_no, "[]", "empty section name".into()));
+                }
+                if name == "global" {
+                    in_global = true;
+                } else {
+                    if jobs.iter().any(|(n, _, _)| n == name) {
+                        return Err(err(
+                            line_no,
+                            name,
+                            "a job of this name comes earlier; results are matched by name".into(),
+                        ));
+                    }
+                    in_global = false;
+                    let mut options = global.clone();
+                    options.stonewall = false;
+                    jobs.push((name.to_owned(), line_no, options));
+                }
+                continue;
+            }
+            if line.starts_with("include ") || line == "include" {
+                return Err(err(
+                    line_no,
+                    "include",
+                    "include directives are not supported".into(),
+                ));
+            }
+            let (key, value) = match line.split_once('=') {
+                Some((k, v)) => (k.trim(), Some(v.trim())),
+                None => (line, None),
+            };
+            if key.contains('$') || value.is_some_and(|v| v.contains('$')) {
+                return Err(err(line_no, key, "`$` variables are not supported".into()));
+            }
+            let target = if in_global {
+                &mut global
+            } else if let Some((_, _, options)) = jobs.last_mut() {
+                options
+            } else {
+                return Err(err(line_no, key, "an option before any section".into()));
+            };
+            apply(target, key, value, &mut warnings).map_err(|reason| err(line_no, key, reason))?;
+        }
+
+        if jobs.is_empty() {
+            return Err(err(0, "jobs", "no job section: nothing to run".into()));
+        }
+        let mut out = Vec::with_capacity(jobs.len());
+        for (i, (name, line, o)) in jobs.into_iter().enumerate() {
+            let size_bytes = o
+                .size
+                .ok_or_else(|| err(line, "size", format!("job `{name}` has no size")))?;
+            let bs = o.bs.unwrap_or(4096);
+            if i > 0 && !o.stonewall {
+                return Err(err(
+                    line,
+                    "stonewall",
+                    format!(
+                        "job `{name}` would run at the same time as the job before it; \
+                         Agnostics runs jobs one after another: add `stonewall`"
+                    ),
+                ));
+            }
+            if bs > size_bytes {
+                return Err(err(
+                    line,
+                    "bs",
+                    format!("block size {bs} is larger than size {size_bytes}"),
+                ));
+            }
+            out.push(Job {
+                name,
+                rw: o.rw.unwrap_or(Rw::Read),
+                bs,
+                size_bytes,
+                iodepth: o.iodepth.unwrap_or(1),
+                direct: o.direct.unwrap_or(false),
+                end_fsync: o.end_fsync.unwrap_or(false),
+                runtime: o.runtime,
+                ioengine: o.ioengine.unwrap_or_else(|| "libaio".into()),
+                line,
+            });
+        }
+        let name = source
+            .as_deref()
+            .and_then(|p| p.file_stem())
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_else(|| "sd_bench".into());
+        Ok(Profile {
+            name,
+            source,
+            jobs: out,
+            warnings,
+        })
+    }
+
+    /// The size the test file must have: the largest job's `size`, in bytes.
+    pub fn file_size_bytes(&self) -> u64 {
+        self.jobs.iter().map(|j| j.size_bytes).max().unwrap_or(0)
+    }
+
+    /// The job of that name, if any.
+    pub fn job(&self, name: &str) -> Option<&Job> {
+        self.jobs.iter().find(|j| j.name == name)
+    }
+}
+
+fn flag(key: &str, value: Option<&str>) -> Result<bool, String> {
+    match value {
+        None => Ok(true),
+        Some("1") | Some("true") => Ok(true),
+        Some("0") | Some("false") => Ok(false),
+        Some(v) => Err(format!("`{v}` is not 0 or 1 (key `{key}`)")),
+    }
+}
+
+fn needs<'a>(key: &str, value: Option<&'a str>) -> Result<&'a str, String> {
+    match value {
+        Some(v) if !v.is_empty() => Ok(v),
+        _ => Err(format!("`{key}` needs a value")),
+    }
+}
+
+fn apply(
+    o: &mut Options,
+    key: &str,
+    value: Option<&str>,
+    warnings: &mut Vec<String>,
+) -> Result<(), String> {
+    match key {
+        "rw" | "readwrite" => {
+            o.rw = Some(match needs(key, value)? {
+                "read" => Rw::Read,
+                "write" => Rw::Write,
+                "randread" => Rw::RandRead,
+                "randwrite" => Rw::RandWrite,
+                other => {
+                    return Err(format!(
+                        "`{other}` is not supported (read, write, randread or randwrite)"
+                    ))
+                }
+            })
+        }
+        "bs" | "blocksize" => {
+            let bs = parse_size(needs(key, value)?)?;
+            if bs == 0 || bs % 512 != 0 {
+                return Err(format!(
+                    "block size {bs} is not a positive multiple of 512 bytes"
+                ));
+            }
+            if bs > 64 * crate::units::MIB {
+                return Err(format!("block size {bs} is larger than 64 MiB"));
+            }
+            o.bs = Some(bs);
+        }
+        "size" => {
+            let size = parse_size(needs(key, value)?)?;
+            if size == 0 {
+                return Err("size must be larger than 0".into());
+            }
+            o.size = Some(size);
+        }
+        "iodepth" => {
+            let depth: u32 = needs(key, value)?
+                .parse()
+                .map_err(|_| "not a whole number".to_string())?;
+            if !(1..=1024).contains(&depth) {
+                return Err(format!("{depth} is outside 1..=1024"));
+            }
+            o.iodepth = Some(depth);
+        }
+        "direct" => o.direct = Some(flag(key, value)?),
+        "end_fsync" => o.end_fsync = Some(flag(key, value)?),
+        "stonewall" | "wait_for_previous" => o.stonewall = flag(key, value)?,
+        "runtime" | "timeout" => {
+            let t = parse_time(needs(key, value)?)?;
+            o.runtime = if t.is_zero() { None } else { Some(t) };
+        }
+        "numjobs" => {
+            let v = needs(key, value)?;
+            if v != "1" {
+                return Err(format!("numjobs={v} is not supported: only numjobs=1"));
+            }
+        }
+        "ioengine" => {
+            let v = needs(key, value)?;
+            const KNOWN: [&str; 7] = [
+                "libaio", "io_uring", "psync", "pvsync", "pvsync2", "sync", "posixaio",
+            ];
+            if !KNOWN.contains(&v) {
+                return Err(format!(
+                    "ioengine `{v}` is not supported ({})",
+                    KNOWN.join(", ")
+                ));
+            }
+            o.ioengine = Some(v.to_owned());
+        }
+        "filename" => {
+            let v = needs(key, value)?;
+            warnings.push(format!(
+                "filename={v} is ignored: the test only ever writes its own file in the chosen target"
+            ));
+            o.filename = Some(v.to_owned());
+        }
+        "directory" => {
+            needs(key, value)?;
+        }
+        other => {
+            return Err(format!(
+                "`{other}` is not in the supported subset of fio options"
+            ));
+        }
+    }
+    Ok(())
+}
+
+impl fmt::Display for Rw {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_fio())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::units::MIB;
+
+    #[test]
+    fn builtin_profile_has_upstreams_five_phases() {
+        let p = Profile::sd_bench();
+        let names: Vec<_> = p.jobs.iter().map(|j| j.name.as_str()).collect();
+        assert_eq!(
+            names,
+            [
+                "prepare-file",
+                "seq-write",
+                "seq-read",
+                "rand-4k-write",
+                "rand-4k-read"
+            ]
+        );
+        for j in &p.jobs {
+            assert_eq!(j.size_bytes, 256 * MIB);
+            assert_eq!(j.iodepth, 32);
+            assert!(j.direct);
+            assert!(j.end_fsync);
+            assert_eq!(j.ioengine, "libaio");
+        }
+        assert_eq!(p.job("prepare-file").unwrap().bs, 512 * 1024);
+        assert_eq!(p.job("seq-write").unwrap().bs, 4 * MIB);
+        assert_eq!(p.job("seq-read").unwrap().rw, Rw::Read);
+        let rw = p.job("rand-4k-write").unwrap();
+        assert_eq!(
+            (rw.rw, rw.bs, rw.runtime),
+            (Rw::RandWrite, 4096, Some(Duration::from_secs(10)))
+        );
+        assert_eq!(p.job("rand-4k-read").unwrap().rw, Rw::RandRead);
+        assert_eq!(p.job("prepare-file").unwrap().runtime, None);
+        assert_eq!(p.file_size_bytes(), 256 * MIB);
+        assert!(p.warnings.is_empty());
+    }
+
+    fn parse(text: &str) -> Result<Profile, ProfileError> {
+        Profile::parse(text, "t.fio", None)
+    }
+
+    #[test]
+    fn unknown_key_names_file_line_and_key() {
+        let e = parse("[global]\nsize=1m\n\n[a]\nrw=read\ntime_based\n").unwrap_err();
+        assert_eq!(
+            (e.file.as_str(), e.line, e.key.as_str()),
+            ("t.fio", 6, "time_based")
+        );
+        assert!(e.to_string().starts_with("t.fio:6: time_based:"), "{e}");
+    }
+
+    #[test]
+    fn numjobs_other_than_one_is_refused() {
+        let e = parse("[a]\nsize=1m\nnumjobs=4\n").unwrap_err();
+        assert_eq!((e.line, e.key.as_str()), (3, "numjobs"));
+        assert!(parse("[a]\nsize=1m\nnumjobs=1\n").is_ok());
+    }
+
+    #[test]
+    fn bad_values_are_refused() {
+        for (text, key) in [
+            ("[a]\nsize=1x\n", "size"),
+            ("[a]\nsize=1m\nbs=100\n", "bs"),
+            ("[a]\nsize=1m\nbs=0\n", "bs"),
+            ("[a]\nsize=1m\niodepth=0\n", "iodepth"),
+            ("[a]\nsize=1m\niodepth=many\n", "iodepth"),
+            ("[a]\nsize=1m\nrw=randrw\n", "rw"),
+            ("[a]\nsize=1m\ndirect=2\n", "direct"),
+            ("[a]\nsize=1m\nruntime=ten\n", "runtime"),
+            ("[a]\nsize=1m\nioengine=rbd\n", "ioengine"),
+            ("[a]\nsize=$mb\n", "size"),
+            ("[a]\nsize=\n", "size"),
+            ("[a]\nsize=4k\nbs=8k\n", "bs"),
+        ] {
+            let e = parse(text).unwrap_err();
+            assert_eq!(e.key, key, "{text:?}: {e}");
+        }
+    }
+
+    #[test]
+    fn structure_errors_are_refused() {
+        assert_eq!(parse("").unwrap_err().key, "jobs");
+        assert_eq!(parse("[global]\nsize=1m\n").unwrap_err().key, "jobs");
+        assert_eq!(parse("size=1m\n[a]\n").unwrap_err().line, 1);
+        assert_eq!(parse("[a\nsize=1m\n").unwrap_err().line, 1);
+        assert_eq!(parse("[a]\nrw=read\n").unwrap_err().key, "size");
+        assert_eq!(parse("include other.fio\n").unwrap_err().key, "include");
+        assert_eq!(
+            parse("[a]\nsize=1m\n[a]\nsize=1m\nstonewall\n")
+                .unwrap_err()
+                .key,
+            "a"
+        );
+        let e = parse("[a]\nsize=1m\n[b]\nsize=1m\n").unwrap_err();
+        assert_eq!((e.line, e.key.as_str()), (3, "stonewall"));
+    }
+
+    #[test]
+    fn global_applies_to_later_jobs_and_jobs_override_it() {
+        let p = parse("[global]\nsize=8m\nbs=8k\n[a]\nbs=16k\n[global]\nbs=64k\n[b]\nstonewall\n")
+            .unwrap();
+        assert_eq!(p.jobs[0].bs, 16384);
+        assert_eq!(p.jobs[1].bs, 65536);
+        assert_eq!(p.jobs[1].size_bytes, 8 * MIB);
+        assert_eq!(p.jobs[0].rw, Rw::Read);
+        assert_eq!(p.jobs[0].iodepth, 1);
+    }
+
+    #[test]
+    fn filename_is_ignored_with_a_warning() {
+        let p = parse("[a]\nsize=1m\nfilename=/dev/sda\n").unwrap();
+        assert_eq!(p.warnings.len(), 1);
+        assert!(p.warnings[0].contains("/dev/sda"));
+    }
+
+    #[test]
+    fn spaces_around_equals_and_flags_are_accepted() {
+        let p = parse("[a]\n size = 2m \n direct\n end_fsync = 1\n runtime=2s\n").unwrap();
+        assert!(p.jobs[0].direct && p.jobs[0].end_fsync);
+        assert_eq!(p.jobs[0].runtime, Some(Duration::from_secs(2)));
+    }
+
+    #[test]
+    fn fio_example_files_are_accepted_or_refused_without_panic() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/fixtures/fio-jobs");
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            eprintln!("skipping: {} is not there", dir.display());
+            return;
+        };
+        let mut accepted = 0;
+        let mut refused = 0;
+        for entry in entries {
+            let path = entry.unwrap().path();
+            if path.extension().and_then(|e| e.to_str()) != Some("fio") {
+                continue;
+            }
+            match Profile::load(&path) {
+                Ok(p) => {
+                    accepted += 1;
+                    assert!(!p.jobs.is_empty());
+                }
+                Err(e) => {
+                    refused += 1;
+                    assert_eq!(e.file, path.display().to_string());
+                    assert!(!e.key.is_empty(), "{e}");
+                    if e.line > 0 {
+                        let text = std::fs::read_to_string(&path).unwrap();
+                        let line = text.lines().nth(e.line - 1).unwrap_or("");
+                        assert!(
+                            line.contains(e.key.trim_start_matches('['))
+                                || e.key == "size"
+                                || e.key == "stonewall",
+                            "{e}: line is {line:?}"
+                        );
+                    }
+                }
+            }
+        }
+        assert!(accepted + refused >= 100, "{accepted} + {refused}");
+        assert!(refused > 0);
+    }
+}

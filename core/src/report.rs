@@ -1,0 +1,376 @@
+//! The report: the one result type of a test, from the engine to the CLI's text and JSON, the
+//! desktop app's rows and the `rpdiags.txt` log.
+//!
+//! JSON shape (`serde_json::to_string(&report)`): `verdict`, `a2_verdict`, `engine`, `io_path`,
+//! `profile`, `target` {`path`, `device`, `transport`, `fs_type`, …}, `card`, `runs` [ {`run`,
+//! `verdict`, `a2_verdict`, `phases` [ {`name`, `bytes`, `ios`, `seconds`, `bw_bytes`, `iops`,
+//! `lat_us` {`p50`, `p99`, `max`}, `samples`, …} ], `checks` [ {`name`, `standard`, `value`,
+//! `unit`, `target`, `verdict`} ] } ], `error` (null or {`kind`, `message`, `hint`}),
+//! `warnings`, `advice`.
+
+use serde::{Deserialize, Serialize};
+
+use crate::advice::Advice;
+use crate::card::CardInfo;
+use crate::engine::{EngineKind, PhaseResult};
+use crate::target::{TargetInfo, Transport};
+use crate::verdict::{Check, Metric, Standard, Verdict};
+
+/// Which profile ran.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ProfileInfo {
+    /// Short name (`sd_bench` for the built-in one).
+    pub name: String,
+    /// The job file, `None` for the built-in profile.
+    pub source: Option<String>,
+    /// Size of the test file, bytes.
+    pub size_bytes: u64,
+}
+
+/// Where the test ran, as the report shows it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TargetReport {
+    /// The target directory.
+    pub path: String,
+    /// The disk that did the I/O (e.g. `mmcblk0`), or null when there is none.
+    pub device: Option<String>,
+    /// The filesystem's own device (e.g. `mmcblk0p2`, `dm-0`).
+    pub partition: Option<String>,
+    /// How the disk is attached.
+    pub transport: Transport,
+    /// The filesystem type.
+    pub fs_type: String,
+    /// Vendor/model from sysfs, when known.
+    pub model: Option<String>,
+    /// Bytes free before the test.
+    pub free_bytes: u64,
+}
+
+impl TargetReport {
+    /// The report's view of a checked target.
+    pub fn from_info(info: &TargetInfo) -> TargetReport {
+        TargetReport {
+            path: info.path.display().to_string(),
+            device: info.device.as_ref().map(|d| d.disk.clone()),
+            partition: info.device.as_ref().map(|d| d.name.clone()),
+            transport: info.transport,
+            fs_type: info.fs_type.clone(),
+            model: info.device.as_ref().and_then(|d| d.model.clone()),
+            free_bytes: info.free_bytes,
+        }
+    }
+}
+
+/// One run of the whole profile.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RunReport {
+    /// 1-based run number.
+    pub run: u32,
+    /// The A1 verdict of this run (upstream's verdict).
+    pub verdict: Verdict,
+    /// The A2 verdict of this run.
+    pub a2_verdict: Verdict,
+    /// One result per phase, in profile order.
+    pub phases: Vec<PhaseResult>,
+    /// A1 checks then A2 checks.
+    pub checks: Vec<Check>,
+}
+
+impl RunReport {
+    /// Grades `phases` and builds the run's report.
+    pub fn grade(run: u32, phases: Vec<PhaseResult>) -> RunReport {
+        let a1 = crate::verdict::checks(&phases, Standard::A1);
+        let a2 = crate::verdict::checks(&phases, Standard::A2);
+        let verdict = Verdict::all(a1.iter().map(|c| c.verdict));
+        let a2_verdict = Verdict::all(a2.iter().map(|c| c.verdict));
+        let mut checks = a1;
+        checks.extend(a2);
+        RunReport {
+            run,
+            verdict,
+            a2_verdict,
+            phases,
+            checks,
+        }
+    }
+
+    /// The check of `metric` against `standard`.
+    pub fn check(&self, metric: Metric, standard: Standard) -> Option<&Check> {
+        self.checks
+            .iter()
+            .find(|c| c.metric == metric && c.standard == standard)
+    }
+
+    /// The result of the phase named `name`.
+    pub fn phase(&self, name: &str) -> Option<&PhaseResult> {
+        self.phases.iter().find(|p| p.name == name)
+    }
+}
+
+/// An error that stopped the test.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ErrorReport {
+    /// Machine-readable kind (`missing`, `read_only`, `memory`, `no_space`, `io`,
+    /// `fio_missing`, `fio_failed`, `cancelled`, …).
+    pub kind: String,
+    /// What happened, for people.
+    pub message: String,
+    /// What to do, for people.
+    pub hint: String,
+}
+
+/// The whole result of a test.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Report {
+    /// The program and version, e.g. `agnostics 0.1.0`.
+    pub program: String,
+    /// Local start time, RFC 3339.
+    pub started: String,
+    /// Overall verdict: A1, like upstream. PASS when a run passed; ERROR when a test error
+    /// stopped it or nothing was measured.
+    pub verdict: Verdict,
+    /// The A2 verdict of the same run.
+    pub a2_verdict: Verdict,
+    /// True when the device is an SD card, so the SD targets rate it; false: reference only.
+    pub sd_graded: bool,
+    /// The engine.
+    pub engine: EngineKind,
+    /// The I/O path the engine used (`io_uring`, `threads`, `fio libaio`, …).
+    pub io_path: String,
+    /// The profile.
+    pub profile: ProfileInfo,
+    /// Where it ran; `None` only when the target could not even be inspected.
+    pub target: Option<TargetReport>,
+    /// The card or drive, when identified.
+    pub card: Option<CardInfo>,
+    /// Each run, in order.
+    pub runs: Vec<RunReport>,
+    /// The error that stopped the test, or null.
+    pub error: Option<ErrorReport>,
+    /// Warnings for people (caching filesystem, ignored profile keys, thread-pool fallback).
+    pub warnings: Vec<String>,
+    /// Advice, most important first.
+    pub advice: Vec<Advice>,
+}
+
+impl Report {
+    /// The run the overall verdict comes from: the first that passed, else the last.
+    pub fn deciding_run(&self) -> Option<&RunReport> {
+        self.runs
+            .iter()
+            .find(|r| r.verdict == Verdict::Pass)
+            .or_else(|| self.runs.last())
+    }
+
+    /// The process exit status for this report: 0 PASS, 1 FAIL, 2 ERROR, 130 cancelled.
+    pub fn exit_code(&self) -> i32 {
+        if self.error.as_ref().is_some_and(|e| e.kind == "cancelled") {
+            return 130;
+        }
+        match self.verdict {
+            Verdict::Pass => 0,
+            Verdict::Fail => 1,
+            Verdict::Error => 2,
+        }
+    }
+}
+
+/// Upstream agnostics' result lines for one run, exactly as upstream prints them (English on
+/// purpose: scripts parse them): `Sequential write speed N KB/sec (target 10000) - PASS`,
+/// `Random write speed N IOPS (target 500) - FAIL`, `Random read speed N IOPS (target 1500) -
+/// PASS`, and after a sequential-write FAIL upstream's reformatting note. Values are whole
+/// numbers (KB/sec is KiB/s). A check without a value prints `ERROR` in place of the number.
+pub fn compat_lines(run: &RunReport) -> Vec<String> {
+    let mut lines = Vec::new();
+    let fmt = |c: Option<&Check>, what: &str, unit: &str| -> String {
+        match c {
+            Some(c) => {
+                let value = c
+                    .value
+                    .map(|v| format!("{}", v.floor() as u64))
+                    .unwrap_or_else(|| "ERROR".into());
+                format!(
+                    "{what} {value} {unit} (target {}) - {}",
+                    c.target as u64, c.verdict
+                )
+            }
+            None => format!("{what} ERROR {unit} - ERROR"),
+        }
+    };
+    let seq = run.check(Metric::SeqWrite, Standard::A1);
+    lines.push(fmt(seq, "Sequential write speed", "KB/sec"));
+    lines.push(fmt(
+        run.check(Metric::RandWrite, Standard::A1),
+        "Random write speed",
+        "IOPS",
+    ));
+    lines.push(fmt(
+        run.check(Metric::RandRead, Standard::A1),
+        "Random read speed",
+        "IOPS",
+    ));
+    if seq.map(|c| c.verdict) == Some(Verdict::Fail) {
+        lines.push(
+            "Note that sequential write speed declines over time as a card is used - your card may require reformatting"
+                .into(),
+        );
+    }
+    lines
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn phase(name: &str, bw_bytes: f64, iops: f64) -> PhaseResult {
+        PhaseResult {
+            name: name.into(),
+            ios: 10,
+            bytes: 10,
+            seconds: 1.0,
+            bw_bytes,
+            iops,
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn compat_lines_match_upstream_form() {
+        let run = RunReport::grade(
+            1,
+            vec![
+                phase("seq-write", 5251.0 * 1024.0 + 100.0, 1.0),
+                phase("rand-4k-write", 0.0, 612.4),
+                phase("rand-4k-read", 0.0, 1200.0),
+            ],
+        );
+        assert_eq!(
+            compat_lines(&run),
+            [
+                "Sequential write speed 5251 KB/sec (target 10000) - FAIL",
+                "Random write speed 612 IOPS (target 500) - PASS",
+                "Random read speed 1200 IOPS (target 1500) - FAIL",
+                "Note that sequential write speed declines over time as a card is used - your card may require reformatting",
+            ]
+        );
+        assert_eq!(run.verdict, Verdict::Fail);
+    }
+
+    #[test]
+    fn missing_values_print_error_not_pass() {
+        let run = RunReport::grade(1, vec![]);
+        let lines = compat_lines(&run);
+        assert_eq!(
+            lines[0],
+            "Sequential write speed ERROR KB/sec (target 10000) - ERROR"
+        );
+        assert_eq!(lines.len(), 3);
+        assert_eq!(run.verdict, Verdict::Error);
+    }
+}
+
+/// The report as plain text for people (translated), the form the CLI prints and the desktop
+/// app's **Copy results** copies: each run's upstream compat lines, then a summary with MB/s and
+/// IOPS, the device tested, warnings and advice.
+pub fn to_text(report: &Report) -> String {
+    use crate::i18n::{fill, gettext, number};
+    use std::fmt::Write;
+    let mut out = String::new();
+    let _ = writeln!(out, "{} — {}", report.program, report.started);
+    if let Some(t) = &report.target {
+        let device = t
+            .device
+            .clone()
+            .unwrap_or_else(|| gettext("no block device"));
+        let transport = serde_json::to_value(t.transport)
+            .ok()
+            .and_then(|v| v.as_str().map(str::to_owned))
+            .unwrap_or_default();
+        let mut line = fill(
+            &gettext("Tested: {path} on {device} ({transport}, {fs_type})"),
+            &[
+                ("path", &t.path),
+                ("device", &device),
+                ("transport", &transport),
+                ("fs_type", &t.fs_type),
+            ],
+        );
+        if let Some(model) = &t.model {
+            let _ = write!(line, " — {model}");
+        }
+        let _ = writeln!(out, "{line}");
+    }
+    let _ = writeln!(
+        out,
+        "{}",
+        fill(
+            &gettext("Engine: {engine} ({io_path}); profile {profile}"),
+            &[
+                ("engine", &report.engine.as_str()),
+                ("io_path", &report.io_path),
+                ("profile", &report.profile.name),
+            ]
+        )
+    );
+    for run in &report.runs {
+        let _ = writeln!(out);
+        let _ = writeln!(out, "{}", fill(&gettext("Run {run}"), &[("run", &run.run)]));
+        for line in compat_lines(run) {
+            let _ = writeln!(out, "{line}");
+        }
+        for p in &run.phases {
+            let _ = writeln!(
+                out,
+                "  {:<14} {:>9} MB/s  {:>9} IOPS  p99 {:>9} µs",
+                p.name,
+                number(crate::units::mb_per_s(p.bw_bytes), 2),
+                number(p.iops, 0),
+                number(p.lat_us.p99, 0),
+            );
+        }
+        let _ = writeln!(
+            out,
+            "{}",
+            fill(
+                &gettext("A1: {a1}   A2: {a2}"),
+                &[
+                    ("a1", &run.verdict.as_str()),
+                    ("a2", &run.a2_verdict.as_str())
+                ]
+            )
+        );
+    }
+    let _ = writeln!(out);
+    if let Some(e) = &report.error {
+        let _ = writeln!(
+            out,
+            "{}",
+            fill(&gettext("Error: {message}"), &[("message", &e.message)])
+        );
+    }
+    for w in &report.warnings {
+        let _ = writeln!(
+            out,
+            "{}",
+            fill(&gettext("Warning: {warning}"), &[("warning", w)])
+        );
+    }
+    let verdict = if report.sd_graded || report.verdict == Verdict::Error {
+        report.verdict.as_str().to_owned()
+    } else {
+        // Translators: the verdict on a drive that is not an SD card; SD targets are a reference.
+        fill(
+            &gettext("{verdict} (SD card targets, for reference)"),
+            &[("verdict", &report.verdict.as_str())],
+        )
+    };
+    let _ = writeln!(
+        out,
+        "{}",
+        fill(&gettext("Result: {verdict}"), &[("verdict", &verdict)])
+    );
+    for a in &report.advice {
+        let _ = writeln!(out, "• {}", a.text());
+    }
+    out
+}

@@ -1,0 +1,232 @@
+//! The standard test, end to end: pre-flight, up to N runs of the profile on the program's own
+//! test file, grading, advice, and the [`Report`]. Both user interfaces call [`run`].
+
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use crate::advice::Advice;
+use crate::engine::testfile::TestFile;
+use crate::engine::{self, EngineError, EngineKind, Event};
+use crate::profile::Profile;
+use crate::report::{ErrorReport, ProfileInfo, Report, RunReport, TargetReport};
+use crate::target::{self, TargetError, Transport};
+use crate::verdict::Verdict;
+
+/// What to run.
+#[derive(Debug, Clone)]
+pub struct TestOptions {
+    /// The directory to test in.
+    pub target: PathBuf,
+    /// The profile (usually [`Profile::sd_bench`]).
+    pub profile: Profile,
+    /// The engine.
+    pub engine: EngineKind,
+    /// How many runs at most (upstream: 3); the test stops at the first run that passes A1.
+    pub runs: u32,
+    /// Where sysfs is (`/sys`; a fixture tree in tests).
+    pub sysfs_root: PathBuf,
+}
+
+impl TestOptions {
+    /// The standard test in `target` with the native engine, 3 runs, real sysfs.
+    pub fn standard(target: PathBuf) -> TestOptions {
+        TestOptions {
+            target,
+            profile: Profile::sd_bench(),
+            engine: EngineKind::Native,
+            runs: 3,
+            sysfs_root: PathBuf::from("/sys"),
+        }
+    }
+}
+
+/// Runs the test and returns its report; never panics on bad input and never reports PASS
+/// without a measurement. `cancel` may be set from another thread or a signal handler: the test
+/// stops, its file is removed and the report's error is `cancelled`. `on_event` is called on
+/// this thread.
+pub fn run(opts: &TestOptions, cancel: &AtomicBool, on_event: &(dyn Fn(Event) + Sync)) -> Report {
+    let mut report = Report {
+        program: format!("agnostics {}", crate::VERSION),
+        started: chrono::Local::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, false),
+        verdict: Verdict::Error,
+        a2_verdict: Verdict::Error,
+        sd_graded: false,
+        engine: opts.engine,
+        io_path: String::new(),
+        profile: ProfileInfo {
+            name: opts.profile.name.clone(),
+            source: opts
+                .profile
+                .source
+                .as_ref()
+                .map(|p| p.display().to_string()),
+            size_bytes: opts.profile.file_size_bytes(),
+        },
+        target: None,
+        card: None,
+        runs: Vec::new(),
+        error: None,
+        warnings: opts.profile.warnings.clone(),
+        advice: Vec::new(),
+    };
+
+    // Files left by a killed run of this program (its process gone) are ours to remove.
+    for path in engine::testfile::remove_stale(&opts.target) {
+        report.warnings.push(format!(
+            "removed a test file left by an earlier run: {}",
+            path.display()
+        ));
+    }
+
+    let info = match target::preflight(
+        &opts.target,
+        opts.profile.file_size_bytes(),
+        &opts.sysfs_root,
+    ) {
+        Ok(info) => info,
+        Err(e) => {
+            // Still say where, when the directory can be inspected at all.
+            report.target = target::inspect(&opts.target, &opts.sysfs_root)
+                .ok()
+                .map(|i| TargetReport::from_info(&i));
+            report.advice.push(advice_for_target(&e));
+            report.error = Some(target_error_report(&e));
+            return report;
+        }
+    };
+    report.target = Some(TargetReport::from_info(&info));
+    report.sd_graded = info.transport == Transport::Sd;
+    report.warnings.extend(info.warnings.iter().cloned());
+    if let Some(device) = &info.device {
+        report.card = crate::card::identify(&opts.sysfs_root, &device.disk);
+    }
+
+    let runs = opts.runs.max(1);
+    for run in 1..=runs {
+        if cancel.load(Ordering::SeqCst) {
+            set_engine_error(&mut report, &EngineError::Cancelled);
+            break;
+        }
+        on_event(Event::RunStarted { run, runs });
+        let file = match TestFile::create(
+            &info.path,
+            opts.profile.jobs.iter().any(|j| j.direct),
+            &info.fs_type,
+        ) {
+            Ok(f) => f,
+            Err(e) => {
+                set_engine_error(&mut report, &e);
+                break;
+            }
+        };
+        let ctx = engine::RunContext {
+            run,
+            cancel,
+            on_event,
+        };
+        let mut io_path = String::new();
+        let outcome = engine::run_profile(opts.engine, &opts.profile, &file, &ctx, &mut io_path);
+        let removed = file.remove();
+        if !io_path.is_empty() {
+            report.io_path = io_path;
+        }
+        match outcome {
+            Ok(phases) => {
+                if let Err(e) = removed {
+                    report
+                        .warnings
+                        .push(format!("could not remove the test file: {e}"));
+                }
+                let graded = RunReport::grade(run, phases);
+                let passed = graded.verdict == Verdict::Pass;
+                report.runs.push(graded);
+                if passed {
+                    break;
+                }
+            }
+            Err(e) => {
+                set_engine_error(&mut report, &e);
+                break;
+            }
+        }
+    }
+    finish(&mut report, &info);
+    report
+}
+
+fn finish(report: &mut Report, info: &target::TargetInfo) {
+    if report.error.is_some() {
+        report.verdict = Verdict::Error;
+        report.a2_verdict = Verdict::Error;
+        return;
+    }
+    let Some(run) = report.deciding_run().cloned() else {
+        return;
+    };
+    report.verdict = run.verdict;
+    report.a2_verdict = run.a2_verdict;
+    use crate::verdict::{Metric, Standard};
+    let failed = |m| run.check(m, Standard::A1).map(|c| c.verdict) == Some(Verdict::Fail);
+    if run.verdict == Verdict::Pass {
+        report.advice.push(Advice::MeetsA1);
+        if run.a2_verdict == Verdict::Pass {
+            report.advice.push(Advice::MeetsA2);
+        }
+    }
+    if failed(Metric::SeqWrite) {
+        report.advice.push(Advice::SeqWriteSlow);
+    }
+    if failed(Metric::RandWrite) || failed(Metric::RandRead) {
+        report.advice.push(Advice::RandomIoSlow);
+    }
+    if info.transport != Transport::Sd {
+        report.advice.push(Advice::NotAnSdCard {
+            transport: serde_json::to_value(info.transport)
+                .ok()
+                .and_then(|v| v.as_str().map(str::to_owned))
+                .unwrap_or_default(),
+        });
+    }
+    if !info.warnings.is_empty() {
+        report.advice.push(Advice::CachingFilesystem {
+            fs_type: info.fs_type.clone(),
+        });
+    }
+}
+
+fn set_engine_error(report: &mut Report, e: &EngineError) {
+    let advice = match e {
+        EngineError::NoSpace { .. } => Advice::FreeSomeSpace,
+        EngineError::Io { .. } => Advice::CheckTheDevice,
+        EngineError::DirectIoRefused { .. } => Advice::DirectIoRefused,
+        EngineError::Cancelled => Advice::Cancelled,
+        EngineError::FioMissing { .. } => Advice::InstallFio,
+        EngineError::FioFailed { .. } => Advice::FioFailed,
+    };
+    report.error = Some(ErrorReport {
+        kind: e.kind().to_owned(),
+        message: e.to_string(),
+        hint: advice.text(),
+    });
+    report.advice.push(advice);
+}
+
+fn advice_for_target(e: &TargetError) -> Advice {
+    match e {
+        TargetError::Missing { .. }
+        | TargetError::NotADirectory { .. }
+        | TargetError::NotWritable { .. } => Advice::ChooseAnotherFolder,
+        TargetError::ReadOnly { .. } => Advice::ReadOnlyTarget,
+        TargetError::Memory { .. } => Advice::MemoryTarget,
+        TargetError::NoSpace { .. } => Advice::FreeSomeSpace,
+        TargetError::Inspect { .. } => Advice::ChooseAnotherFolder,
+    }
+}
+
+fn target_error_report(e: &TargetError) -> ErrorReport {
+    ErrorReport {
+        kind: e.kind().to_owned(),
+        message: e.to_string(),
+        hint: advice_for_target(e).text(),
+    }
+}

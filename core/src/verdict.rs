@@ -1,0 +1,276 @@
+//! Verdicts: grading a run's phases against the SD Association's Application Performance Class
+//! minimums (SD Physical Layer Simplified Specification, "Application Performance Class").
+//!
+//! A1: sustained sequential write 10 MB/s, random 4 KiB write 500 IOPS, random 4 KiB read 1500
+//! IOPS. A2: 10 MB/s, 2000 and 4000 IOPS. Upstream agnostics checks the sequential write as
+//! 10000 KiB/s (10.24 MB/s); the A1 check keeps that figure, the A2 check uses 10 MB/s.
+//! A value exactly at its target passes. Missing data is ERROR, never PASS.
+
+use serde::{Deserialize, Serialize};
+
+use crate::engine::PhaseResult;
+
+/// PASS, FAIL or ERROR. Serialised as upstream spells them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Verdict {
+    /// The measurement meets the target.
+    #[serde(rename = "PASS")]
+    Pass,
+    /// The measurement is below the target.
+    #[serde(rename = "FAIL")]
+    Fail,
+    /// There is no trustworthy measurement (missing, failed or implausible).
+    #[serde(rename = "ERROR")]
+    Error,
+}
+
+impl Verdict {
+    /// `PASS`, `FAIL` or `ERROR` (the untranslated form of upstream's log and compat lines).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Verdict::Pass => "PASS",
+            Verdict::Fail => "FAIL",
+            Verdict::Error => "ERROR",
+        }
+    }
+
+    /// Combines verdicts: ERROR if any is ERROR, else FAIL if any is FAIL, else PASS.
+    /// An empty list is ERROR (nothing was measured).
+    pub fn all<I: IntoIterator<Item = Verdict>>(verdicts: I) -> Verdict {
+        let mut seen = false;
+        let mut out = Verdict::Pass;
+        for v in verdicts {
+            seen = true;
+            match (out, v) {
+                (_, Verdict::Error) => return Verdict::Error,
+                (_, Verdict::Fail) => out = Verdict::Fail,
+                _ => {}
+            }
+        }
+        if seen {
+            out
+        } else {
+            Verdict::Error
+        }
+    }
+}
+
+impl std::fmt::Display for Verdict {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// The SD Association's Application Performance Classes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Standard {
+    /// Application Performance Class 1.
+    A1,
+    /// Application Performance Class 2 (needs host command queueing and cache, e.g. Pi 5).
+    A2,
+}
+
+/// The unit of a check's value and target.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Unit {
+    /// KiB per second (1024 bytes), upstream's "KB/sec".
+    #[serde(rename = "KiB/s")]
+    KibPerS,
+    /// MB per second (1 000 000 bytes), the SD Association's unit.
+    #[serde(rename = "MB/s")]
+    MbPerS,
+    /// I/O operations per second.
+    #[serde(rename = "IOPS")]
+    Iops,
+}
+
+impl Unit {
+    /// The unit as printed: `KiB/s`, `MB/s` or `IOPS`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Unit::KibPerS => "KiB/s",
+            Unit::MbPerS => "MB/s",
+            Unit::Iops => "IOPS",
+        }
+    }
+}
+
+/// What a check measures.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Metric {
+    /// Sequential write bandwidth of the `seq-write` phase.
+    SeqWrite,
+    /// Random 4 KiB write IOPS of the `rand-4k-write` phase.
+    RandWrite,
+    /// Random 4 KiB read IOPS of the `rand-4k-read` phase.
+    RandRead,
+}
+
+impl Metric {
+    /// The profile job (fio job name) the metric is read from.
+    pub fn phase(self) -> &'static str {
+        match self {
+            Metric::SeqWrite => "seq-write",
+            Metric::RandWrite => "rand-4k-write",
+            Metric::RandRead => "rand-4k-read",
+        }
+    }
+}
+
+/// One graded figure of one run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Check {
+    /// The phase (fio job name) graded, e.g. `seq-write`.
+    pub name: String,
+    /// What is measured.
+    pub metric: Metric,
+    /// A1 or A2.
+    pub standard: Standard,
+    /// The measured value in `unit`; `None` when there is no measurement (then ERROR).
+    pub value: Option<f64>,
+    /// The unit of `value` and `target`.
+    pub unit: Unit,
+    /// The minimum that passes, in `unit`.
+    pub target: f64,
+    /// PASS when `value >= target`, FAIL below, ERROR without a value.
+    pub verdict: Verdict,
+}
+
+/// The targets of one standard: (metric, unit, minimum).
+pub fn targets(standard: Standard) -> [(Metric, Unit, f64); 3] {
+    match standard {
+        Standard::A1 => [
+            (Metric::SeqWrite, Unit::KibPerS, 10_000.0),
+            (Metric::RandWrite, Unit::Iops, 500.0),
+            (Metric::RandRead, Unit::Iops, 1500.0),
+        ],
+        Standard::A2 => [
+            (Metric::SeqWrite, Unit::MbPerS, 10.0),
+            (Metric::RandWrite, Unit::Iops, 2000.0),
+            (Metric::RandRead, Unit::Iops, 4000.0),
+        ],
+    }
+}
+
+/// A measured value against a target: PASS at or above, FAIL below, ERROR when missing or not
+/// a finite non-negative number.
+pub fn grade(value: Option<f64>, target: f64) -> Verdict {
+    match value {
+        Some(v) if v.is_finite() && v >= 0.0 => {
+            if v >= target {
+                Verdict::Pass
+            } else {
+                Verdict::Fail
+            }
+        }
+        _ => Verdict::Error,
+    }
+}
+
+/// Grades one run's phases against a standard. A phase that is missing, or has no I/O, gives
+/// an ERROR check.
+pub fn checks(phases: &[PhaseResult], standard: Standard) -> Vec<Check> {
+    targets(standard)
+        .into_iter()
+        .map(|(metric, unit, target)| {
+            let phase = phases
+                .iter()
+                .find(|p| p.name == metric.phase() && p.ios > 0);
+            let value = phase.map(|p| match unit {
+                Unit::KibPerS => crate::units::kib_per_s(p.bw_bytes),
+                Unit::MbPerS => crate::units::mb_per_s(p.bw_bytes),
+                Unit::Iops => p.iops,
+            });
+            Check {
+                name: metric.phase().to_owned(),
+                metric,
+                standard,
+                value,
+                unit,
+                target,
+                verdict: grade(value, target),
+            }
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn phase(name: &str, bw_bytes: f64, iops: f64) -> PhaseResult {
+        PhaseResult {
+            name: name.into(),
+            bytes: 1,
+            ios: 1,
+            seconds: 1.0,
+            bw_bytes,
+            iops,
+            ..PhaseResult::default()
+        }
+    }
+
+    #[test]
+    fn seq_write_exactly_at_target_passes() {
+        let c = checks(&[phase("seq-write", 10_240_000.0, 2.0)], Standard::A1);
+        assert_eq!(c[0].value, Some(10_000.0));
+        assert_eq!(c[0].verdict, Verdict::Pass);
+        let c = checks(&[phase("seq-write", 10_239_999.0, 2.0)], Standard::A1);
+        assert_eq!(c[0].verdict, Verdict::Fail);
+    }
+
+    #[test]
+    fn a2_seq_write_uses_si_megabytes() {
+        let c = checks(&[phase("seq-write", 10_000_000.0, 2.0)], Standard::A2);
+        assert_eq!((c[0].unit, c[0].verdict), (Unit::MbPerS, Verdict::Pass));
+        let c = checks(&[phase("seq-write", 10_000_000.0, 2.0)], Standard::A1);
+        assert_eq!(c[0].verdict, Verdict::Fail);
+    }
+
+    #[test]
+    fn iops_exactly_at_target_pass() {
+        let p = [
+            phase("rand-4k-write", 0.0, 500.0),
+            phase("rand-4k-read", 0.0, 1500.0),
+        ];
+        let c = checks(&p, Standard::A1);
+        assert_eq!(c[1].verdict, Verdict::Pass);
+        assert_eq!(c[2].verdict, Verdict::Pass);
+        let p = [
+            phase("rand-4k-write", 0.0, 499.9),
+            phase("rand-4k-read", 0.0, 1499.9),
+        ];
+        let c = checks(&p, Standard::A1);
+        assert_eq!((c[1].verdict, c[2].verdict), (Verdict::Fail, Verdict::Fail));
+        let c = checks(
+            &[
+                phase("rand-4k-write", 0.0, 2000.0),
+                phase("rand-4k-read", 0.0, 3999.0),
+            ],
+            Standard::A2,
+        );
+        assert_eq!((c[1].verdict, c[2].verdict), (Verdict::Pass, Verdict::Fail));
+    }
+
+    #[test]
+    fn missing_phase_is_error_never_pass() {
+        let c = checks(&[], Standard::A1);
+        assert!(c
+            .iter()
+            .all(|c| c.verdict == Verdict::Error && c.value.is_none()));
+        let mut empty = phase("seq-write", 99e9, 99e9);
+        empty.ios = 0;
+        assert_eq!(checks(&[empty], Standard::A1)[0].verdict, Verdict::Error);
+        assert_eq!(grade(Some(f64::NAN), 1.0), Verdict::Error);
+    }
+
+    #[test]
+    fn combining_verdicts() {
+        use Verdict::*;
+        assert_eq!(Verdict::all([Pass, Pass]), Pass);
+        assert_eq!(Verdict::all([Pass, Fail]), Fail);
+        assert_eq!(Verdict::all([Fail, Error, Pass]), Error);
+        assert_eq!(Verdict::all([]), Error);
+    }
+}
