@@ -230,7 +230,7 @@ fn sigint_cancels_and_removes_the_file() {
          [rand-4k-write]\nrw=randwrite\nbs=4k\nruntime=60\nstonewall\n",
     )
     .unwrap();
-    let mut child = cli()
+    let child = cli()
         .args(["--json", "--target"])
         .arg(dir.path())
         .arg("--profile")
