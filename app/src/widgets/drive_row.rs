@@ -187,6 +187,8 @@ mod tests {
             transport,
             free_bytes: 2_000_000_000,
             total_bytes: 4_000_000_000,
+            read_only: false,
+            mount_options: vec![],
             warnings: vec![],
         }
     }
