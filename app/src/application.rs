@@ -154,11 +154,13 @@ impl Application {
         let options = command_line.options_dict();
         let cwd = command_line.cwd().unwrap_or_else(|| PathBuf::from("/"));
         let path_option = |name: &str| {
-            options
-                .lookup::<PathBuf>(name)
-                .ok()
-                .flatten()
-                .map(|p| if p.is_relative() { cwd.join(p) } else { p })
+            options.lookup::<PathBuf>(name).ok().flatten().map(|p| {
+                if p.is_relative() {
+                    cwd.join(p)
+                } else {
+                    p
+                }
+            })
         };
         let target = path_option("target");
         let profile = match path_option("profile") {

@@ -42,7 +42,10 @@ pub fn free_space(free_bytes: u64) -> String {
 pub fn about_size(bytes: u64) -> String {
     let mb = (bytes as f64 / 1e6 / 10.0).ceil() * 10.0;
     if mb >= 1000.0 {
-        fill(&gettext("about {size} GB"), &[("size", &number(mb / 1000.0, 1))])
+        fill(
+            &gettext("about {size} GB"),
+            &[("size", &number(mb / 1000.0, 1))],
+        )
     } else {
         fill(&gettext("about {size} MB"), &[("size", &number(mb, 0))])
     }
@@ -156,7 +159,10 @@ fn decimals(value: f64) -> usize {
 /// A rate in MB/s (1 000 000 bytes per second): "12.34 MB/s".
 pub fn mb_per_s(bytes_per_s: f64) -> String {
     let mb = units::mb_per_s(bytes_per_s);
-    fill(&gettext("{value} MB/s"), &[("value", &number(mb, decimals(mb)))])
+    fill(
+        &gettext("{value} MB/s"),
+        &[("value", &number(mb, decimals(mb)))],
+    )
 }
 
 /// A rate in MB/s with upstream's KiB/s figure beside it: "12.34 MB/s (12051 KiB/s)".
@@ -300,7 +306,10 @@ mod tests {
 
     #[test]
     fn phases_have_names_for_people() {
-        assert_eq!(phase_title("rand-4k-write", "randwrite", 4096), "Random 4K write");
+        assert_eq!(
+            phase_title("rand-4k-write", "randwrite", 4096),
+            "Random 4K write"
+        );
         assert_eq!(
             phase_title("burst", "randwrite", 8192),
             "burst (random write, 8 KiB blocks)"

@@ -213,10 +213,7 @@ impl TestRun {
     }
 
     /// Connects to the `warning` signal (a message for people).
-    pub fn connect_warning<F: Fn(&TestRun, &str) + 'static>(
-        &self,
-        f: F,
-    ) -> glib::SignalHandlerId {
+    pub fn connect_warning<F: Fn(&TestRun, &str) + 'static>(&self, f: F) -> glib::SignalHandlerId {
         self.connect_local("warning", false, move |values| {
             let run = values.first().and_then(|v| v.get::<TestRun>().ok());
             let text = values.get(1).and_then(|v| v.get::<String>().ok());
@@ -276,7 +273,10 @@ impl TestRun {
                     runs: p.runs,
                     index,
                     count,
-                    rw: job.as_ref().map(|j| j.rw.as_fio().to_owned()).unwrap_or_default(),
+                    rw: job
+                        .as_ref()
+                        .map(|j| j.rw.as_fio().to_owned())
+                        .unwrap_or_default(),
                     bs: job.as_ref().map_or(0, |j| j.bs),
                     name,
                     ..Progress::default()

@@ -20,7 +20,10 @@ const ADWAITA_PLACEHOLDER: &str = "Adwaita-empty";
 pub fn is_dark_theme(name: &str) -> bool {
     let name = name.trim();
     let lower = name.to_ascii_lowercase();
-    lower == "pixonyx" || lower.ends_with("-dark") || lower.ends_with(":dark") || name.contains("Dark")
+    lower == "pixonyx"
+        || lower.ends_with("-dark")
+        || lower.ends_with(":dark")
+        || name.contains("Dark")
 }
 
 /// The color scheme for a desktop theme name: dark themes force the dark style; any other
@@ -85,7 +88,14 @@ mod tests {
 
     #[test]
     fn pixonyx_and_dark_variants_are_dark() {
-        for name in ["PiXonyx", "Adwaita-dark", "Arc-Dark", "Yaru-dark", "Adwaita:dark", "Mint-Y-Dark-Aqua"] {
+        for name in [
+            "PiXonyx",
+            "Adwaita-dark",
+            "Arc-Dark",
+            "Yaru-dark",
+            "Adwaita:dark",
+            "Mint-Y-Dark-Aqua",
+        ] {
             assert!(is_dark_theme(name), "{name}");
         }
         for name in ["PiXtrix", "PiXflat", "Adwaita", "HighContrast", ""] {

@@ -602,6 +602,11 @@ impl Window {
             .unwrap_or_default()
     }
 
+    /// True when no page transition is running (the page shown is fully drawn).
+    pub fn page_settled(&self) -> bool {
+        !self.imp().stack.is_transition_running()
+    }
+
     /// True once the drives are listed (the run button works from then on).
     pub fn drives_loaded(&self) -> bool {
         self.imp().drives_loaded.get()

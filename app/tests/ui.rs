@@ -12,12 +12,12 @@ mod support;
 
 use std::path::PathBuf;
 
+use adw::prelude::*;
 use agnostics_core::advice::Advice;
 use agnostics_core::report;
 use agnostics_core::verdict::{Metric, Standard};
 use agnostics_gtk::test_run::RunState;
 use agnostics_gtk::{config, Application, Window};
-use adw::prelude::*;
 use gtk::{gio, glib};
 
 use support::*;
@@ -35,7 +35,10 @@ fn main() {
     let code = run_tests(
         &app,
         &[
-            ("builds_the_window_ready_to_run", builds_the_window_ready_to_run),
+            (
+                "builds_the_window_ready_to_run",
+                builds_the_window_ready_to_run,
+            ),
             (
                 "runs_a_small_profile_and_shows_the_engines_verdicts",
                 runs_a_small_profile_and_shows_the_engines_verdicts,
@@ -84,8 +87,14 @@ fn builds_the_window_ready_to_run(app: &Application) {
     let window = new_window(app);
     assert_eq!(window.visible_page(), "ready");
     assert_eq!(window.icon_name().as_deref(), Some(config::APP_ID));
-    assert_eq!(window.run_button().label().as_deref(), Some("_Run SD card test"));
-    assert!(window.run_button().uses_underline(), "Alt+R starts the test");
+    assert_eq!(
+        window.run_button().label().as_deref(),
+        Some("_Run SD card test")
+    );
+    assert!(
+        window.run_button().uses_underline(),
+        "Alt+R starts the test"
+    );
     assert!(window.run_button().is_sensitive());
     assert_eq!(
         window.default_widget(),
@@ -93,7 +102,10 @@ fn builds_the_window_ready_to_run(app: &Application) {
         "Enter starts the test"
     );
     let choices = window.drive_row().choices();
-    assert!(!choices.is_empty(), "at least the default folder is offered");
+    assert!(
+        !choices.is_empty(),
+        "at least the default folder is offered"
+    );
     assert!(window.drive_row().selected_choice().is_some());
     assert_fits_800x480(&window, "ready");
 }
@@ -105,18 +117,26 @@ fn runs_a_small_profile_and_shows_the_engines_verdicts(app: &Application) {
     aim(&window, dir.path(), Some(profile));
 
     window.run_button().activate();
-    wait_until("the results", || window.visible_page() == "results" || window.open_dialog().is_some());
+    wait_until("the results", || {
+        window.visible_page() == "results" || window.open_dialog().is_some()
+    });
     assert!(window.open_dialog().is_none(), "no error dialog");
     let report = window.last_report().expect("the engine's report");
     assert!(report.error.is_none(), "{:?}", report.error);
     assert!(!window.is_inhibiting(), "suspend is allowed again");
-    assert!(test_files(dir.path()).is_empty(), "the test file is removed");
+    assert!(
+        test_files(dir.path()).is_empty(),
+        "the test file is removed"
+    );
 
     let results = window.results_view();
     let run = report.deciding_run().expect("a graded run");
     let shown = results.shown_checks();
     let titles: Vec<&str> = shown.iter().map(|s| s.title.as_str()).collect();
-    assert_eq!(titles, ["Sequential write", "Random 4K write", "Random 4K read"]);
+    assert_eq!(
+        titles,
+        ["Sequential write", "Random 4K write", "Random 4K read"]
+    );
     for (row, metric) in shown
         .iter()
         .zip([Metric::SeqWrite, Metric::RandWrite, Metric::RandRead])
@@ -127,15 +147,38 @@ fn runs_a_small_profile_and_shows_the_engines_verdicts(app: &Application) {
         match metric {
             Metric::SeqWrite => {
                 // KiB/s as upstream counts it, and MB/s beside it.
-                assert!(row.value.contains(&format!("({} KiB/s)", value.floor() as u64)), "{}", row.value);
+                assert!(
+                    row.value
+                        .contains(&format!("({} KiB/s)", value.floor() as u64)),
+                    "{}",
+                    row.value
+                );
                 let mb = value * 1024.0 / 1e6;
-                let shown: f64 = row.value.split(" MB/s").next().and_then(|n| n.parse().ok()).expect("a figure in MB/s");
+                let shown: f64 = row
+                    .value
+                    .split(" MB/s")
+                    .next()
+                    .and_then(|n| n.parse().ok())
+                    .expect("a figure in MB/s");
                 assert!((shown - mb).abs() <= 0.5, "{} vs {mb} MB/s", row.value);
-                assert!(row.value.ends_with("target 10.24 MB/s (10000 KiB/s)"), "{}", row.value);
+                assert!(
+                    row.value.ends_with("target 10.24 MB/s (10000 KiB/s)"),
+                    "{}",
+                    row.value
+                );
             }
             _ => {
-                assert!(row.value.starts_with(&format!("{:.0} IOPS", value)), "{}", row.value);
-                assert!(row.value.ends_with(&format!("target {:.0} IOPS", check.target)), "{}", row.value);
+                assert!(
+                    row.value.starts_with(&format!("{:.0} IOPS", value)),
+                    "{}",
+                    row.value
+                );
+                assert!(
+                    row.value
+                        .ends_with(&format!("target {:.0} IOPS", check.target)),
+                    "{}",
+                    row.value
+                );
             }
         }
         let expected_advice = matches!(
@@ -150,16 +193,32 @@ fn runs_a_small_profile_and_shows_the_engines_verdicts(app: &Application) {
     let info: Vec<String> = results.shown_info().into_iter().map(|(t, _)| t).collect();
     assert_eq!(info, ["Preparing the test file", "Sequential read"]);
     let target = report.target.as_ref().expect("the tested drive");
-    assert!(results.subtitle_text().contains(&target.path), "{}", results.subtitle_text());
-    assert_eq!(results.run_count(), if report.runs.len() > 1 { report.runs.len() } else { 0 });
-    assert_eq!(window.default_widget(), Some(results.run_again_button().upcast()));
+    assert!(
+        results.subtitle_text().contains(&target.path),
+        "{}",
+        results.subtitle_text()
+    );
+    assert_eq!(
+        results.run_count(),
+        if report.runs.len() > 1 {
+            report.runs.len()
+        } else {
+            0
+        }
+    );
+    assert_eq!(
+        window.default_widget(),
+        Some(results.run_again_button().upcast())
+    );
     assert_fits_800x480(&window, "results");
 
     // Copy results: the plain text report, upstream's compat lines included.
     assert!(results.copy_button().is_sensitive());
     results.copy_button().activate();
     // A button's activation is a short visible press before `clicked`.
-    wait_until("the results on the clipboard", || window.clipboard().is_local());
+    wait_until("the results on the clipboard", || {
+        window.clipboard().is_local()
+    });
     let copied = glib::MainContext::default()
         .block_on(window.clipboard().read_text_future())
         .expect("clipboard text")
@@ -172,7 +231,10 @@ fn runs_a_small_profile_and_shows_the_engines_verdicts(app: &Application) {
     assert_eq!(window.visible_page(), "ready");
     window.run_button().activate();
     wait_until("the second results", || {
-        window.visible_page() == "results" && window.last_report().is_some_and(|r| r.started >= report.started)
+        window.visible_page() == "results"
+            && window
+                .last_report()
+                .is_some_and(|r| r.started >= report.started)
     });
 }
 
@@ -187,9 +249,18 @@ fn cancel_in_the_middle_removes_the_test_file_and_returns_to_ready(app: &Applica
     wait_until("a live figure", || progress.figure_text().ends_with("IOPS"));
     assert_eq!(window.visible_page(), "running");
     assert_eq!(progress.phase_text(), "Random 4K write, 1 of 1");
-    assert!(!window.run_button().is_sensitive(), "no second test meanwhile");
-    assert_eq!(window.default_widget(), Some(progress.cancel_button().upcast()));
-    assert!(!test_files(dir.path()).is_empty(), "the test file is there while running");
+    assert!(
+        !window.run_button().is_sensitive(),
+        "no second test meanwhile"
+    );
+    assert_eq!(
+        window.default_widget(),
+        Some(progress.cancel_button().upcast())
+    );
+    assert!(
+        !test_files(dir.path()).is_empty(),
+        "the test file is there while running"
+    );
     wait_until("a chart bar", || !progress.chart().is_empty());
     assert!(
         progress.chart().description().contains("Random 4K write"),
@@ -199,11 +270,17 @@ fn cancel_in_the_middle_removes_the_test_file_and_returns_to_ready(app: &Applica
     assert_fits_800x480(&window, "running");
 
     progress.cancel_button().activate();
-    wait_until("the ready state", || window.test_run().state() == RunState::Ready);
+    wait_until("the ready state", || {
+        window.test_run().state() == RunState::Ready
+    });
     assert_eq!(window.visible_page(), "ready");
     assert!(window.test_run().was_cancelled());
     assert!(window.open_dialog().is_none(), "a cancel is not an error");
-    assert!(test_files(dir.path()).is_empty(), "left behind: {:?}", test_files(dir.path()));
+    assert!(
+        test_files(dir.path()).is_empty(),
+        "left behind: {:?}",
+        test_files(dir.path())
+    );
     assert!(window.run_button().is_sensitive());
     assert!(!window.is_inhibiting());
 }
@@ -214,11 +291,16 @@ fn closing_while_running_asks_then_cleans_up_and_closes(app: &Application) {
     let window = new_window(app);
     aim(&window, dir.path(), Some(profile));
     window.run_button().activate();
-    wait_until("the running state", || window.progress_view().figure_text().ends_with("IOPS"));
+    wait_until("the running state", || {
+        window.progress_view().figure_text().ends_with("IOPS")
+    });
 
     window.close();
     iterate_briefly();
-    assert!(window.is_visible(), "the window stays until the user says so");
+    assert!(
+        window.is_visible(),
+        "the window stays until the user says so"
+    );
     let dialog = window.open_dialog().expect("a question");
     assert_eq!(dialog.heading().as_deref(), Some("Stop the test?"));
     dialog.response("keep");
@@ -228,10 +310,17 @@ fn closing_while_running_asks_then_cleans_up_and_closes(app: &Application) {
 
     window.close();
     iterate_briefly();
-    window.open_dialog().expect("the question again").response("stop");
+    window
+        .open_dialog()
+        .expect("the question again")
+        .response("stop");
     wait_until("the window to close", || !window.is_visible());
     assert!(!window.test_run().is_busy());
-    assert!(test_files(dir.path()).is_empty(), "left behind: {:?}", test_files(dir.path()));
+    assert!(
+        test_files(dir.path()).is_empty(),
+        "left behind: {:?}",
+        test_files(dir.path())
+    );
 }
 
 fn refused_tmpfs_target_shows_the_error_dialog(app: &Application) {
@@ -244,13 +333,26 @@ fn refused_tmpfs_target_shows_the_error_dialog(app: &Application) {
     window.run_button().activate();
     wait_until("the error dialog", || window.open_dialog().is_some());
     let dialog = window.open_dialog().expect("dialog");
-    assert_eq!(dialog.heading().as_deref(), Some("This folder is in memory, not on a drive"));
+    assert_eq!(
+        dialog.heading().as_deref(),
+        Some("This folder is in memory, not on a drive")
+    );
     let body = dialog.body();
     assert!(body.contains("tmpfs"), "what happened: {body}");
-    assert!(body.contains(&Advice::MemoryTarget.text()), "what to do: {body}");
+    assert!(
+        body.contains(&Advice::MemoryTarget.text()),
+        "what to do: {body}"
+    );
     assert_eq!(dialog.close_response(), "close", "Escape closes it");
     assert_eq!(window.visible_page(), "ready");
-    assert_eq!(window.last_report().and_then(|r| r.error).map(|e| e.kind).as_deref(), Some("memory"));
+    assert_eq!(
+        window
+            .last_report()
+            .and_then(|r| r.error)
+            .map(|e| e.kind)
+            .as_deref(),
+        Some("memory")
+    );
     assert!(test_files(tmpfs.path()).is_empty());
     dialog.response("close");
     iterate_briefly();
@@ -304,7 +406,12 @@ fn renders_screenshots(app: &Application) {
     save_png(&window, &out.join("running.png"));
 
     wait_until("the results", || !window.test_run().is_busy());
-    assert_eq!(window.visible_page(), "results", "{:?}", window.last_report().and_then(|r| r.error));
+    assert_eq!(
+        window.visible_page(),
+        "results",
+        "{:?}",
+        window.last_report().and_then(|r| r.error)
+    );
     save_png(&window, &out.join("results.png"));
     drop(window);
     drop(disk);

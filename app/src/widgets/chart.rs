@@ -87,7 +87,9 @@ impl Chart {
         let imp = self.imp();
         imp.values.borrow_mut().clear();
         imp.target.set(None);
-        self.describe(&gettext("Per-second chart of the running phase: no figures yet."));
+        self.describe(&gettext(
+            "Per-second chart of the running phase: no figures yet.",
+        ));
         self.queue_draw();
     }
 
@@ -172,11 +174,7 @@ impl Chart {
         if w <= 0.0 || h <= 0.0 {
             return;
         }
-        let highest = values
-            .iter()
-            .copied()
-            .chain(target)
-            .fold(0.0_f64, f64::max);
+        let highest = values.iter().copied().chain(target).fold(0.0_f64, f64::max);
         let top = if highest > 0.0 { highest * 1.15 } else { 1.0 };
         let y_of = |v: f64| pad + h - (v / top).min(1.0) * h;
 

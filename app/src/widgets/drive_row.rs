@@ -31,10 +31,7 @@ impl DriveChoice {
     pub fn new(dir: PathBuf, info: Option<TargetInfo>) -> DriveChoice {
         let label = match &info {
             Some(info) => target_info_label(info),
-            None => fill(
-                &gettext("Folder · {path}"),
-                &[("path", &dir.display())],
-            ),
+            None => fill(&gettext("Folder · {path}"), &[("path", &dir.display())]),
         };
         DriveChoice { dir, label, info }
     }

@@ -5,8 +5,8 @@ pub mod badge;
 pub mod chart;
 pub mod drive_row;
 pub mod progress_view;
-pub mod results_view;
 mod results_rows;
+pub mod results_view;
 
 pub use badge::Badge;
 pub use chart::Chart;

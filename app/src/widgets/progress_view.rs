@@ -104,7 +104,11 @@ impl ProgressView {
         imp.phase_label.set_label(&fill(
             // Translators: the running phase and its place, e.g. "Random 4K write, 4 of 5".
             &gettext("{phase}, {number} of {count}"),
-            &[("phase", &title), ("number", &(p.index + 1)), ("count", &p.count)],
+            &[
+                ("phase", &title),
+                ("number", &(p.index + 1)),
+                ("count", &p.count),
+            ],
         ));
         imp.run_label.set_visible(p.runs > 1);
         imp.run_label.set_label(&fill(

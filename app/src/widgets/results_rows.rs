@@ -7,9 +7,7 @@ use agnostics_core::engine::PhaseResult;
 use agnostics_core::i18n::{fill, gettext};
 use agnostics_core::verdict::{Check, Verdict};
 
-use crate::format::{
-    check_summary, check_title, iops, is_random, mb_and_kib_per_s, phase_title,
-};
+use crate::format::{check_summary, check_title, iops, is_random, mb_and_kib_per_s, phase_title};
 use crate::widgets::Badge;
 
 /// A group with a title and, when given, a description.
@@ -67,12 +65,18 @@ pub fn phase_row(phase: &PhaseResult) -> adw::ActionRow {
     } else if is_random(&phase.rw) {
         fill(
             &gettext("{iops} ({rate})"),
-            &[("iops", &iops(phase.iops)), ("rate", &mb_and_kib_per_s(phase.bw_bytes))],
+            &[
+                ("iops", &iops(phase.iops)),
+                ("rate", &mb_and_kib_per_s(phase.bw_bytes)),
+            ],
         )
     } else {
         mb_and_kib_per_s(phase.bw_bytes)
     };
-    let row = plain_row(&phase_title(&phase.name, &phase.rw, phase.bs), Some(&figure));
+    let row = plain_row(
+        &phase_title(&phase.name, &phase.rw, phase.bs),
+        Some(&figure),
+    );
     let note = gtk::Label::new(Some(&gettext("not graded")));
     note.add_css_class("dim-label");
     note.add_css_class("caption");

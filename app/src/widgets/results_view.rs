@@ -190,7 +190,10 @@ impl ResultsView {
                     }
                 }
             }
-            self.imp().checks.borrow_mut().push((row, badge, advice_rows));
+            self.imp()
+                .checks
+                .borrow_mut()
+                .push((row, badge, advice_rows));
         }
         self.imp().groups.append(&a1);
     }
@@ -239,7 +242,9 @@ impl ResultsView {
     fn add_runs_group(&self, report: &Report) {
         let runs = group(
             &gettext("Each run"),
-            Some(&gettext("The test runs up to three times and stops at the first run that passes.")),
+            Some(&gettext(
+                "The test runs up to three times and stops at the first run that passes.",
+            )),
         );
         for run in &report.runs {
             let (row, _) = expander(
@@ -261,7 +266,11 @@ impl ResultsView {
         let tested = group(&gettext("What was tested"), None);
         if let Some(t) = &report.target {
             tested.add(&fact_row(&gettext("Drive"), &target_report_label(t)));
-            if let Some(partition) = t.partition.as_ref().filter(|p| Some(*p) != t.device.as_ref()) {
+            if let Some(partition) = t
+                .partition
+                .as_ref()
+                .filter(|p| Some(*p) != t.device.as_ref())
+            {
                 tested.add(&fact_row(&gettext("Partition"), partition));
             }
             tested.add(&fact_row(&gettext("Folder"), &t.path));

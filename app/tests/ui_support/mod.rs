@@ -8,9 +8,9 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
+use adw::prelude::*;
 use agnostics_core::profile::Profile;
 use agnostics_gtk::Window;
-use adw::prelude::*;
 use gtk::{gdk, glib, graphene};
 
 /// The longest any wait may take before the test fails. Generous on purpose: this is an upper
@@ -104,12 +104,23 @@ pub fn iterate_briefly() {
     let _ = try_wait_until(Duration::from_secs(5), || Instant::now() >= until);
 }
 
-/// A window of `app`, shown at 800×480 (a Raspberry Pi touchscreen), its drives listed.
+/// A window of `app` whose content (header bar and page) is 800×480, a Raspberry Pi
+/// touchscreen, its drives listed.
 pub fn new_window(app: &agnostics_gtk::Application) -> Window {
     let window = Window::new(app);
     window.set_default_size(800, 480);
     window.present();
     wait_until("the list of drives", || window.drives_loaded());
+    iterate_briefly();
+    // The window's frame (resize borders without a window manager) takes some of its size.
+    let content = window.content().expect("the window has content");
+    let (extra_w, extra_h) = (800 - content.width(), 480 - content.height());
+    if (extra_w, extra_h) != (0, 0) {
+        window.set_default_size(800 + extra_w, 480 + extra_h);
+        wait_until("an 800×480 window", || {
+            content.width() == 800 && content.height() == 480
+        });
+    }
     window
 }
 
@@ -394,6 +405,7 @@ impl Drop for ThrottledDisk {
 /// Renders the window's content (header bar and page) with GTK's own renderer and saves it as
 /// a PNG, the size of the window's content (800×480 for [`new_window`]).
 pub fn save_png(window: &Window, path: &Path) {
+    wait_until("the page transition to end", || window.page_settled());
     iterate_briefly();
     let content = window.content().expect("the window has content");
     let (w, h) = (content.width() as f32, content.height() as f32);
