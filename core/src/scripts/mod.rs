@@ -158,8 +158,9 @@ impl ScriptResult {
 
 /// The document `agnostics-cli scripts --json` prints: `tests` (one [`ScriptResult`] per script
 /// run, in order), `log` (the log file written, null when nothing ran), `skipped` (files that
-/// are not tests, with the reason).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// are not tests, with the reason), `error` (null, or the message of the error that stopped
+/// the session).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct ScriptsReport {
     /// One result per script that ran, in the order they ran.
     pub tests: Vec<ScriptResult>,
@@ -167,6 +168,8 @@ pub struct ScriptsReport {
     pub log: Option<PathBuf>,
     /// Files found but not listed, and why.
     pub skipped: Vec<Skipped>,
+    /// What stopped the session (log not writable, shell not startable), or null.
+    pub error: Option<String>,
 }
 
 /// What a running script tells its observer. `index` is the script's position in the list

@@ -125,6 +125,9 @@ pub fn run_test(
                 };
                 if let Some(verdict) = verdict {
                     signal_group(group, Signal::SIGTERM);
+                    // A stopped process (SIGTTIN from reading the terminal) acts on the
+                    // SIGTERM only once continued.
+                    signal_group(group, Signal::SIGCONT);
                     stop = Some((verdict, now));
                     on_event(ScriptEvent::Stopping { index, verdict });
                 }
