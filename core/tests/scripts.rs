@@ -448,3 +448,33 @@ fn unwritable_log_is_an_error() {
     let err = LogWriter::create(&dir.path().join("missing/rpdiags.txt")).unwrap_err();
     assert!(err.to_string().contains("cannot write the log"), "{err}");
 }
+
+/// Kills a process on drop (a test's escapee must not outlive the test).
+struct KillOnDrop(u32);
+
+impl Drop for KillOnDrop {
+    fn drop(&mut self) {
+        let _ = nix::sys::signal::kill(
+            nix::unistd::Pid::from_raw(self.0 as i32),
+            nix::sys::signal::Signal::SIGKILL,
+        );
+    }
+}
+
+#[test]
+fn process_that_left_the_group_cannot_hold_the_runner() {
+    let dir = tempdir();
+    // setsid puts the sleep in a session of its own, out of reach of the group's signals, but
+    // it still holds the output pipe open.
+    let file = write(
+        dir.path(),
+        "escape.sh",
+        "setsid sleep 1000 &\necho $!\nexit 0\n",
+    );
+    let opts = fast();
+    let r = run_test(0, &test_of(&file), &opts, &AtomicBool::new(false), &|_| {}).unwrap();
+    let escapee: u32 = r.output.trim().parse().expect("the escapee's pid");
+    let _guard = KillOnDrop(escapee);
+    assert_eq!(r.verdict, ScriptVerdict::Pass);
+    assert_nothing_left(&r);
+}
