@@ -3,7 +3,7 @@
 //! describes itself with `#NAME=` / `#DESC=` lines; each runs as `/bin/sh FILE`; exit status 0
 //! is PASS. Everything lands in `~/rpdiags.txt`.
 //!
-//! - [`discover`]: finding and parsing the scripts ([`discover::discover`], [`ScriptTest`]).
+//! - [`mod@discover`]: finding and parsing the scripts ([`discover::discover`], [`ScriptTest`]).
 //! - [`runner`]: running one script in its own process group, with a timeout, cancel and a
 //!   SIGKILL after a grace period ([`runner::run_test`]).
 //! - [`log`]: the `rpdiags.txt` log in upstream's format ([`log::LogWriter`],

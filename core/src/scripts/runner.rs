@@ -1,7 +1,7 @@
 //! Running one test script the way upstream does, minus upstream's faults (DESIGN, "Agnostics'
 //! script protocol (compatibility)").
 //!
-//! The script runs as `/bin/sh FILE` (argv[0] `sh`), as the current user, with the caller's
+//! The script runs as `/bin/sh FILE` (`argv[0]` is `sh`), as the current user, with the caller's
 //! environment and working folder, stdin from `/dev/null`, and stdout and stderr both on one
 //! pipe, so their bytes arrive in the order written. It leads its own process group, so that
 //! a timeout or a cancel reaches everything it started: SIGTERM to the group, SIGKILL to the
