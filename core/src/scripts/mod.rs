@@ -125,8 +125,9 @@ pub struct ScriptResult {
     pub seconds: f64,
     /// The shell's process id, which is also its process group id.
     pub pid: u32,
-    /// Processes of the group still alive when the script itself ended (background children),
-    /// which the runner then killed with SIGKILL.
+    /// Processes of the group still alive when the script ended by itself (background
+    /// children), which the runner then killed with SIGKILL. 0 for ABORTED and TIMEOUT, where
+    /// the whole group was being stopped anyway.
     pub leftover_processes: u32,
     /// Every byte of output the script wrote (stdout and stderr), u64.
     pub output_bytes: u64,

@@ -148,10 +148,15 @@ pub fn run_test(
     };
 
     // Phase 2: the shell has ended (not yet reaped); end the rest of its group.
-    let leftovers = live_group_members(pid)
-        .into_iter()
-        .filter(|&p| p != pid)
-        .count() as u32;
+    // Counted only when the script ended by itself: after a SIGTERM, processes already dying
+    // from it would be counted by chance.
+    let leftovers = match stop {
+        None => live_group_members(pid)
+            .into_iter()
+            .filter(|&p| p != pid)
+            .count() as u32,
+        Some(_) => 0,
+    };
     signal_group(group, Signal::SIGKILL);
     let drain_deadline = Instant::now() + opts.drain_limit;
     while watch.pipe.is_some() {
