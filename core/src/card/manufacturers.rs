@@ -136,13 +136,13 @@ pub fn lookup(bus: Bus, mid: u8) -> Manufacturer {
             mid,
             names: r.names.iter().map(|n| (*n).to_owned()).collect(),
             shared: r.names.len() > 1,
-            note: r.note.map(str::to_owned),
+            note: r.note.map(gettext),
         },
         None if mid == 0 && bus == Bus::Sd => Manufacturer {
             mid,
             names: Vec::new(),
             shared: false,
-            note: Some("0x00 is not assigned to any manufacturer; it is seen on no-name and counterfeit cards".into()),
+            note: Some(gettext("0x00 is not assigned to any manufacturer; it is seen on no-name and counterfeit cards")),
         },
         None => Manufacturer {
             mid,

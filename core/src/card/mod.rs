@@ -27,6 +27,7 @@ pub use claims::{findings, Finding};
 pub use link::LinkInfo;
 pub use regs::RegisterState;
 
+use crate::i18n::{fill, gettext};
 use crate::target::device;
 use crate::target::Transport;
 
@@ -126,6 +127,50 @@ pub struct CardInfo {
 }
 
 impl CardInfo {
+    /// One line for the report, SD and eMMC only: `Card: Kingston / Texas Instruments (ID
+    /// 0x9F) SD64G, 62.3 GB, made 2019-11; claims Class 10, U3, V30, A2`. `None` for other
+    /// devices and for cards without an identity.
+    pub fn summary(&self) -> Option<String> {
+        if !matches!(self.kind, CardKind::Sd | CardKind::Mmc) {
+            return None;
+        }
+        let cid = self.cid.as_ref()?;
+        let maker = match cid.mid {
+            Some(mid) => manufacturers::lookup(
+                if self.kind == CardKind::Mmc {
+                    manufacturers::Bus::Mmc
+                } else {
+                    manufacturers::Bus::Sd
+                },
+                mid,
+            )
+            .label(),
+            None => gettext("unknown maker"),
+        };
+        let mut parts = vec![format!(
+            "{maker} {}",
+            cid.pnm
+                .as_deref()
+                .unwrap_or("?")
+                .trim_end_matches(['\0', ' '])
+        )];
+        if let Some(c) = self.capacity_bytes.or(self.size_bytes) {
+            parts.push(crate::units::human_bytes(c));
+        }
+        if let Some(d) = &cid.mdt {
+            parts.push(fill(&gettext("made {date}"), &[("date", d)]));
+        }
+        let mut line = fill(&gettext("Card: {card}"), &[("card", &parts.join(", "))]);
+        let ratings = self.claimed_ratings();
+        if !ratings.is_empty() {
+            line.push_str(&fill(
+                &gettext("; claims {ratings}"),
+                &[("ratings", &ratings.join(", "))],
+            ));
+        }
+        Some(line)
+    }
+
     /// The ratings the card claims in its SD Status, for people: `Class 10`, `U3`, `V30`,
     /// `A2` (only those it has).
     pub fn claimed_ratings(&self) -> Vec<String> {
