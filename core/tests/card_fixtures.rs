@@ -382,3 +382,26 @@ fn link_from_debugfs_ios_bounds_an_sd_card() {
     assert_eq!(c.model.as_deref(), Some("SD64G"));
     assert_eq!(c.link.unwrap().max_bw_bytes, 25e6);
 }
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
+
+    /// Whatever the register and attribute files hold, identifying the card never panics.
+    #[test]
+    fn identify_never_panics_on_any_file_contents(
+        cid in "(0[xX])?[0-9a-fA-F:xz \n]{0,40}",
+        csd in "\\PC{0,40}",
+        scr in "[0-9A-Fa-f]{0,18}\n?",
+        ssr in "[0-9a-f]{120,130}",
+        date in "\\PC{0,8}",
+        kind in proptest::sample::select(vec!["SD", "MMC", "SDIO", ""]),
+    ) {
+        let mut files = vec![("cid", cid.as_str()), ("csd", csd.as_str()), ("scr", scr.as_str()), ("ssr", ssr.as_str()), ("date", date.as_str()), ("manfid", date.as_str()), ("rev", date.as_str())];
+        if !kind.is_empty() {
+            files.push(("type", kind));
+        }
+        let c = identify_files(&files);
+        let _ = serde_json::to_string(&c).unwrap();
+        let _ = c.summary();
+    }
+}

@@ -1,7 +1,7 @@
 //! The SD card's Card IDentification register (SD Physical Layer Simplified Specification,
-//! "CID register"): MID [127:120], OID [119:104] (2 ASCII), PNM [103:64] (5 ASCII), PRV
-//! [63:56] (BCD n.m), PSN [55:24], reserved [23:20], MDT [19:8] (year 2000 + [19:12], month
-//! [11:8]), CRC7 [7:1], end bit [0].
+//! "CID register"): MID `[127:120]`, OID `[119:104]` (2 ASCII), PNM `[103:64]` (5 ASCII), PRV
+//! `[63:56]` (BCD n.m), PSN `[55:24]`, reserved `[23:20]`, MDT `[19:8]` (year 2000 + `[19:12]`, month
+//! `[11:8]`), CRC7 `[7:1]`, end bit `[0]`.
 //!
 //! [`CidInfo`] is what the card report shows, whether it comes from the register or, when
 //! the register is not exposed, from the kernel's own `name`/`manfid`/`oemid`/`date`/`serial`.
@@ -24,11 +24,11 @@ pub struct SdCid {
     pub prv: u8,
     /// Product serial number.
     pub psn: u32,
-    /// The four reserved bits [23:20] (0 on conforming cards).
+    /// The four reserved bits `[23:20]` (0 on conforming cards).
     pub reserved: u8,
-    /// Manufacture year, 2000 + [19:12].
+    /// Manufacture year, 2000 + `[19:12]`.
     pub year: u16,
-    /// Manufacture month [11:8], 1…12 on conforming cards.
+    /// Manufacture month `[11:8]`, 1…12 on conforming cards.
     pub month: u8,
     /// What the last byte says.
     pub crc: CrcStatus,

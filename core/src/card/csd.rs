@@ -1,12 +1,12 @@
 //! The SD card's Card-Specific Data register (SD Physical Layer Simplified Specification,
-//! "CSD Register"): CSD_STRUCTURE [127:126] picks the layout.
+//! "CSD Register"): CSD_STRUCTURE `[127:126]` picks the layout.
 //!
-//! - v1.0 (standard capacity): READ_BL_LEN [83:80], C_SIZE [73:62], C_SIZE_MULT [49:47];
+//! - v1.0 (standard capacity): READ_BL_LEN `[83:80]`, C_SIZE `[73:62]`, C_SIZE_MULT `[49:47]`;
 //!   capacity = (C_SIZE + 1) << (C_SIZE_MULT + 2) << READ_BL_LEN.
-//! - v2.0 (SDHC/SDXC): C_SIZE [69:48]; capacity = (C_SIZE + 1) × 512 KiB.
-//! - v3.0 (SDUC): C_SIZE [75:48]; same formula.
+//! - v2.0 (SDHC/SDXC): C_SIZE `[69:48]`; capacity = (C_SIZE + 1) × 512 KiB.
+//! - v3.0 (SDUC): C_SIZE `[75:48]`; same formula.
 //!
-//! Also TRAN_SPEED [103:96], CCC [95:84], PERM_WRITE_PROTECT [13], TMP_WRITE_PROTECT [12].
+//! Also TRAN_SPEED `[103:96]`, CCC `[95:84]`, PERM_WRITE_PROTECT `[13]`, TMP_WRITE_PROTECT `[12]`.
 
 use serde::{Deserialize, Serialize};
 

@@ -1,6 +1,6 @@
 //! eMMC registers (JEDEC JESD84-B51, "CID register", "CSD register"): the CID has its own
-//! layout — MID [127:120], CBX [113:112], OID [111:104] (one byte), PNM [103:56] (6 ASCII),
-//! PRV [55:48], PSN [47:16], MDT [15:8] (month [15:12], year code [11:8]) — and a CSD whose
+//! layout — MID `[127:120]`, CBX `[113:112]`, OID `[111:104]` (one byte), PNM `[103:56]` (6 ASCII),
+//! PRV `[55:48]`, PSN `[47:16]`, MDT `[15:8]` (month `[15:12]`, year code `[11:8]`) — and a CSD whose
 //! C_SIZE of 0xFFF means the size lives in EXT_CSD.
 
 use super::cid::{format_date, set_manufacturer, CidInfo, CidSource};
@@ -16,7 +16,7 @@ pub struct EmmcCid {
     pub cbx: u8,
     /// OEM/application ID (one byte).
     pub oid: u8,
-    /// Linux' `oemid` for MMC: the 16 bits [119:104] (CBX byte and OID).
+    /// Linux' `oemid` for MMC: the 16 bits `[119:104]` (CBX byte and OID).
     pub oemid16: u16,
     /// Product name, six bytes.
     pub pnm: [u8; 6],
@@ -24,9 +24,9 @@ pub struct EmmcCid {
     pub prv: u8,
     /// Product serial number.
     pub psn: u32,
-    /// Manufacture month [15:12].
+    /// Manufacture month `[15:12]`.
     pub month: u8,
-    /// Year code [11:8]: 1997 + code, or 2013 + code (see [`year`]).
+    /// Year code `[11:8]`: 1997 + code, or 2013 + code (see [`year`]).
     pub year_code: u8,
     /// What the last byte says.
     pub crc: CrcStatus,
@@ -88,7 +88,7 @@ impl EmmcCid {
         bytes_as_text(&self.pnm[..end])
     }
 
-    /// True when the register looks like an eMMC CID rather than an SD CID: bits [119:114]
+    /// True when the register looks like an eMMC CID rather than an SD CID: bits `[119:114]`
     /// are reserved (0) and the six-byte product name is printable. Used only when sysfs has
     /// no `type` file.
     pub fn looks_like_emmc(reg: &[u8; 16]) -> bool {
@@ -99,15 +99,15 @@ impl EmmcCid {
 /// The eMMC CSD fields this program uses.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct EmmcCsd {
-    /// CSD_STRUCTURE [127:126].
+    /// CSD_STRUCTURE `[127:126]`.
     pub structure: u8,
-    /// SPEC_VERS [125:122] (4 = version 4.x and later, which have an EXT_CSD).
+    /// SPEC_VERS `[125:122]` (4 = version 4.x and later, which have an EXT_CSD).
     pub spec_vers: u8,
-    /// READ_BL_LEN [83:80].
+    /// READ_BL_LEN `[83:80]`.
     pub read_bl_len: u8,
-    /// C_SIZE [73:62]; 0xFFF means the size is in EXT_CSD SEC_COUNT.
+    /// C_SIZE `[73:62]`; 0xFFF means the size is in EXT_CSD SEC_COUNT.
     pub c_size: u16,
-    /// C_SIZE_MULT [49:47].
+    /// C_SIZE_MULT `[49:47]`.
     pub c_size_mult: u8,
     /// (C_SIZE + 1) << (C_SIZE_MULT + 2) << READ_BL_LEN; `None` when C_SIZE is 0xFFF.
     pub capacity_bytes: Option<u64>,

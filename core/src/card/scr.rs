@@ -1,7 +1,7 @@
 //! The SD Configuration Register (SD Physical Layer Simplified Specification, "SCR
-//! register"), 64 bits: SCR_STRUCTURE [63:60], SD_SPEC [59:56], DATA_STAT_AFTER_ERASE [55],
-//! SD_SECURITY [54:52], SD_BUS_WIDTHS [51:48], SD_SPEC3 [47], EX_SECURITY [46:43], SD_SPEC4
-//! [42], SD_SPECX [41:38], CMD_SUPPORT [35:32].
+//! register"), 64 bits: SCR_STRUCTURE `[63:60]`, SD_SPEC `[59:56]`, DATA_STAT_AFTER_ERASE `[55]`,
+//! SD_SECURITY `[54:52]`, SD_BUS_WIDTHS `[51:48]`, SD_SPEC3 `[47]`, EX_SECURITY `[46:43]`, SD_SPEC4
+//! `[42]`, SD_SPECX `[41:38]`, CMD_SUPPORT `[35:32]`.
 
 use serde::{Deserialize, Serialize};
 
