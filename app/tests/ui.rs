@@ -10,11 +10,14 @@
 #[path = "ui_support/mod.rs"]
 mod support;
 
+use std::cell::RefCell;
 use std::path::PathBuf;
+use std::rc::Rc;
+use std::time::{Duration, Instant};
 
 use adw::prelude::*;
 use agnostics_core::advice::Advice;
-use agnostics_core::report;
+use agnostics_core::report::{self, Report};
 use agnostics_core::verdict::{Metric, Standard};
 use agnostics_gtk::test_run::RunState;
 use agnostics_gtk::{config, Application, Window};
@@ -60,6 +63,15 @@ fn main() {
                 follows_raspberry_pi_os_dark_theme,
             ),
             ("renders_screenshots", renders_screenshots),
+            (
+                "invalid_profile_on_the_command_line_exits_with_status_2",
+                invalid_profile_on_the_command_line_exits_with_status_2,
+            ),
+            // Last: it runs the application's main loop to its end (shutdown).
+            (
+                "command_line_runs_the_profile_in_the_folder_given",
+                command_line_runs_the_profile_in_the_folder_given,
+            ),
         ],
     );
     std::process::exit(code);
@@ -415,4 +427,79 @@ fn renders_screenshots(app: &Application) {
     save_png(&window, &out.join("results.png"));
     drop(window);
     drop(disk);
+}
+
+fn invalid_profile_on_the_command_line_exits_with_status_2(_app: &Application) {
+    // GApplication parses a command line once per process: the program itself, then.
+    let program = env!("CARGO_BIN_EXE_agnostics");
+    let dir = scratch_dir();
+    let bad = dir.path().join("bad.fio");
+    std::fs::write(&bad, "[job]\nrw=write\nrate=1m\n").expect("writing the job file");
+    let out = std::process::Command::new(program)
+        .arg("--profile")
+        .arg(&bad)
+        .output()
+        .expect("running agnostics");
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("bad.fio:3") && stderr.contains("rate"),
+        "{stderr}"
+    );
+
+    let help = std::process::Command::new(program)
+        .arg("--help")
+        .output()
+        .expect("running agnostics --help");
+    let help = String::from_utf8_lossy(&help.stdout);
+    for option in ["--target=DIR", "--profile=FILE", "--run", "--version"] {
+        assert!(help.contains(option), "--help lacks {option}: {help}");
+    }
+}
+
+fn command_line_runs_the_profile_in_the_folder_given(app: &Application) {
+    let dir = scratch_dir();
+    let profile = dir.path().join("small.fio");
+    std::fs::write(&profile, SMALL_PROFILE).expect("writing the job file");
+    // Watches the window from the main loop that `run_with_args` runs, and closes it once
+    // the test is over (or gives up after PATIENCE), which ends the application.
+    let seen: Rc<RefCell<Option<(String, Report)>>> = Rc::default();
+    let started = Instant::now();
+    let _watcher = {
+        let (app, seen) = (app.clone(), Rc::clone(&seen));
+        glib::timeout_add_local(Duration::from_millis(50), move || {
+            let window = app
+                .windows()
+                .into_iter()
+                .find_map(|w| w.downcast::<Window>().ok());
+            if let Some(window) = window {
+                if let (false, Some(report)) = (window.test_run().is_busy(), window.last_report()) {
+                    seen.replace(Some((window.visible_page(), report)));
+                    window.close();
+                    return glib::ControlFlow::Break;
+                }
+                if started.elapsed() > PATIENCE {
+                    window.test_run().cancel();
+                }
+            }
+            glib::ControlFlow::Continue
+        })
+    };
+    let code = app.run_with_args(&[
+        "agnostics".into(),
+        "--target".into(),
+        dir.path().display().to_string(),
+        "--profile".into(),
+        profile.display().to_string(),
+        "--run".into(),
+    ]);
+    assert_eq!(code, glib::ExitCode::SUCCESS);
+    let (page, report) = seen.take().expect("the test ran");
+    assert_eq!(page, "results", "{:?}", report.error);
+    assert_eq!(
+        report.target.map(|t| t.path),
+        Some(dir.path().display().to_string())
+    );
+    assert_eq!(report.profile.source, Some(profile.display().to_string()));
+    assert!(test_files(dir.path()).is_empty());
 }

@@ -7,6 +7,8 @@ use std::cell::RefCell;
 
 use adw::prelude::*;
 use agnostics_core::advice::Advice;
+use agnostics_core::card::claims::Outcome;
+use agnostics_core::card::Finding;
 use agnostics_core::i18n::{fill, gettext};
 use agnostics_core::report::{Report, RunReport};
 use agnostics_core::units;
@@ -121,6 +123,7 @@ impl ResultsView {
             self.add_runs_group(report);
         }
         self.add_tested_group(report);
+        self.add_findings_group(report);
         self.add_notes_group(report, &placed);
         imp.scroller.vadjustment().set_value(0.0);
     }
@@ -275,6 +278,9 @@ impl ResultsView {
             }
             tested.add(&fact_row(&gettext("Folder"), &t.path));
         }
+        if let Some(summary) = report.card.as_ref().and_then(|c| c.summary()) {
+            tested.add(&advice_row(&summary, "media-flash-symbolic"));
+        }
         let engine = if report.io_path.is_empty() {
             report.engine.as_str().to_owned()
         } else {
@@ -292,6 +298,27 @@ impl ResultsView {
             ),
         ));
         self.imp().groups.append(&tested);
+    }
+
+    /// What the card claims (its speed and application classes) against what was measured,
+    /// and figures faster than the link can carry.
+    fn add_findings_group(&self, report: &Report) {
+        if report.findings.is_empty() {
+            return;
+        }
+        let findings = group(&gettext("The card's own ratings"), None);
+        for finding in &report.findings {
+            let icon = match finding {
+                Finding::AppPerfClass { outcome, .. } | Finding::SpeedRating { outcome, .. }
+                    if *outcome == Outcome::Meets =>
+                {
+                    "object-select-symbolic"
+                }
+                _ => "dialog-warning-symbolic",
+            };
+            findings.add(&advice_row(&finding.text(), icon));
+        }
+        self.imp().groups.append(&findings);
     }
 
     fn add_notes_group(&self, report: &Report, placed: &[&Advice]) {

@@ -408,8 +408,14 @@ pub fn save_png(window: &Window, path: &Path) {
     wait_until("the page transition to end", || window.page_settled());
     iterate_briefly();
     let content = window.content().expect("the window has content");
-    let (w, h) = (content.width() as f32, content.height() as f32);
-    assert!(w > 0.0 && h > 0.0, "the window is shown");
+    let (width, height) = (content.width(), content.height());
+    assert!(width > 0 && height > 0, "the window is shown");
+    // A running test changes labels ten times a second: lay the content out now, at the
+    // origin, so that it is drawn from a complete layout (GTK skips a widget whose layout is
+    // pending); the next frame lays it out again in place.
+    let _ = content.measure(gtk::Orientation::Vertical, width);
+    content.allocate(width, height, -1, None);
+    let (w, h) = (width as f32, height as f32);
     let snapshot = gtk::Snapshot::new();
     #[allow(deprecated)] // StyleContext::lookup_color: the GTK 4.8 way.
     let background = content
@@ -418,10 +424,22 @@ pub fn save_png(window: &Window, path: &Path) {
         .unwrap_or(gdk::RGBA::WHITE);
     let bounds = graphene::Rect::new(0.0, 0.0, w, h);
     snapshot.append_color(&background, &bounds);
-    gtk::WidgetPaintable::new(Some(&content)).snapshot(&snapshot, f64::from(w), f64::from(h));
+    content
+        .parent()
+        .expect("the content is in the window")
+        .snapshot_child(&content, &snapshot);
     let node = snapshot.to_node().expect("something was drawn");
     let renderer = window.renderer().expect("the window is realized");
     let texture = renderer.render_texture(&node, Some(&bounds));
+    let stride = texture.width() as usize * 4;
+    let mut pixels = vec![0u8; stride * texture.height() as usize];
+    texture.download(&mut pixels, stride);
+    let first = &pixels[..4];
+    assert!(
+        pixels.chunks(4).any(|p| p != first),
+        "{}: the picture is blank",
+        path.display()
+    );
     if let Some(dir) = path.parent() {
         std::fs::create_dir_all(dir).expect("the screenshots folder");
     }
