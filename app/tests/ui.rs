@@ -113,6 +113,8 @@ fn builds_the_window_ready_to_run(app: &Application) {
         Some(window.run_button().upcast()),
         "Enter starts the test"
     );
+    assert_eq!(app.accels_for_action("app.quit"), ["<Control>q"]);
+    assert_eq!(app.accels_for_action("window.close"), ["<Control>w"]);
     let choices = window.drive_row().choices();
     assert!(
         !choices.is_empty(),

@@ -1,0 +1,163 @@
+//! The window's dialogs: an error (what happened, what to do), "stop the test?" when the
+//! window is closed during a test, and the folder chooser. libadwaita's own dialogs
+//! (`adw::MessageDialog`), modal to the window; Escape gives the safe answer.
+
+use std::path::PathBuf;
+
+use adw::prelude::*;
+use adw::subclass::prelude::*;
+use agnostics_core::i18n::{fill, gettext};
+use agnostics_core::report::{self, Report};
+use agnostics_core::target;
+use gtk::{gio, glib};
+
+use super::Window;
+
+impl Window {
+    pub(super) fn show_error(&self, report: &Report) {
+        let Some(error) = &report.error else {
+            return;
+        };
+        let heading = match error.kind.as_str() {
+            "missing" | "not_a_directory" | "not_writable" | "inspect" => {
+                gettext("This folder cannot be used")
+            }
+            "read_only" => gettext("The drive is read-only"),
+            "memory" => gettext("This folder is in memory, not on a drive"),
+            "no_space" => gettext("Not enough free space"),
+            "io" => gettext("The drive stopped answering"),
+            "direct_io_refused" => gettext("This filesystem cannot be measured"),
+            "fio_missing" => gettext("fio is not installed"),
+            "fio_failed" => gettext("fio failed"),
+            _ => gettext("The test could not finish"),
+        };
+        let body = fill(
+            // Translators: what happened (the engine's message), then what to do.
+            &gettext("{what}\n\n{todo}"),
+            &[("what", &error.message), ("todo", &error.hint)],
+        );
+        let dialog = self.message_dialog(&heading, &body);
+        dialog.add_responses(&[
+            ("copy", &gettext("C_opy Details")),
+            ("close", &gettext("_Close")),
+        ]);
+        dialog.set_default_response(Some("close"));
+        dialog.set_close_response("close");
+        let text = report::to_text(report);
+        dialog.connect_response(
+            None,
+            glib::clone!(
+                #[weak(rename_to = win)]
+                self,
+                move |_, response| {
+                    if response == "copy" {
+                        win.clipboard().set_text(&text);
+                        win.toast(&gettext("Details copied"));
+                    }
+                }
+            ),
+        );
+        dialog.present();
+    }
+
+    pub(super) fn show_message(&self, heading: &str, body: &str) {
+        let dialog = self.message_dialog(heading, body);
+        dialog.add_response("close", &gettext("_Close"));
+        dialog.set_default_response(Some("close"));
+        dialog.set_close_response("close");
+        dialog.present();
+    }
+
+    /// A modal dialog of this window, remembered until it is answered (see
+    /// [`Window::open_dialog`]).
+    fn message_dialog(&self, heading: &str, body: &str) -> adw::MessageDialog {
+        let dialog = adw::MessageDialog::new(Some(self), Some(heading), Some(body));
+        dialog.set_modal(true);
+        dialog.connect_response(
+            None,
+            glib::clone!(
+                #[weak(rename_to = win)]
+                self,
+                move |dialog, _| {
+                    let mut open = win.imp().dialog.borrow_mut();
+                    if open.as_ref() == Some(dialog) {
+                        *open = None;
+                    }
+                }
+            ),
+        );
+        self.imp().dialog.replace(Some(dialog.clone()));
+        dialog
+    }
+
+    pub(super) fn confirm_close(&self) {
+        let dialog = self.message_dialog(
+            &gettext("Stop the test?"),
+            &gettext("The SD card test is still running. If you close the window now, the test stops, its test file is removed and nothing is graded."),
+        );
+        dialog.add_responses(&[
+            ("keep", &gettext("_Keep Testing")),
+            ("stop", &gettext("_Stop and Close")),
+        ]);
+        dialog.set_response_appearance("stop", adw::ResponseAppearance::Destructive);
+        dialog.set_default_response(Some("keep"));
+        dialog.set_close_response("keep");
+        dialog.connect_response(
+            None,
+            glib::clone!(
+                #[weak(rename_to = win)]
+                self,
+                move |_, response| {
+                    if response == "stop" {
+                        win.imp().close_when_stopped.set(true);
+                        win.cancel_test();
+                        // Closes once the worker has removed its file (see sync_state).
+                        win.sync_state();
+                    }
+                }
+            ),
+        );
+        dialog.present();
+    }
+
+    pub(super) fn choose_folder(&self) {
+        let chooser = gtk::FileChooserNative::new(
+            Some(&gettext("Choose a Folder to Test")),
+            Some(self),
+            gtk::FileChooserAction::SelectFolder,
+            Some(&gettext("_Select")),
+            Some(&gettext("_Cancel")),
+        );
+        chooser.set_modal(true);
+        chooser.connect_response(glib::clone!(
+            #[weak(rename_to = win)]
+            self,
+            move |chooser, response| {
+                win.imp().chooser.replace(None);
+                if response != gtk::ResponseType::Accept {
+                    return;
+                }
+                if let Some(dir) = chooser.file().and_then(|f| f.path()) {
+                    win.add_folder(dir);
+                }
+            }
+        ));
+        chooser.show();
+        self.imp().chooser.replace(Some(chooser));
+    }
+
+    /// Adds `dir` to the drives and selects it (what **Choose another folder** does).
+    pub fn add_folder(&self, dir: PathBuf) {
+        let sysfs = self.imp().sysfs_root.borrow().clone();
+        let probe_dir = dir.clone();
+        let inspecting = gio::spawn_blocking(move || target::inspect(&probe_dir, &sysfs).ok());
+        glib::spawn_future_local(glib::clone!(
+            #[weak(rename_to = win)]
+            self,
+            async move {
+                let info = inspecting.await.ok().flatten();
+                win.imp().drive_row.add_folder(dir, info);
+            }
+        ));
+    }
+}
