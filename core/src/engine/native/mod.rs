@@ -231,7 +231,7 @@ fn run_job(
     let seed = rand::random::<u64>();
     let mut plan = OffsetPlan::new(job.size_bytes, job.bs, job.rw.is_random(), seed);
     if !job.rw.is_write() {
-        lay_out(&handle, plan.planned_bytes(), align, job, ctx.cancel)?;
+        lay_out_with(&handle, plan.planned_bytes(), align, job, Some(ctx.cancel))?;
     }
     let buffers = IoBuffers::new(
         job.bs as usize,
@@ -329,14 +329,21 @@ fn alignment(file: &std::fs::File) -> usize {
     }
 }
 
-/// Makes sure the file holds data (no holes past its end) up to `needed` bytes before a
-/// reading phase, writing random data from the aligned end of what is there. Not measured.
-fn lay_out(
+/// Makes sure `file` holds data up to `needed` bytes (no holes past its current end), writing
+/// random data from the aligned end of what is there, then fsync. Used before reading phases;
+/// not measured. `job` names the phase in errors.
+///
+/// Errors: [`EngineError::NoSpace`] or [`EngineError::Io`] (op `write`, `fsync` or `stat`).
+pub fn lay_out(file: &std::fs::File, needed: u64, job: &Job) -> Result<(), EngineError> {
+    lay_out_with(file, needed, alignment(file), job, None)
+}
+
+fn lay_out_with(
     file: &std::fs::File,
     needed: u64,
     align: usize,
     job: &Job,
-    cancel: &AtomicBool,
+    cancel: Option<&AtomicBool>,
 ) -> Result<(), EngineError> {
     let have = file
         .metadata()
@@ -352,7 +359,7 @@ fn lay_out(
     let data = unsafe { std::slice::from_raw_parts(buf.as_ptr(), buf.len()) };
     let mut offset = have / align as u64 * align as u64;
     while offset < needed {
-        if cancel.load(Ordering::SeqCst) {
+        if cancel.is_some_and(|c| c.load(Ordering::SeqCst)) {
             return Err(EngineError::Cancelled);
         }
         let len = (needed - offset).min(FILL_CHUNK as u64) as usize;
