@@ -317,3 +317,36 @@ fn removes_a_stale_file_of_a_killed_run_but_nothing_else() {
         b"mine"
     );
 }
+
+#[test]
+fn writes_the_results_to_the_rpdiags_log_like_upstream() {
+    let dir = scratch();
+    let profile = small_profile(dir.path(), "4m");
+    let log = dir.path().join("rpdiags.txt");
+    let out = cli()
+        .env("AGNOSTICS_LOG", &log)
+        .args(["--runs", "1", "--target"])
+        .arg(dir.path())
+        .arg("--profile")
+        .arg(&profile)
+        .output()
+        .unwrap();
+    assert!(
+        stderr(&out).contains(&format!("Log: {}", log.display())),
+        "{}",
+        stderr(&out)
+    );
+    let text = std::fs::read_to_string(&log).unwrap();
+    assert!(
+        text.starts_with("Raspberry Pi Diagnostics - version "),
+        "{text}"
+    );
+    assert!(text.contains("Test : SD Card Speed Test\n"), "{text}");
+    assert!(
+        text.lines()
+            .any(|l| l.starts_with("Sequential write speed ")),
+        "{text}"
+    );
+    let last = text.lines().rev().find(|l| !l.is_empty()).unwrap();
+    assert!(last == "Test PASS" || last == "Test FAIL", "{text}");
+}

@@ -9,6 +9,11 @@ use std::process::{Command, Output};
 pub fn cli() -> Command {
     let mut c = Command::new(env!("CARGO_BIN_EXE_agnostics-cli"));
     c.env("LANGUAGE", "en").env("LC_ALL", "C.UTF-8");
+    // Keep the tester's own ~/rpdiags.txt out of it.
+    c.env(
+        "AGNOSTICS_LOG",
+        Path::new(env!("CARGO_TARGET_TMPDIR")).join("rpdiags-cli-tests.txt"),
+    );
     c
 }
 
