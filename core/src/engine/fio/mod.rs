@@ -176,24 +176,15 @@ pub fn run_profile_with(
 
 /// Gives the test file the profile's size before fio starts, so that fio does not lay it out
 /// itself (fio unlinks and re-creates a file it extends). When the profile does not begin by
-/// writing the whole file, it is first filled with data like the native engine does, so that
+/// writing the whole file, it is filled with data first, as the native engine does, so that
 /// reads never hit holes.
 fn prepare_file(profile: &Profile, file: &TestFile) -> Result<(), EngineError> {
-    let size = profile.file_size_bytes();
-    let first_writes_all = profile
-        .jobs
-        .first()
-        .is_some_and(|j| j.rw.is_write() && j.size_bytes == size);
-    let direct = profile.jobs.first().is_some_and(|j| j.direct);
-    let handle = file.open(direct)?;
-    if first_writes_all {
-        handle
-            .set_len(size)
-            .map_err(|e| EngineError::from_io("setup", "truncate", e))
-    } else {
-        let job = profile.jobs.first().expect("a profile has a job");
-        super::native::lay_out(&handle, size, job)
+    if super::native::pre_size(profile, file)? {
+        return Ok(());
     }
+    let job = profile.jobs.first().expect("a profile has a job");
+    let handle = file.open(job.direct)?;
+    super::native::lay_out(&handle, 0, profile.file_size_bytes(), job)
 }
 
 /// The test file's absolute path (the directory made absolute, symlinks resolved).
