@@ -53,7 +53,12 @@ languages() {
 }
 
 if [ "$check" = 0 ]; then
-    extract "$po/$domain.pot"
+    # Keep the old template when only its creation date would change (no churn in git).
+    extract "$tmp/new.pot"
+    if ! [ -f "$po/$domain.pot" ] ||
+        ! diff -q -I '^"POT-Creation-Date:' "$tmp/new.pot" "$po/$domain.pot" >/dev/null; then
+        cp "$tmp/new.pot" "$po/$domain.pot"
+    fi
     for lang in $(languages); do
         if [ -f "$po/$lang.po" ]; then
             msgmerge --quiet --update --backup=none --previous "$po/$lang.po" "$po/$domain.pot"
@@ -63,7 +68,7 @@ if [ "$check" = 0 ]; then
         fi
         msgattrib --no-obsolete --output-file="$po/$lang.po" "$po/$lang.po"
         printf '%s: ' "$lang"
-        msgfmt --statistics --output-file=/dev/null "$po/$lang.po"
+        msgfmt --statistics --output-file=/dev/null "$po/$lang.po" 2>&1
     done
     exit 0
 fi
