@@ -120,7 +120,9 @@ fn main_extra_sections() -> Roff {
         ("130", "Cancelled with Ctrl-C; the test file was removed."),
         ("143", "Stopped by SIGTERM; the test file was removed."),
     ] {
-        r.control("TP", []).text([bold(code)]).text([roman(meaning)]);
+        r.control("TP", [])
+            .text([bold(code)])
+            .text([roman(meaning)]);
     }
 
     r.control("SH", ["OUTPUT"]).text([roman(
@@ -144,7 +146,13 @@ fn main_extra_sections() -> Roff {
 
     r.control("SH", ["ENVIRONMENT"]);
     r.control("TP", [])
-        .text([bold("LANGUAGE"), roman(", "), bold("LC_ALL"), roman(", "), bold("LANG")])
+        .text([
+            bold("LANGUAGE"),
+            roman(", "),
+            bold("LC_ALL"),
+            roman(", "),
+            bold("LANG"),
+        ])
         .text([roman(
             "Choose the language of the messages and the decimal separator of the numbers.",
         )]);
@@ -155,20 +163,20 @@ fn main_extra_sections() -> Roff {
         )]);
 
     r.control("SH", ["FILES"]);
-    r.control("TP", [])
-        .text([italic("/var/tmp")])
-        .text([roman(
-            "The default directory to test in. The test writes one file of 256 MiB there \
+    r.control("TP", []).text([italic("/var/tmp")]).text([roman(
+        "The default directory to test in. The test writes one file of 256 MiB there \
              and removes it afterwards.",
-        )]);
+    )]);
     r.control("TP", [])
         .text([italic("/usr/share/agnostics/sd_bench.fio")])
         .text([roman(
             "The standard test as a fio job file, the same as upstream agnostics uses.",
         )]);
-    r.control("TP", [])
-        .text([italic("~/rpdiags.txt")])
-        .text([roman("The log that "), bold("agnostics-cli scripts"), roman(" writes.")]);
+    r.control("TP", []).text([italic("~/rpdiags.txt")]).text([
+        roman("The log that "),
+        bold("agnostics-cli scripts"),
+        roman(" writes."),
+    ]);
 
     r.control("SH", ["SEE ALSO"]).text([
         bold("agnostics-cli-run"),

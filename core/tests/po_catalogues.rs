@@ -81,10 +81,9 @@ fn every_catalogue_translates_every_message_of_the_template() {
             });
             match found {
                 None => problems.push(format!("po/{lang}.po lacks {:?}", w.msgid)),
-                Some(e) if !e.is_translated() => problems.push(format!(
-                    "{}: untranslated or fuzzy",
-                    describe(&lang, e)
-                )),
+                Some(e) if !e.is_translated() => {
+                    problems.push(format!("{}: untranslated or fuzzy", describe(&lang, e)))
+                }
                 Some(_) => {}
             }
         }

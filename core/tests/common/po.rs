@@ -210,9 +210,7 @@ pub fn placeholders(s: &str) -> Vec<String> {
         match after.find('}') {
             Some(close) => {
                 let name = &after[..close];
-                if !name.is_empty()
-                    && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
-                {
+                if !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
                     found.push(name.to_owned());
                 }
                 rest = &after[close + 1..];
