@@ -98,7 +98,7 @@ pub struct ScriptsArgs {
     #[arg(long)]
     pub list: bool,
     /// Give up on a test after SECS seconds (default 1800).
-    #[arg(long, value_name = "SECS", default_value_t = 1800)]
+    #[arg(long, value_name = "SECS", default_value_t = 1800, value_parser = clap::value_parser!(u64).range(1..))]
     pub timeout: u64,
     /// Print JSON instead of text.
     #[arg(long)]

@@ -9,6 +9,7 @@ use agnostics_core::engine::{EngineKind, Event};
 use agnostics_core::i18n::{fill, gettext, number};
 use agnostics_core::profile::Profile;
 use agnostics_core::report;
+use agnostics_core::scripts;
 use agnostics_core::sdtest::{self, TestOptions};
 use agnostics_core::target;
 use agnostics_core::units::mb_per_s;
@@ -79,11 +80,34 @@ pub fn main(args: &RunArgs) -> i32 {
             eprintln!("agnostics-cli: {} — {}", e.message, e.hint);
         }
     }
+    // Like upstream, the SD card test's results go to ~/rpdiags.txt too.
+    match write_log(&report) {
+        Ok(path) if !args.json => eprintln!(
+            "{}",
+            fill(&gettext("Log: {path}"), &[("path", &path.display())])
+        ),
+        Ok(_) => {}
+        Err(e) => eprintln!(
+            "agnostics-cli: {}",
+            fill(&gettext("warning: {error}"), &[("error", &e)])
+        ),
+    }
     let cancelled = report.error.as_ref().is_some_and(|e| e.kind == "cancelled");
     if cancelled && sigterm.load(Ordering::SeqCst) && !sigint.load(Ordering::SeqCst) {
         return 143;
     }
     report.exit_code()
+}
+
+/// Rewrites the log (`$AGNOSTICS_LOG`, else `~/rpdiags.txt`) with this test's results.
+fn write_log(report: &report::Report) -> Result<std::path::PathBuf, scripts::ScriptError> {
+    let path = match std::env::var_os("AGNOSTICS_LOG") {
+        Some(p) => p.into(),
+        None => scripts::default_log_path()?,
+    };
+    let mut log = scripts::LogWriter::create(&path)?;
+    scripts::log_sd_test(&mut log, report);
+    log.finish()
 }
 
 /// A progress bar on stderr (only on a terminal): phase name, fraction, live MB/s or IOPS.

@@ -1,9 +1,299 @@
-//! `agnostics-cli scripts`.
+//! `agnostics-cli scripts`: upstream agnostics' test scripts without the window (DESIGN,
+//! "Agnostics' script protocol (compatibility)").
+//!
+//! Finds the `*.sh` tests (each `--dir`, then `agnostics/` under `$XDG_DATA_DIRS`), runs them
+//! in name order and writes `~/rpdiags.txt` like upstream's **Run Tests**. Text mode echoes
+//! each script's output as it comes (the same bytes the log gets) and its verdict with a short
+//! reason; `--json` prints one [`ScriptsReport`] instead. Files that are not tests are named on
+//! stderr with the reason. `--list` runs nothing.
+//!
+//! Exit status: 0 when every test passed (or there was none), 1 when any failed, timed out or
+//! was aborted, 2 on an error (a `--dir` that is not a folder, the log cannot be written, the
+//! shell cannot be started), 130 on SIGINT (the running test is aborted, the rest do not run),
+//! 143 on SIGTERM.
+
+use std::cell::Cell;
+use std::io::Write;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use agnostics_core::i18n::{fill, gettext, ngettext};
+use agnostics_core::scripts::{
+    default_log_path, discover, run_all, script_dirs, Discovery, LogWriter, RunOptions,
+    ScriptEvent, ScriptResult, ScriptsReport,
+};
 
 use crate::args::ScriptsArgs;
 
 pub fn main(args: &ScriptsArgs) -> i32 {
-    let _ = args;
-    eprintln!("agnostics-cli scripts: not built yet");
+    let mut report = ScriptsReport::default();
+    for dir in &args.dirs {
+        if !dir.is_dir() {
+            let message = fill(
+                &gettext("{dir} is not a folder"),
+                &[("dir", &dir.display())],
+            );
+            return error(args, &report, &message);
+        }
+    }
+    let found = discover(&script_dirs(&args.dirs));
+    report.skipped = found.skipped.clone();
+    note_skipped(&found);
+
+    if args.list {
+        return list(args, &found);
+    }
+    if found.tests.is_empty() {
+        if args.json {
+            return print_json(&report, 0);
+        }
+        println!(
+            "{}",
+            gettext(
+                "No test scripts found; nothing to run. (The SD card test is “agnostics-cli run”.)"
+            )
+        );
+        return 0;
+    }
+
+    let log_path = match default_log_path() {
+        Ok(p) => p,
+        Err(e) => return error(args, &report, &e.to_string()),
+    };
+    let mut log = match LogWriter::create(&log_path) {
+        Ok(log) => log,
+        Err(e) => return error(args, &report, &e.to_string()),
+    };
+
+    let cancel = Arc::new(AtomicBool::new(false));
+    let sigint = Arc::new(AtomicBool::new(false));
+    let sigterm = Arc::new(AtomicBool::new(false));
+    for (signal, flag) in [
+        (signal_hook::consts::SIGINT, &sigint),
+        (signal_hook::consts::SIGTERM, &sigterm),
+    ] {
+        // The cancel flag aborts the running test; the second flag remembers which signal.
+        let _ = signal_hook::flag::register(signal, Arc::clone(&cancel));
+        let _ = signal_hook::flag::register(signal, Arc::clone(flag));
+    }
+
+    let opts = RunOptions {
+        timeout: Duration::from_secs(args.timeout),
+        ..RunOptions::default()
+    };
+    let results = Mutex::new(Vec::new());
+    let echo = Echo::new(!args.json);
+    let on_event = |event: ScriptEvent| {
+        if let ScriptEvent::Finished { result, .. } = &event {
+            if let Ok(mut r) = results.lock() {
+                r.push(result.clone());
+            }
+        }
+        echo.event(&event);
+    };
+    let outcome = run_all(&found.tests, &opts, &mut log, &cancel, &on_event);
+    report.tests = results.into_inner().unwrap_or_default();
+    report.log = Some(log.path().to_path_buf());
+    let finished = log.finish();
+
+    let failure = match (outcome, finished) {
+        (Err(e), _) | (Ok(_), Err(e)) => Some(e.to_string()),
+        _ => None,
+    };
+    if let Some(message) = failure {
+        return error(args, &report, &message);
+    }
+    let code = if sigint.load(Ordering::SeqCst) {
+        130
+    } else if sigterm.load(Ordering::SeqCst) {
+        143
+    } else if report.tests.iter().all(|t| t.verdict.passed()) {
+        0
+    } else {
+        1
+    };
+    if args.json {
+        return print_json(&report, code);
+    }
+    summary(&report.tests, found.tests.len());
+    if let Some(path) = &report.log {
+        println!(
+            "{}",
+            fill(&gettext("Log: {path}"), &[("path", &path.display())])
+        );
+    }
+    code
+}
+
+/// `--list`: the tests found, run nothing.
+fn list(args: &ScriptsArgs, found: &Discovery) -> i32 {
+    if args.json {
+        #[derive(serde::Serialize)]
+        struct Listing<'a> {
+            tests: &'a [agnostics_core::scripts::ScriptTest],
+            skipped: &'a [agnostics_core::scripts::Skipped],
+        }
+        let listing = Listing {
+            tests: &found.tests,
+            skipped: &found.skipped,
+        };
+        return match serde_json::to_string_pretty(&listing) {
+            Ok(text) => {
+                println!("{text}");
+                0
+            }
+            Err(e) => {
+                eprintln!("agnostics-cli: {e}");
+                2
+            }
+        };
+    }
+    if found.tests.is_empty() {
+        println!("{}", gettext("No test scripts found."));
+    }
+    for test in &found.tests {
+        println!("{}", test.name);
+        for line in test.description.lines() {
+            println!("    {line}");
+        }
+        println!("    {}", test.file.display());
+    }
+    0
+}
+
+/// Names each file that is not listed, with the reason, on stderr.
+fn note_skipped(found: &Discovery) {
+    for skipped in &found.skipped {
+        eprintln!(
+            "agnostics-cli: {}",
+            fill(
+                // Translators: a *.sh file that is not listed as a test, and why.
+                &gettext("not listing {file}: {reason}"),
+                &[
+                    ("file", &skipped.file.display()),
+                    ("reason", &skipped.message())
+                ],
+            )
+        );
+    }
+}
+
+/// Reports an error (stderr; in JSON mode also the document with its `error`) and returns 2.
+fn error(args: &ScriptsArgs, report: &ScriptsReport, message: &str) -> i32 {
+    eprintln!("agnostics-cli: {message}");
+    if args.json {
+        let mut report = report.clone();
+        report.error = Some(message.to_owned());
+        return print_json(&report, 2);
+    }
     2
+}
+
+/// Prints the report as JSON and returns `code` (2 if it cannot be serialised).
+fn print_json(report: &ScriptsReport, code: i32) -> i32 {
+    match serde_json::to_string_pretty(report) {
+        Ok(text) => {
+            println!("{text}");
+            code
+        }
+        Err(e) => {
+            eprintln!("agnostics-cli: {e}");
+            2
+        }
+    }
+}
+
+/// "N of M tests passed." and which did not run after a cancel.
+fn summary(results: &[ScriptResult], listed: usize) {
+    let passed = results.iter().filter(|r| r.verdict.passed()).count();
+    println!(
+        "{}",
+        fill(
+            &ngettext(
+                "{passed} of {total} test passed.",
+                "{passed} of {total} tests passed.",
+                results.len() as u32
+            ),
+            &[("passed", &passed), ("total", &results.len())],
+        )
+    );
+    if results.len() < listed {
+        let skipped = listed - results.len();
+        println!(
+            "{}",
+            fill(
+                &ngettext(
+                    "{count} test did not run.",
+                    "{count} tests did not run.",
+                    skipped as u32
+                ),
+                &[("count", &skipped)],
+            )
+        );
+    }
+}
+
+/// Text mode's live view: each test's name, its output as it comes, its verdict.
+struct Echo {
+    enabled: bool,
+    at_line_start: Cell<bool>,
+}
+
+impl Echo {
+    fn new(enabled: bool) -> Echo {
+        Echo {
+            enabled,
+            at_line_start: Cell::new(true),
+        }
+    }
+
+    fn event(&self, event: &ScriptEvent) {
+        if !self.enabled {
+            return;
+        }
+        let mut out = std::io::stdout().lock();
+        match event {
+            ScriptEvent::Started { name, .. } => {
+                let _ = writeln!(
+                    out,
+                    "== {} ==",
+                    fill(&gettext("Test: {name}"), &[("name", name)])
+                );
+                self.at_line_start.set(true);
+            }
+            ScriptEvent::Output { chunk, .. } => {
+                let _ = out.write_all(chunk);
+                if let Some(&last) = chunk.last() {
+                    self.at_line_start.set(last == b'\n');
+                }
+            }
+            ScriptEvent::Stopping { .. } => {}
+            ScriptEvent::Finished { result, .. } => {
+                if !self.at_line_start.get() {
+                    let _ = writeln!(out);
+                }
+                let reason = result.reason();
+                let line = if reason.is_empty() {
+                    fill(
+                        &gettext("{name}: {verdict}"),
+                        &[("name", &result.name), ("verdict", &result.verdict)],
+                    )
+                } else {
+                    fill(
+                        &gettext("{name}: {verdict} ({reason})"),
+                        &[
+                            ("name", &result.name),
+                            ("verdict", &result.verdict),
+                            ("reason", &reason),
+                        ],
+                    )
+                };
+                let _ = writeln!(out, "{line}");
+                let _ = writeln!(out);
+                self.at_line_start.set(true);
+            }
+        }
+        let _ = out.flush();
+    }
 }

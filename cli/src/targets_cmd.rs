@@ -1,9 +1,112 @@
-//! `agnostics-cli targets`.
+//! `agnostics-cli targets [--json]`: the writable mounted filesystems the test can run on, SD
+//! cards first, as a table (path, filesystem, device, transport, model, free space) or as a
+//! JSON array of `TargetInfo`.
+
+use agnostics_core::i18n::gettext;
+use agnostics_core::target::{self, TargetInfo};
+use agnostics_core::units::human_bytes;
 
 use crate::args::TargetsArgs;
 
+/// Runs the subcommand; returns the exit status (0, or 2 when JSON cannot be written).
 pub fn main(args: &TargetsArgs) -> i32 {
-    let _ = args;
-    eprintln!("agnostics-cli targets: not built yet");
-    2
+    let targets = target::list(&args.sysfs_root);
+    if args.json {
+        return match serde_json::to_string_pretty(&targets) {
+            Ok(text) => emit(&format!("{text}\n")),
+            Err(e) => {
+                eprintln!("agnostics-cli: {e}");
+                2
+            }
+        };
+    }
+    if targets.is_empty() {
+        return emit(&format!(
+            "{}\n",
+            gettext("No writable filesystem on a drive was found.")
+        ));
+    }
+    emit(&table(&targets))
+}
+
+/// Writes `text` to stdout; a closed pipe (`| head`) is not an error. Returns the exit status.
+pub(crate) fn emit(text: &str) -> i32 {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        Ok(()) => 0,
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => 0,
+        Err(e) => {
+            eprintln!("agnostics-cli: {e}");
+            2
+        }
+    }
+}
+
+/// The transport as the report spells it (`SD`, `USB`, `loop`, …).
+fn transport_name(t: &TargetInfo) -> String {
+    serde_json::to_value(t.transport)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_owned))
+        .unwrap_or_default()
+}
+
+/// The device column: the filesystem's device and, when different, the disk under it.
+fn device_name(t: &TargetInfo) -> String {
+    match &t.device {
+        None => "—".into(),
+        Some(d) if d.name == d.disk => d.name.clone(),
+        Some(d) => format!("{} → {}", d.name, d.disk),
+    }
+}
+
+fn table(targets: &[TargetInfo]) -> String {
+    let header = [
+        gettext("PATH"),
+        // Translators: column heading, the filesystem type (ext4, vfat, …).
+        gettext("FS"),
+        gettext("DEVICE"),
+        // Translators: column heading: SD, eMMC, USB, NVMe, virtio, loop, …
+        gettext("TRANSPORT"),
+        gettext("MODEL"),
+        // Translators: column heading: free space, e.g. "21.3 GB".
+        gettext("FREE"),
+    ];
+    let rows: Vec<[String; 6]> = targets
+        .iter()
+        .map(|t| {
+            [
+                t.path.display().to_string(),
+                t.fs_type.clone(),
+                device_name(t),
+                transport_name(t),
+                t.device
+                    .as_ref()
+                    .and_then(|d| d.model.clone())
+                    .unwrap_or_else(|| "—".into()),
+                human_bytes(t.free_bytes),
+            ]
+        })
+        .collect();
+    let mut widths = header.clone().map(|h| h.chars().count());
+    for r in &rows {
+        for (w, cell) in widths.iter_mut().zip(r) {
+            *w = (*w).max(cell.chars().count());
+        }
+    }
+    let mut out = String::new();
+    for r in std::iter::once(&header).chain(rows.iter()) {
+        let mut line = String::new();
+        for (i, (cell, w)) in r.iter().zip(widths).enumerate() {
+            if i == 5 {
+                // Free space is right-aligned so the figures line up.
+                line.push_str(&format!("{cell:>w$}"));
+            } else {
+                line.push_str(&format!("{cell:<w$}  "));
+            }
+        }
+        out.push_str(line.trim_end());
+        out.push('\n');
+    }
+    out
 }

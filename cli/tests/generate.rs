@@ -1,13 +1,14 @@
 //! `agnostics-cli generate man|bash|zsh|fish`: the files packagers install, named as meson
 //! installs them (cli/meson.build lists the man pages; the lists must agree).
 
-#[path = "../../core/tests/common/mod.rs"]
-mod common;
+#[path = "../../core/tests/common/locale.rs"]
+mod locale;
+#[path = "../../core/tests/common/po.rs"]
+mod po;
 
 use std::path::Path;
 use std::process::Command;
 
-use common::locale;
 
 fn generate(what: &str, out_dir: &Path) -> Vec<String> {
     let out = Command::new(env!("CARGO_BIN_EXE_agnostics-cli"))
@@ -30,7 +31,7 @@ fn generate(what: &str, out_dir: &Path) -> Vec<String> {
 
 /// The quoted names in the `man_pages = [...]` list of cli/meson.build.
 fn man_pages_meson_installs() -> Vec<String> {
-    let meson = std::fs::read_to_string(common::po::source_root().join("cli/meson.build"))
+    let meson = std::fs::read_to_string(po::source_root().join("cli/meson.build"))
         .expect("read cli/meson.build");
     let list = meson
         .split("man_pages = [")

@@ -6,13 +6,14 @@
 //! `AGNOSTICS_LOCALEDIR`. glibc ignores `LANGUAGE` in the "C" locale, but `C.UTF-8` is not "C"
 //! (glibc 2.35 and later, Debian 12 has 2.36), so no locale needs to be generated.
 
-#[path = "../../core/tests/common/mod.rs"]
-mod common;
+#[path = "../../core/tests/common/locale.rs"]
+mod locale;
+#[path = "../../core/tests/common/po.rs"]
+mod po;
 
 use std::path::Path;
 use std::process::{Command, Output};
 
-use common::locale;
 
 const CHOOSE_FOLDER: &str =
     "Choose a folder that exists and that you can write to, such as your home folder.";

@@ -218,57 +218,6 @@ pub fn compat_lines(run: &RunReport) -> Vec<String> {
     lines
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn phase(name: &str, bw_bytes: f64, iops: f64) -> PhaseResult {
-        PhaseResult {
-            name: name.into(),
-            ios: 10,
-            bytes: 10,
-            seconds: 1.0,
-            bw_bytes,
-            iops,
-            ..Default::default()
-        }
-    }
-
-    #[test]
-    fn compat_lines_match_upstream_form() {
-        let run = RunReport::grade(
-            1,
-            vec![
-                phase("seq-write", 5251.0 * 1024.0 + 100.0, 1.0),
-                phase("rand-4k-write", 0.0, 612.4),
-                phase("rand-4k-read", 0.0, 1200.0),
-            ],
-        );
-        assert_eq!(
-            compat_lines(&run),
-            [
-                "Sequential write speed 5251 KB/sec (target 10000) - FAIL",
-                "Random write speed 612 IOPS (target 500) - PASS",
-                "Random read speed 1200 IOPS (target 1500) - FAIL",
-                "Note that sequential write speed declines over time as a card is used - your card may require reformatting",
-            ]
-        );
-        assert_eq!(run.verdict, Verdict::Fail);
-    }
-
-    #[test]
-    fn missing_values_print_error_not_pass() {
-        let run = RunReport::grade(1, vec![]);
-        let lines = compat_lines(&run);
-        assert_eq!(
-            lines[0],
-            "Sequential write speed ERROR KB/sec (target 10000) - ERROR"
-        );
-        assert_eq!(lines.len(), 3);
-        assert_eq!(run.verdict, Verdict::Error);
-    }
-}
-
 /// The report as plain text for people (translated), the form the CLI prints and the desktop
 /// app's **Copy results** copies: each run's upstream compat lines, then a summary with MB/s and
 /// IOPS, the device tested, warnings and advice.
@@ -373,4 +322,55 @@ pub fn to_text(report: &Report) -> String {
         let _ = writeln!(out, "• {}", a.text());
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn phase(name: &str, bw_bytes: f64, iops: f64) -> PhaseResult {
+        PhaseResult {
+            name: name.into(),
+            ios: 10,
+            bytes: 10,
+            seconds: 1.0,
+            bw_bytes,
+            iops,
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn compat_lines_match_upstream_form() {
+        let run = RunReport::grade(
+            1,
+            vec![
+                phase("seq-write", 5251.0 * 1024.0 + 100.0, 1.0),
+                phase("rand-4k-write", 0.0, 612.4),
+                phase("rand-4k-read", 0.0, 1200.0),
+            ],
+        );
+        assert_eq!(
+            compat_lines(&run),
+            [
+                "Sequential write speed 5251 KB/sec (target 10000) - FAIL",
+                "Random write speed 612 IOPS (target 500) - PASS",
+                "Random read speed 1200 IOPS (target 1500) - FAIL",
+                "Note that sequential write speed declines over time as a card is used - your card may require reformatting",
+            ]
+        );
+        assert_eq!(run.verdict, Verdict::Fail);
+    }
+
+    #[test]
+    fn missing_values_print_error_not_pass() {
+        let run = RunReport::grade(1, vec![]);
+        let lines = compat_lines(&run);
+        assert_eq!(
+            lines[0],
+            "Sequential write speed ERROR KB/sec (target 10000) - ERROR"
+        );
+        assert_eq!(lines.len(), 3);
+        assert_eq!(run.verdict, Verdict::Error);
+    }
 }

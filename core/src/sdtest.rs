@@ -167,7 +167,8 @@ fn finish(report: &mut Report, info: &target::TargetInfo) {
     report.a2_verdict = run.a2_verdict;
     use crate::verdict::{Metric, Standard};
     let failed = |m| run.check(m, Standard::A1).map(|c| c.verdict) == Some(Verdict::Fail);
-    if run.verdict == Verdict::Pass {
+    // "Your card meets A1" only where the SD targets rate the device.
+    if run.verdict == Verdict::Pass && info.transport == Transport::Sd {
         report.advice.push(Advice::MeetsA1);
         if run.a2_verdict == Verdict::Pass {
             report.advice.push(Advice::MeetsA2);

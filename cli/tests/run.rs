@@ -1,0 +1,352 @@
+//! `agnostics-cli run`: the report's shape, exit statuses and every refused or failing case,
+//! each asserting the message and that no file is left behind.
+
+mod support;
+
+use std::time::{Duration, Instant};
+
+use support::{cli, is_root, json, leftovers, scratch, small_profile, LoopFs, Tmpfs};
+
+fn stderr(out: &std::process::Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+#[test]
+fn json_report_has_the_documented_shape() {
+    let dir = scratch();
+    let profile = small_profile(dir.path(), "8m");
+    let out = cli()
+        .args(["run", "--json", "--runs", "1", "--target"])
+        .arg(dir.path())
+        .arg("--profile")
+        .arg(&profile)
+        .output()
+        .unwrap();
+    let v = json(&out);
+    assert!(v["error"].is_null(), "{v}");
+    let verdict = v["verdict"].as_str().unwrap();
+    assert!(verdict == "PASS" || verdict == "FAIL", "{verdict}");
+    assert_eq!(
+        out.status.code(),
+        Some(if verdict == "PASS" { 0 } else { 1 })
+    );
+    assert_eq!(v["engine"], "native");
+    assert_eq!(v["target"]["fs_type"], "ext4");
+    assert!(v["target"]["device"].is_string());
+    assert!(v["target"]["transport"].is_string());
+    let run = &v["runs"][0];
+    let names: Vec<_> = run["phases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "prepare-file",
+            "seq-write",
+            "seq-read",
+            "rand-4k-write",
+            "rand-4k-read"
+        ]
+    );
+    for p in run["phases"].as_array().unwrap() {
+        assert!(p["bytes"].as_u64().unwrap() > 0, "{p}");
+        assert!(p["ios"].as_u64().unwrap() > 0);
+        assert!(p["seconds"].as_f64().unwrap() > 0.0);
+        assert!(p["bw_bytes"].as_f64().unwrap() > 0.0);
+        assert!(p["iops"].as_f64().unwrap() > 0.0);
+        for k in ["p50", "p99", "max"] {
+            assert!(p["lat_us"][k].as_f64().unwrap() > 0.0, "{k} in {p}");
+        }
+        assert!(p["samples"].is_array());
+    }
+    let checks = run["checks"].as_array().unwrap();
+    assert_eq!(checks.len(), 6);
+    assert_eq!(checks[0]["name"], "seq-write");
+    assert_eq!(checks[0]["standard"], "A1");
+    assert_eq!(checks[0]["unit"], "KiB/s");
+    assert_eq!(checks[0]["target"], 10000.0);
+    assert_eq!(checks[1]["unit"], "IOPS");
+    assert_eq!(checks[2]["target"], 1500.0);
+    assert_eq!(checks[3]["standard"], "A2");
+    assert!(v["warnings"].is_array());
+    assert!(leftovers(dir.path()).is_empty());
+}
+
+#[test]
+fn text_output_starts_with_upstreams_compat_lines() {
+    let dir = scratch();
+    let profile = small_profile(dir.path(), "8m");
+    let out = cli()
+        .args(["--runs", "1", "--target"])
+        .arg(dir.path())
+        .arg("--profile")
+        .arg(&profile)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    let seq = text
+        .lines()
+        .find(|l| l.starts_with("Sequential write speed "))
+        .unwrap_or_else(|| panic!("{text}"));
+    assert!(seq.contains(" KB/sec (target 10000) - "), "{seq}");
+    assert!(text
+        .lines()
+        .any(|l| l.starts_with("Random write speed ") && l.contains(" IOPS (target 500) - ")));
+    assert!(text
+        .lines()
+        .any(|l| l.starts_with("Random read speed ") && l.contains(" IOPS (target 1500) - ")));
+    assert!(leftovers(dir.path()).is_empty());
+}
+
+#[test]
+fn refuses_a_missing_target() {
+    let dir = scratch();
+    let missing = dir.path().join("nope");
+    let out = cli().arg("--target").arg(&missing).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("does not exist"), "{}", stderr(&out));
+    assert!(!missing.exists());
+}
+
+#[test]
+fn refuses_a_file_as_target() {
+    let dir = scratch();
+    let file = dir.path().join("file");
+    std::fs::write(&file, b"x").unwrap();
+    let out = cli()
+        .args(["--json", "--target"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(json(&out)["error"]["kind"], "not_a_directory");
+    assert_eq!(std::fs::read(&file).unwrap(), b"x");
+}
+
+#[test]
+fn refuses_a_bad_profile_naming_line_and_key() {
+    let dir = scratch();
+    let profile = dir.path().join("bad.fio");
+    std::fs::write(&profile, "[a]\nsize=1m\nverify=md5\n").unwrap();
+    let out = cli()
+        .arg("--target")
+        .arg(dir.path())
+        .arg("--profile")
+        .arg(&profile)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = stderr(&out);
+    assert!(err.contains("bad.fio:3: verify"), "{err}");
+    assert!(leftovers(dir.path()).is_empty());
+}
+
+#[test]
+fn refuses_tmpfs_target() {
+    if !is_root() {
+        eprintln!("skipping refuses_tmpfs_target: needs root to mount a tmpfs");
+        return;
+    }
+    let fs = Tmpfs::new();
+    let out = cli()
+        .args(["--json", "--target"])
+        .arg(&fs.mount)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let v = json(&out);
+    assert_eq!(v["error"]["kind"], "memory");
+    assert!(v["error"]["message"].as_str().unwrap().contains("memory"));
+    assert_eq!(v["verdict"], "ERROR");
+    assert!(leftovers(&fs.mount).is_empty());
+}
+
+#[test]
+fn refuses_a_read_only_mount() {
+    if !is_root() {
+        eprintln!("skipping refuses_a_read_only_mount: needs root for a loop device");
+        return;
+    }
+    let fs = LoopFs::new(64, "ro");
+    let out = cli().arg("--target").arg(&fs.mount).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("read-only"), "{}", stderr(&out));
+    assert!(leftovers(&fs.mount).is_empty());
+}
+
+#[test]
+fn refuses_a_filesystem_without_room() {
+    if !is_root() {
+        eprintln!("skipping refuses_a_filesystem_without_room: needs root for a loop device");
+        return;
+    }
+    let fs = LoopFs::new(48, "rw");
+    let out = cli()
+        .args(["--json", "--target"])
+        .arg(&fs.mount)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let v = json(&out);
+    assert_eq!(v["error"]["kind"], "no_space");
+    assert!(v["runs"].as_array().unwrap().is_empty());
+    assert!(leftovers(&fs.mount).is_empty());
+}
+
+#[test]
+fn fio_engine_without_fio_is_an_error_not_a_pass() {
+    let dir = scratch();
+    let profile = small_profile(dir.path(), "4m");
+    let out = cli()
+        .env("AGNOSTICS_FIO", dir.path().join("no-such-fio"))
+        .args(["--json", "--engine", "fio", "--target"])
+        .arg(dir.path())
+        .arg("--profile")
+        .arg(&profile)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let v = json(&out);
+    assert_eq!(v["verdict"], "ERROR");
+    assert_eq!(v["error"]["kind"], "fio_missing");
+    assert!(v["error"]["hint"]
+        .as_str()
+        .unwrap()
+        .contains("apt install fio"));
+    assert!(leftovers(dir.path()).is_empty());
+}
+
+#[test]
+fn sigint_cancels_and_removes_the_file() {
+    let dir = scratch();
+    let profile = dir.path().join("long.fio");
+    // A long random-write phase so that the signal lands mid-run.
+    std::fs::write(
+        &profile,
+        "[global]\ndirect=1\niodepth=4\nsize=64m\n[prepare-file]\nrw=write\nbs=1m\n\
+         [rand-4k-write]\nrw=randwrite\nbs=4k\nruntime=60\nstonewall\n",
+    )
+    .unwrap();
+    let child = cli()
+        .args(["--json", "--target"])
+        .arg(dir.path())
+        .arg("--profile")
+        .arg(&profile)
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Wait until the test file exists, i.e. the run has started writing.
+    let start = Instant::now();
+    while leftovers(dir.path()).is_empty() && start.elapsed() < Duration::from_secs(60) {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(
+        !leftovers(dir.path()).is_empty(),
+        "the run never created its file"
+    );
+    std::thread::sleep(Duration::from_millis(300));
+    nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(child.id() as i32),
+        nix::sys::signal::Signal::SIGINT,
+    )
+    .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(130));
+    let v = json(&out);
+    assert_eq!(v["error"]["kind"], "cancelled");
+    assert_eq!(v["verdict"], "ERROR");
+    assert!(
+        leftovers(dir.path()).is_empty(),
+        "{:?}",
+        leftovers(dir.path())
+    );
+}
+
+#[test]
+fn removes_a_stale_file_of_a_killed_run_but_nothing_else() {
+    let dir = scratch();
+    let profile = small_profile(dir.path(), "4m");
+    let long = dir.path().join("long.fio");
+    std::fs::write(
+        &long,
+        "[prepare-file]\ndirect=1\nsize=64m\nrw=randwrite\nbs=4k\nruntime=60\n",
+    )
+    .unwrap();
+    let mut child = cli()
+        .arg("--target")
+        .arg(dir.path())
+        .arg("--profile")
+        .arg(&long)
+        .spawn()
+        .unwrap();
+    let start = Instant::now();
+    while leftovers(dir.path()).is_empty() && start.elapsed() < Duration::from_secs(60) {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    child.kill().unwrap(); // SIGKILL: no chance to clean up
+    child.wait().unwrap();
+    let stale = leftovers(dir.path());
+    assert_eq!(stale.len(), 1, "{stale:?}");
+    // Look-alikes the program did not create stay.
+    std::fs::write(dir.path().join("sd.test.file"), b"mine").unwrap();
+    std::fs::write(dir.path().join(".agnostics-test-notours"), b"mine").unwrap();
+
+    let out = cli()
+        .args(["--json", "--runs", "1", "--target"])
+        .arg(dir.path())
+        .arg("--profile")
+        .arg(&profile)
+        .output()
+        .unwrap();
+    let v = json(&out);
+    assert!(v["error"].is_null(), "{v}");
+    assert!(
+        v["warnings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|w| w.as_str().unwrap().contains(&stale[0])),
+        "{v}"
+    );
+    assert_eq!(leftovers(dir.path()), [".agnostics-test-notours"]);
+    assert_eq!(
+        std::fs::read(dir.path().join("sd.test.file")).unwrap(),
+        b"mine"
+    );
+}
+
+#[test]
+fn writes_the_results_to_the_rpdiags_log_like_upstream() {
+    let dir = scratch();
+    let profile = small_profile(dir.path(), "4m");
+    let log = dir.path().join("rpdiags.txt");
+    let out = cli()
+        .env("AGNOSTICS_LOG", &log)
+        .args(["--runs", "1", "--target"])
+        .arg(dir.path())
+        .arg("--profile")
+        .arg(&profile)
+        .output()
+        .unwrap();
+    assert!(
+        stderr(&out).contains(&format!("Log: {}", log.display())),
+        "{}",
+        stderr(&out)
+    );
+    let text = std::fs::read_to_string(&log).unwrap();
+    assert!(
+        text.starts_with("Raspberry Pi Diagnostics - version "),
+        "{text}"
+    );
+    assert!(text.contains("Test : SD Card Speed Test\n"), "{text}");
+    assert!(
+        text.lines()
+            .any(|l| l.starts_with("Sequential write speed ")),
+        "{text}"
+    );
+    let last = text.lines().rev().find(|l| !l.is_empty()).unwrap();
+    assert!(last == "Test PASS" || last == "Test FAIL", "{text}");
+}

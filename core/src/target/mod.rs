@@ -1,0 +1,540 @@
+//! Targets: where the test runs. Pre-flight checks before a byte is written, the filesystem
+//! (`statfs` magic), and the block-device stack behind a directory (st_dev →
+//! `/sys/dev/block/MAJ:MIN` → partition → disk, through dm/LVM/crypt), with its transport.
+//!
+//! Every sysfs read goes through a root path (normally `/sys`) so that tests can point it at a
+//! fixture tree. The pieces: [`fs`] (statfs magic, free space), [`mounts`] (mountinfo),
+//! [`device`] (the sysfs device stack and transport).
+
+pub mod device;
+pub mod fs;
+pub mod mounts;
+
+use std::os::unix::fs::MetadataExt;
+use std::path::{Path, PathBuf};
+
+use crate::i18n::{fill, gettext};
+
+use serde::{Deserialize, Serialize};
+
+/// How the disk under test is attached.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Transport {
+    /// An SD or microSD card (mmc bus, type SD).
+    #[serde(rename = "SD")]
+    Sd,
+    /// Soldered eMMC (mmc bus, type MMC).
+    #[serde(rename = "eMMC")]
+    Emmc,
+    /// A USB drive or card reader.
+    #[serde(rename = "USB")]
+    Usb,
+    /// An NVMe drive.
+    #[serde(rename = "NVMe")]
+    Nvme,
+    /// A virtio disk (virtual machine).
+    #[serde(rename = "virtio")]
+    Virtio,
+    /// A loop device (a file used as a disk).
+    #[serde(rename = "loop")]
+    Loop,
+    /// Memory (tmpfs, ramfs, zram, brd).
+    #[serde(rename = "memory")]
+    Memory,
+    /// Anything else (SATA, SCSI, network filesystems, unknown).
+    #[serde(rename = "other")]
+    Other,
+}
+
+/// The block device behind a target directory.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct DeviceInfo {
+    /// The device the filesystem is on, e.g. `mmcblk0p2`, `dm-0`, `sda1`, `loop3`.
+    pub name: String,
+    /// The whole disk that does the I/O, e.g. `mmcblk0`, `sda`, `nvme0n1`, `loop3`.
+    pub disk: String,
+    /// The stack from the filesystem's device down to the disk, e.g. `["dm-0", "sda2", "sda"]`.
+    pub stack: Vec<String>,
+    /// `MAJ:MIN` of the filesystem's device.
+    pub dev: String,
+    /// Vendor and model as sysfs has them (USB/SCSI `vendor` + `model`, NVMe `model`, SD
+    /// `name`), trimmed; `None` when sysfs has none.
+    pub model: Option<String>,
+    /// For a loop device: its backing file.
+    pub backing_file: Option<String>,
+    /// Every whole disk under the stack (more than one for md RAID or LVM over several
+    /// disks); `disk` is the first.
+    #[serde(default)]
+    pub disks: Vec<String>,
+}
+
+/// A checked target: what the report says about where the test ran.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TargetInfo {
+    /// The directory, canonicalised.
+    pub path: PathBuf,
+    /// Filesystem type name, e.g. `ext4`, `vfat`, `tmpfs`, `fuse`.
+    pub fs_type: String,
+    /// The mount point of the filesystem holding `path`.
+    pub mount_point: PathBuf,
+    /// The device behind it; `None` for filesystems without one (tmpfs, NFS).
+    pub device: Option<DeviceInfo>,
+    /// The transport of `device.disk`.
+    pub transport: Transport,
+    /// Bytes free for this user (statvfs `f_bavail × f_frsize`), u64.
+    pub free_bytes: u64,
+    /// Total bytes of the filesystem, u64.
+    pub total_bytes: u64,
+    /// Mounted read-only (statvfs `ST_RDONLY`, or `ro` among the mount options).
+    #[serde(default)]
+    pub read_only: bool,
+    /// The mount's options (per-mount, then superblock), as `/proc/self/mountinfo` has them.
+    #[serde(default)]
+    pub mount_options: Vec<String>,
+    /// Warnings for the report: FUSE, ZFS, NFS/CIFS, compressing btrfs (figures may be cache).
+    pub warnings: Vec<String>,
+}
+
+/// Why a directory cannot be tested. Each message says what happened; [`TargetError::hint`]
+/// says what to do.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum TargetError {
+    /// The path does not exist.
+    #[error("{path} does not exist")]
+    Missing {
+        /// The path as given.
+        path: PathBuf,
+    },
+    /// The path is not a directory.
+    #[error("{path} is not a directory")]
+    NotADirectory {
+        /// The path as given.
+        path: PathBuf,
+    },
+    /// The user may not create files there.
+    #[error("{path} is not writable by this user")]
+    NotWritable {
+        /// The path.
+        path: PathBuf,
+    },
+    /// The filesystem is mounted read-only (or the card's lock switch is on).
+    #[error("{path} is on a read-only filesystem")]
+    ReadOnly {
+        /// The path.
+        path: PathBuf,
+    },
+    /// tmpfs, ramfs or zram: memory, not storage.
+    #[error("{path} is in memory ({fs_type}), not on storage")]
+    Memory {
+        /// The path.
+        path: PathBuf,
+        /// `tmpfs`, `ramfs`, `zram`, …
+        fs_type: String,
+    },
+    /// Not enough free space for the test file.
+    #[error("not enough free space in {path}: {free_bytes} bytes free, {needed_bytes} needed")]
+    NoSpace {
+        /// The path.
+        path: PathBuf,
+        /// Bytes free, u64.
+        free_bytes: u64,
+        /// Bytes needed: the profile's file size + 10 % + 32 MiB, u64.
+        needed_bytes: u64,
+    },
+    /// Any other failure to inspect the path (stat, statfs).
+    #[error("cannot inspect {path}: {message}")]
+    Inspect {
+        /// The path.
+        path: PathBuf,
+        /// The OS error text.
+        message: String,
+    },
+}
+
+impl TargetError {
+    /// A stable machine-readable kind for JSON: `missing`, `not_a_directory`, `not_writable`,
+    /// `read_only`, `memory`, `no_space`, `inspect`.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            TargetError::Missing { .. } => "missing",
+            TargetError::NotADirectory { .. } => "not_a_directory",
+            TargetError::NotWritable { .. } => "not_writable",
+            TargetError::ReadOnly { .. } => "read_only",
+            TargetError::Memory { .. } => "memory",
+            TargetError::NoSpace { .. } => "no_space",
+            TargetError::Inspect { .. } => "inspect",
+        }
+    }
+}
+
+/// The free space a profile needs: file size + 10 % + 32 MiB, bytes.
+pub fn needed_bytes(file_size_bytes: u64) -> u64 {
+    file_size_bytes
+        .saturating_add(file_size_bytes / 10)
+        .saturating_add(32 * crate::units::MIB)
+}
+
+fn inspect_error(path: &Path, e: impl std::fmt::Display) -> TargetError {
+    TargetError::Inspect {
+        path: path.to_path_buf(),
+        message: e.to_string(),
+    }
+}
+
+/// Inspects `dir` without the free-space check: filesystem, device stack, transport, warnings.
+///
+/// The filesystem type comes from the `statfs` magic; the mount point and options from the
+/// longest mount-point prefix in `/proc/self/mountinfo`; the device from `st_dev` through
+/// `<sysfs_root>/dev/block/MAJ:MIN` (for an anonymous `st_dev`, as on btrfs, from the mount's
+/// source device). tmpfs/ramfs have no device and [`Transport::Memory`]; network filesystems
+/// have none and [`Transport::Other`].
+///
+/// Errors: [`TargetError::Missing`], [`TargetError::NotADirectory`], [`TargetError::Inspect`]
+/// (stat/statfs/statvfs failed).
+pub fn inspect(dir: &Path, sysfs_root: &Path) -> Result<TargetInfo, TargetError> {
+    let meta = match std::fs::metadata(dir) {
+        Ok(m) => m,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            return Err(TargetError::Missing {
+                path: dir.to_path_buf(),
+            })
+        }
+        Err(e) => return Err(inspect_error(dir, e)),
+    };
+    if !meta.is_dir() {
+        return Err(TargetError::NotADirectory {
+            path: dir.to_path_buf(),
+        });
+    }
+    let path = std::fs::canonicalize(dir).map_err(|e| inspect_error(dir, e))?;
+    let magic = fs::magic(&path).map_err(|e| inspect_error(dir, e))?;
+    let space = fs::space(&path).map_err(|e| inspect_error(dir, e))?;
+    let table = mounts::read();
+    let (major, minor) = device::maj_min(meta.dev());
+    let dev = format!("{major}:{minor}");
+    let mount = mounts::find(&table, &path, Some(&dev));
+    let fs_type = fs::type_name(magic, mount.map(|m| m.fs_type.as_str()));
+
+    let (device, transport) = if fs::is_memory(&fs_type) {
+        (None, Transport::Memory)
+    } else if fs::is_network(&fs_type) {
+        (None, Transport::Other)
+    } else {
+        let sysfs_dev = if major != 0 {
+            Some(dev)
+        } else {
+            mount.and_then(|m| source_dev(&m.source))
+        };
+        match sysfs_dev.and_then(|d| device::resolve(sysfs_root, &d)) {
+            Some((info, transport)) => (Some(info), transport),
+            None => (None, Transport::Other),
+        }
+    };
+
+    let options = mount.map(|m| m.options.clone()).unwrap_or_default();
+    let read_only = space.read_only || mount.is_some_and(|m| m.is_read_only());
+    let warnings = warnings_for(&fs_type, mount);
+    Ok(TargetInfo {
+        path,
+        fs_type,
+        mount_point: mount
+            .map(|m| m.mount_point.clone())
+            .unwrap_or_else(|| PathBuf::from("/")),
+        device,
+        transport,
+        free_bytes: space.free_bytes,
+        total_bytes: space.total_bytes,
+        read_only,
+        mount_options: options,
+        warnings,
+    })
+}
+
+/// `MAJ:MIN` of a mount source that is a block device node (`/dev/sda2`), for filesystems
+/// whose `st_dev` is anonymous (btrfs). `None` for other sources.
+fn source_dev(source: &str) -> Option<String> {
+    use std::os::unix::fs::FileTypeExt;
+    if !source.starts_with("/dev/") {
+        return None;
+    }
+    let meta = std::fs::metadata(source).ok()?;
+    if !meta.file_type().is_block_device() {
+        return None;
+    }
+    let (major, minor) = device::maj_min(meta.rdev());
+    Some(format!("{major}:{minor}"))
+}
+
+/// Warnings for filesystems whose figures may not be the drive's: FUSE, ZFS, network
+/// filesystems, btrfs with compression.
+fn warnings_for(fs_type: &str, mount: Option<&mounts::MountEntry>) -> Vec<String> {
+    let mut w = Vec::new();
+    if fs::is_fuse(fs_type) {
+        w.push(fill(
+            // Translators: {fs_type} is e.g. fuse.sshfs or fuseblk.
+            &gettext("{fs_type} is a FUSE filesystem: the figures may be the cache's or the FUSE program's, not the drive's."),
+            &[("fs_type", &fs_type)],
+        ));
+    } else if fs_type == "zfs" {
+        w.push(gettext(
+            "ZFS caches and may compress data: the figures may be the cache's or compression's, not the drive's.",
+        ));
+    } else if fs::is_network(fs_type) {
+        w.push(fill(
+            &gettext("{fs_type} is a network filesystem: the figures are the network's and the server's, not a local drive's."),
+            &[("fs_type", &fs_type)],
+        ));
+    } else if fs_type == "btrfs"
+        && mount.is_some_and(|m| m.has_option("compress") || m.has_option("compress-force"))
+    {
+        w.push(gettext(
+            "This btrfs filesystem is mounted with compression: the figures may be the cache's or compression's, not the drive's.",
+        ));
+    }
+    w
+}
+
+/// True when this user may create files in `path` (access(2) with `W_OK | X_OK`).
+fn writable(path: &Path) -> Result<(), nix::Error> {
+    use nix::unistd::{access, AccessFlags};
+    access(path, AccessFlags::W_OK | AccessFlags::X_OK)
+}
+
+/// Every pre-flight check, in order: exists, is a directory, not a read-only mount, is
+/// writable, not memory, at least [`needed_bytes`] free. Writes nothing.
+///
+/// The read-only check comes before the permission check so that root on a read-only mount
+/// is told the mount is read-only. Memory means tmpfs/ramfs or a zram/brd disk.
+///
+/// Errors: every [`TargetError`] variant, the first check that fails.
+pub fn preflight(
+    dir: &Path,
+    file_size_bytes: u64,
+    sysfs_root: &Path,
+) -> Result<TargetInfo, TargetError> {
+    let info = inspect(dir, sysfs_root)?;
+    if info.read_only {
+        return Err(TargetError::ReadOnly {
+            path: info.path.clone(),
+        });
+    }
+    match writable(&info.path) {
+        Ok(()) => {}
+        Err(nix::Error::EROFS) => {
+            return Err(TargetError::ReadOnly {
+                path: info.path.clone(),
+            })
+        }
+        Err(_) => {
+            return Err(TargetError::NotWritable {
+                path: info.path.clone(),
+            })
+        }
+    }
+    if fs::is_memory(&info.fs_type) || info.transport == Transport::Memory {
+        let fs_type = match &info.device {
+            Some(d) if !fs::is_memory(&info.fs_type) => format!("{}, {}", d.disk, info.fs_type),
+            _ => info.fs_type.clone(),
+        };
+        return Err(TargetError::Memory {
+            path: info.path.clone(),
+            fs_type,
+        });
+    }
+    let needed = needed_bytes(file_size_bytes);
+    if info.free_bytes < needed {
+        return Err(TargetError::NoSpace {
+            path: info.path.clone(),
+            free_bytes: info.free_bytes,
+            needed_bytes: needed,
+        });
+    }
+    Ok(info)
+}
+
+/// The order targets are listed in: SD cards first, then eMMC, USB, NVMe, the rest.
+fn transport_rank(t: Transport) -> u8 {
+    match t {
+        Transport::Sd => 0,
+        Transport::Emmc => 1,
+        Transport::Usb => 2,
+        Transport::Nvme => 3,
+        Transport::Other => 4,
+        Transport::Virtio => 5,
+        Transport::Loop => 6,
+        Transport::Memory => 7,
+    }
+}
+
+/// The mount that stands for its device: mounts of the filesystem's root (`/`) before bind
+/// mounts of subdirectories, then the shortest mount point.
+fn representative<'a>(entries: &[&'a mounts::MountEntry]) -> Option<&'a mounts::MountEntry> {
+    entries.iter().copied().min_by_key(|e| {
+        (
+            e.root != Path::new("/"),
+            e.mount_point.components().count(),
+            e.mount_point.clone(),
+        )
+    })
+}
+
+/// Key identifying the filesystem of a mount: its `MAJ:MIN`, or its source for anonymous
+/// devices (btrfs subvolumes share the source).
+fn mount_key(e: &mounts::MountEntry) -> String {
+    if e.dev.starts_with("0:") && e.source.starts_with("/dev/") {
+        e.source.clone()
+    } else {
+        e.dev.clone()
+    }
+}
+
+/// The directory to offer on the filesystem mounted at `m`: `/var/tmp` for the root
+/// filesystem (as upstream), the mount point when this user can write there (e.g.
+/// `/media/<user>/CARD`), else the user's home when it lives on that filesystem.
+fn offered_dir(m: &mounts::MountEntry, table: &[mounts::MountEntry]) -> Option<PathBuf> {
+    let same_fs = |p: &Path| {
+        std::fs::canonicalize(p)
+            .ok()
+            .and_then(|c| mounts::find(table, &c, None).map(mount_key))
+            == Some(mount_key(m))
+    };
+    let usable = |p: &Path| p.is_dir() && writable(p).is_ok() && same_fs(p);
+    let mut candidates = Vec::new();
+    if m.mount_point == Path::new("/") {
+        candidates.push(PathBuf::from("/var/tmp"));
+    }
+    candidates.push(m.mount_point.clone());
+    if let Some(home) = std::env::var_os("HOME") {
+        candidates.push(PathBuf::from(home));
+    }
+    candidates.into_iter().find(|p| usable(p))
+}
+
+/// Writable mounted filesystems a person could test, each inspected, one per device, sorted
+/// with SD cards first (then eMMC, USB, NVMe, …, then by path).
+///
+/// Left out: pseudo and virtual filesystems (proc, sysfs, cgroup, overlay, squashfs, tmpfs, …),
+/// network filesystems, FUSE filesystems without a block device, read-only mounts, memory
+/// disks, and filesystems this user cannot write anywhere on.
+pub fn list(sysfs_root: &Path) -> Vec<TargetInfo> {
+    let table = mounts::read();
+    let candidates: Vec<&mounts::MountEntry> = table
+        .iter()
+        .filter(|e| {
+            !fs::is_pseudo(&e.fs_type)
+                && !fs::is_network(&e.fs_type)
+                && !e.is_read_only()
+                && (e.source.starts_with("/dev/") || e.fs_type == "zfs")
+                && (!fs::is_fuse(&e.fs_type) || e.fs_type == "fuseblk")
+        })
+        .collect();
+    let mut keys: Vec<String> = candidates.iter().map(|e| mount_key(e)).collect();
+    keys.sort();
+    keys.dedup();
+    let mut out: Vec<TargetInfo> = Vec::new();
+    for key in keys {
+        let group: Vec<&mounts::MountEntry> = candidates
+            .iter()
+            .copied()
+            .filter(|e| mount_key(e) == key)
+            .collect();
+        let Some(m) = representative(&group) else {
+            continue;
+        };
+        let Some(dir) = offered_dir(m, &table) else {
+            continue;
+        };
+        let Ok(info) = inspect(&dir, sysfs_root) else {
+            continue;
+        };
+        if info.transport == Transport::Memory || info.read_only {
+            continue;
+        }
+        if out.iter().any(|o| o.path == info.path) {
+            continue;
+        }
+        out.push(info);
+    }
+    out.sort_by(|a, b| {
+        (transport_rank(a.transport), &a.path).cmp(&(transport_rank(b.transport), &b.path))
+    });
+    out
+}
+
+/// The default target: `/var/tmp` like upstream; when that is not on an SD card but a writable
+/// SD card filesystem is mounted, that filesystem's directory from [`list`].
+pub fn default_target(sysfs_root: &Path) -> PathBuf {
+    let var_tmp = PathBuf::from("/var/tmp");
+    if inspect(&var_tmp, sysfs_root).is_ok_and(|i| i.transport == Transport::Sd) {
+        return var_tmp;
+    }
+    list(sysfs_root)
+        .into_iter()
+        .find(|t| t.transport == Transport::Sd)
+        .map(|t| t.path)
+        .unwrap_or(var_tmp)
+}
+
+/// A scratch directory for tests, on the same disk as the build (not /tmp, which may be
+/// tmpfs): `<workspace>/target/tmp-tests/…`, removed when dropped.
+#[cfg(test)]
+pub(crate) fn scratch_dir() -> tempfile::TempDir {
+    let base = Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/tmp-tests");
+    std::fs::create_dir_all(&base).unwrap();
+    tempfile::tempdir_in(base).unwrap()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn needed_bytes_adds_ten_percent_and_32_mib() {
+        let mib = crate::units::MIB;
+        assert_eq!(
+            needed_bytes(256 * mib),
+            256 * mib + 256 * mib / 10 + 32 * mib
+        );
+        assert_eq!(needed_bytes(u64::MAX), u64::MAX);
+    }
+
+    #[test]
+    fn refuses_missing_target() {
+        let d = scratch_dir();
+        let missing = d.path().join("nope");
+        assert_eq!(
+            preflight(&missing, 1, Path::new("/sys")),
+            Err(TargetError::Missing { path: missing })
+        );
+    }
+
+    #[test]
+    fn refuses_a_file_as_target() {
+        let d = scratch_dir();
+        let file = d.path().join("file");
+        std::fs::write(&file, b"x").unwrap();
+        assert_eq!(
+            preflight(&file, 1, Path::new("/sys")).unwrap_err().kind(),
+            "not_a_directory"
+        );
+    }
+
+    #[test]
+    fn inspects_a_directory_on_disk() {
+        let d = scratch_dir();
+        let info = preflight(d.path(), 1024, Path::new("/sys")).unwrap();
+        assert_eq!(info.path, std::fs::canonicalize(d.path()).unwrap());
+        assert!(info.total_bytes > 0 && info.free_bytes > 0);
+        assert!(!info.read_only);
+        assert!(info.path.starts_with(&info.mount_point));
+    }
+
+    #[test]
+    fn fixture_sysfs_without_the_device_gives_no_device() {
+        let d = scratch_dir();
+        let empty = scratch_dir();
+        let info = inspect(d.path(), empty.path()).unwrap();
+        assert_eq!(info.device, None);
+        assert_eq!(info.transport, Transport::Other);
+    }
+}

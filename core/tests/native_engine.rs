@@ -1,0 +1,271 @@
+//! The native engine on real files on disk: every phase measured and consistent, random I/O
+//! covering the file, reads never on holes, cancel, a full filesystem, both I/O paths.
+
+mod common;
+
+use std::io::Read;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use agnostics_core::engine::native::{self, IoChoice};
+use agnostics_core::engine::testfile::TestFile;
+use agnostics_core::engine::{EngineError, EngineKind, Event, PhaseResult, RunContext};
+use agnostics_core::profile::Profile;
+use common::*;
+
+fn run_native(choice: IoChoice, profile: &Profile, file: &TestFile) -> Outcome {
+    let recorder = Recorder::default();
+    let cancel = AtomicBool::new(false);
+    let sink = |e: Event| recorder.push(e);
+    let ctx = RunContext {
+        run: 1,
+        cancel: &cancel,
+        on_event: &sink,
+    };
+    let mut io_path = String::new();
+    let result = native::run_profile_with(choice, profile, file, &ctx, &mut io_path);
+    Outcome {
+        result,
+        events: recorder.take(),
+        io_path,
+    }
+}
+
+fn assert_consistent(phases: &[PhaseResult], profile: &Profile) {
+    let names: Vec<&str> = phases.iter().map(|p| p.name.as_str()).collect();
+    let expected: Vec<&str> = profile.jobs.iter().map(|j| j.name.as_str()).collect();
+    assert_eq!(names, expected);
+    for (p, job) in phases.iter().zip(&profile.jobs) {
+        assert!(p.ios > 0, "{}: no I/O", p.name);
+        assert_eq!(p.bytes, p.ios * job.bs, "{}: bytes == ios × bs", p.name);
+        assert!(p.bytes <= job.size_bytes, "{}", p.name);
+        if !p.stopped_by_runtime {
+            assert_eq!(
+                p.bytes,
+                job.size_bytes / job.bs * job.bs,
+                "{}: whole size",
+                p.name
+            );
+        }
+        assert!(p.seconds > 0.0, "{}", p.name);
+        let bw = p.bytes as f64 / p.seconds;
+        assert!(
+            (p.bw_bytes - bw).abs() <= bw * 1e-9,
+            "{}: bw = bytes / s",
+            p.name
+        );
+        assert!((p.iops - p.ios as f64 / p.seconds).abs() < 1e-6 * p.iops.max(1.0));
+        assert!(!p.samples.is_empty(), "{}: samples", p.name);
+        assert!(
+            p.lat_us.p50 > 0.0 && p.lat_us.p50 <= p.lat_us.p99,
+            "{}",
+            p.name
+        );
+        assert!(p.lat_us.p99 <= p.lat_us.max, "{}: {:?}", p.name, p.lat_us);
+        assert_eq!(p.rw, job.rw.as_fio());
+        assert_eq!(p.bs, job.bs);
+    }
+}
+
+fn assert_events_follow_phases(events: &[Event], count: usize) {
+    let started: Vec<usize> = events
+        .iter()
+        .filter_map(|e| match e {
+            Event::PhaseStarted {
+                index, count: c, ..
+            } => {
+                assert_eq!(*c, count);
+                Some(*index)
+            }
+            _ => None,
+        })
+        .collect();
+    let finished: Vec<usize> = events
+        .iter()
+        .filter_map(|e| match e {
+            Event::PhaseFinished { index, .. } => Some(*index),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(started, (0..count).collect::<Vec<_>>());
+    assert_eq!(finished, (0..count).collect::<Vec<_>>());
+    // At most ten progress events a second, per phase.
+    for e in events {
+        if let Event::PhaseFinished { index, result, .. } = e {
+            let progress = events
+                .iter()
+                .filter(|e| matches!(e, Event::Progress { index: i, .. } if i == index))
+                .count();
+            assert!(
+                progress as f64 <= result.seconds * 10.0 + 1.0,
+                "{progress} progress events in {} s",
+                result.seconds
+            );
+            let samples = events
+                .iter()
+                .filter(|e| matches!(e, Event::Sample { index: i, .. } if i == index))
+                .count();
+            assert_eq!(samples, result.samples.len());
+        }
+    }
+}
+
+fn runs_the_small_standard_test(choice: IoChoice, expected_path: &str) {
+    let dir = scratch_dir();
+    let profile = small_standard("32m", 2);
+    let file = TestFile::create(dir.path(), true, "ext4").unwrap();
+    let out = run_native(choice, &profile, &file);
+    let phases = out.result.expect("the native engine measures every phase");
+    assert_eq!(out.io_path, expected_path);
+    assert_consistent(&phases, &profile);
+    assert_events_follow_phases(&out.events, profile.jobs.len());
+    assert_eq!(std::fs::metadata(file.path()).unwrap().len(), 32 << 20);
+    file.remove().unwrap();
+    assert!(entries(dir.path()).is_empty(), "file removed");
+}
+
+#[test]
+fn io_uring_measures_every_phase_of_a_small_standard_test() {
+    runs_the_small_standard_test(IoChoice::Uring, "io_uring");
+}
+
+#[test]
+fn thread_pool_measures_every_phase_of_a_small_standard_test() {
+    runs_the_small_standard_test(IoChoice::Threads, "threads");
+}
+
+#[test]
+fn default_run_profile_uses_io_uring_here() {
+    let dir = scratch_dir();
+    let profile = profile("[one]\nrw=write\nbs=64k\nsize=1m\ndirect=1\niodepth=4\n");
+    let file = TestFile::create(dir.path(), true, "ext4").unwrap();
+    let cancel = AtomicBool::new(false);
+    let out = run_engine(EngineKind::Native, &profile, &file, &cancel, &|_| {});
+    assert_eq!(out.result.unwrap()[0].ios, 16);
+    assert_eq!(out.io_path, "io_uring");
+}
+
+fn random_write_covers_every_block(choice: IoChoice) {
+    let dir = scratch_dir();
+    // Only random phases: nothing else writes the file, so every block must come from them.
+    let profile = profile(
+        "[global]\ndirect=1\niodepth=16\nsize=4m\n\n[rw]\nrw=randwrite\nbs=4k\n\n\
+         [rr]\nrw=randread\nbs=4k\nstonewall\n",
+    );
+    let file = TestFile::create(dir.path(), true, "ext4").unwrap();
+    let out = run_native(choice, &profile, &file);
+    let phases = out.result.unwrap();
+    assert_eq!(phases[0].ios, 1024);
+    assert_eq!(phases[1].ios, 1024);
+    let mut data = Vec::new();
+    std::fs::File::open(file.path())
+        .unwrap()
+        .read_to_end(&mut data)
+        .unwrap();
+    assert_eq!(data.len(), 4 << 20);
+    let mut blocks = std::collections::HashSet::new();
+    for (i, block) in data.chunks(4096).enumerate() {
+        assert!(block.iter().any(|&b| b != 0), "block {i} was never written");
+        assert!(
+            blocks.insert(block.to_vec()),
+            "block {i} repeats another block"
+        );
+    }
+}
+
+#[test]
+fn random_write_covers_every_block_with_distinct_data() {
+    random_write_covers_every_block(IoChoice::Uring);
+    random_write_covers_every_block(IoChoice::Threads);
+}
+
+#[test]
+fn reading_a_short_file_lays_it_out_first() {
+    let dir = scratch_dir();
+    let profile = profile("[rr]\nrw=randread\nbs=4k\nsize=2m\ndirect=1\niodepth=8\n");
+    let file = TestFile::create(dir.path(), true, "ext4").unwrap();
+    let out = run_native(IoChoice::Uring, &profile, &file);
+    let phases = out.result.expect("reads on an empty file still work");
+    assert_eq!(phases[0].bytes, 2 << 20);
+    let data = std::fs::read(file.path()).unwrap();
+    assert_eq!(data.len(), 2 << 20);
+    assert!(
+        data.chunks(4096).all(|b| b.iter().any(|&x| x != 0)),
+        "no holes or zero blocks"
+    );
+}
+
+#[test]
+fn runtime_limit_stops_a_phase_early() {
+    let dir = scratch_dir();
+    // Half a million 512-byte reads at queue depth 1 take far longer than 1 s on any disk.
+    let profile = profile(
+        "[prep]\nrw=write\nbs=4m\nsize=256m\ndirect=1\niodepth=8\n\n\
+         [rr]\nrw=randread\nbs=512\nsize=256m\ndirect=1\niodepth=1\nruntime=1\nstonewall\n",
+    );
+    let file = TestFile::create(dir.path(), true, "ext4").unwrap();
+    let out = run_native(IoChoice::Uring, &profile, &file);
+    let phases = out.result.unwrap();
+    let rr = &phases[1];
+    assert!(rr.stopped_by_runtime, "{rr:?}");
+    assert!(rr.bytes < 256 << 20);
+    assert_eq!(rr.bytes, rr.ios * 512);
+}
+
+fn cancel_mid_phase(choice: IoChoice) {
+    let dir = scratch_dir();
+    let profile = small_standard("64m", 10);
+    let file = TestFile::create(dir.path(), true, "ext4").unwrap();
+    let cancel = AtomicBool::new(false);
+    let recorder = Recorder::default();
+    let sink = |e: Event| {
+        // Cancel while the random-write phase is running.
+        if matches!(e, Event::Progress { index: 3, .. }) {
+            cancel.store(true, Ordering::SeqCst);
+        }
+        recorder.push(e);
+    };
+    let ctx = RunContext {
+        run: 1,
+        cancel: &cancel,
+        on_event: &sink,
+    };
+    let mut io_path = String::new();
+    let result = native::run_profile_with(choice, &profile, &file, &ctx, &mut io_path);
+    assert!(matches!(result, Err(EngineError::Cancelled)), "{result:?}");
+    let events = recorder.take();
+    assert!(!events
+        .iter()
+        .any(|e| matches!(e, Event::PhaseFinished { index: 3, .. })));
+    drop(file);
+    assert!(entries(dir.path()).is_empty(), "file removed after cancel");
+}
+
+#[test]
+fn cancel_mid_phase_stops_and_the_file_goes() {
+    cancel_mid_phase(IoChoice::Uring);
+    cancel_mid_phase(IoChoice::Threads);
+}
+
+#[test]
+fn full_filesystem_is_no_space_and_the_file_goes() {
+    if !is_root() {
+        eprintln!("skipping: needs root (loop device)");
+        return;
+    }
+    let fs = LoopFs::new(24);
+    for choice in [IoChoice::Uring, IoChoice::Threads] {
+        let profile = small_standard("64m", 2);
+        let file = TestFile::create(&fs.mount, true, "ext4").unwrap();
+        let out = run_native(choice, &profile, &file);
+        match out.result {
+            Err(EngineError::NoSpace { phase }) => assert_eq!(phase, "prepare-file"),
+            other => panic!("expected NoSpace, got {other:?}"),
+        }
+        file.remove().unwrap();
+        let left: Vec<String> = entries(&fs.mount)
+            .into_iter()
+            .filter(|n| n != "lost+found")
+            .collect();
+        assert!(left.is_empty(), "left behind: {left:?}");
+    }
+}

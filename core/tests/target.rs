@@ -1,0 +1,328 @@
+//! Pre-flight and device resolution on real filesystems: tmpfs, read-only and full loop
+//! filesystems, a directory this user may not write, and the device stack of this machine's
+//! root filesystem and of a loop mount. Tests that mount need root and say so when skipped.
+
+use std::fs;
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use agnostics_core::target::{self, TargetError, Transport};
+use agnostics_core::units::MIB;
+
+fn is_root() -> bool {
+    nix::unistd::geteuid().is_root()
+}
+
+/// A scratch directory on the build's disk (not /tmp, which may be tmpfs).
+fn scratch() -> tempfile::TempDir {
+    tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap()
+}
+
+fn run(cmd: &str, args: &[&str]) -> Result<String, String> {
+    let out = Command::new(cmd)
+        .args(args)
+        .output()
+        .map_err(|e| format!("{cmd}: {e}"))?;
+    if out.status.success() {
+        Ok(String::from_utf8_lossy(&out.stdout).trim().to_owned())
+    } else {
+        Err(format!(
+            "{cmd} {args:?}: {}",
+            String::from_utf8_lossy(&out.stderr).trim()
+        ))
+    }
+}
+
+/// A mount made by a test, unmounted when dropped (lazily if still busy).
+struct Mounted(PathBuf);
+
+impl Drop for Mounted {
+    fn drop(&mut self) {
+        let p = self.0.to_string_lossy().into_owned();
+        if run("umount", &[&p]).is_err() {
+            let _ = run("umount", &["-l", &p]);
+        }
+    }
+}
+
+/// A loop device made by a test, detached when dropped.
+struct LoopDev(String);
+
+impl Drop for LoopDev {
+    fn drop(&mut self) {
+        let _ = run("losetup", &["-d", &self.0]);
+    }
+}
+
+/// An ext4 filesystem of `size_mib` MiB in an image file, on a loop device, mounted (read-only
+/// when `ro`). Fields drop in order: unmount, detach, then remove the directory.
+struct LoopFs {
+    mount: Option<Mounted>,
+    dev: Option<LoopDev>,
+    image: PathBuf,
+    mnt: PathBuf,
+    _dir: tempfile::TempDir,
+}
+
+impl LoopFs {
+    fn new(size_mib: u64, ro: bool) -> Result<LoopFs, String> {
+        let dir = scratch();
+        let image = dir.path().join("disk.img");
+        let mnt = dir.path().join("mnt");
+        fs::create_dir(&mnt).map_err(|e| e.to_string())?;
+        let f = fs::File::create(&image).map_err(|e| e.to_string())?;
+        f.set_len(size_mib * MIB).map_err(|e| e.to_string())?;
+        drop(f);
+        let img = image.to_string_lossy().into_owned();
+        run("mkfs.ext4", &["-q", "-F", "-m", "0", &img])?;
+        let mut me = LoopFs {
+            mount: None,
+            dev: None,
+            image,
+            mnt,
+            _dir: dir,
+        };
+        let dev = run("losetup", &["--find", "--show", &img])?;
+        me.dev = Some(LoopDev(dev.clone()));
+        let m = me.mnt.to_string_lossy().into_owned();
+        run("mount", &["-o", if ro { "ro" } else { "rw" }, &dev, &m])?;
+        me.mount = Some(Mounted(me.mnt.clone()));
+        if !ro {
+            // The root directory of a fresh ext4 is root's, mode 0755: open it to everyone
+            // so the permission tests below are about the mount, not the directory.
+            fs::set_permissions(&me.mnt, fs::Permissions::from_mode(0o777))
+                .map_err(|e| e.to_string())?;
+        }
+        Ok(me)
+    }
+
+    fn loop_name(&self) -> String {
+        let d = &self.dev.as_ref().unwrap().0;
+        d.trim_start_matches("/dev/").to_owned()
+    }
+}
+
+impl Drop for LoopFs {
+    fn drop(&mut self) {
+        self.mount.take();
+        self.dev.take();
+    }
+}
+
+macro_rules! need_root {
+    () => {
+        if !is_root() {
+            eprintln!("skipping: needs root");
+            return;
+        }
+    };
+}
+
+#[test]
+fn refuses_tmpfs_target() {
+    let dir = scratch();
+    let _mount;
+    let target = if is_root() {
+        let p = dir.path().to_string_lossy().into_owned();
+        run("mount", &["-t", "tmpfs", "-o", "size=4m", "tmpfs", &p]).unwrap();
+        _mount = Mounted(dir.path().to_path_buf());
+        dir.path().to_path_buf()
+    } else {
+        let shm = Path::new("/dev/shm");
+        match target::inspect(shm, Path::new("/sys")) {
+            Ok(i) if i.fs_type == "tmpfs" => shm.to_path_buf(),
+            _ => {
+                eprintln!("skipping: needs root, or /dev/shm on tmpfs");
+                return;
+            }
+        }
+    };
+    let info = target::inspect(&target, Path::new("/sys")).unwrap();
+    assert_eq!(info.fs_type, "tmpfs");
+    assert_eq!(info.transport, Transport::Memory);
+    assert_eq!(info.device, None);
+    match target::preflight(&target, MIB, Path::new("/sys")) {
+        Err(TargetError::Memory { fs_type, .. }) => assert_eq!(fs_type, "tmpfs"),
+        other => panic!("expected Memory, got {other:?}"),
+    }
+}
+
+#[test]
+fn refuses_read_only_loop_mount() {
+    need_root!();
+    let fsys = LoopFs::new(16, true).unwrap();
+    let info = target::inspect(&fsys.mnt, Path::new("/sys")).unwrap();
+    assert!(info.read_only);
+    assert!(info.mount_options.iter().any(|o| o == "ro"));
+    // Root may write anywhere, yet a read-only mount is reported as such.
+    assert_eq!(
+        target::preflight(&fsys.mnt, MIB, Path::new("/sys")),
+        Err(TargetError::ReadOnly {
+            path: fs::canonicalize(&fsys.mnt).unwrap()
+        })
+    );
+}
+
+#[test]
+fn refuses_when_space_is_short() {
+    need_root!();
+    let fsys = LoopFs::new(40, false).unwrap();
+    match target::preflight(&fsys.mnt, 256 * MIB, Path::new("/sys")) {
+        Err(TargetError::NoSpace {
+            free_bytes,
+            needed_bytes,
+            ..
+        }) => {
+            assert!(free_bytes > 0 && free_bytes < 40 * MIB);
+            assert_eq!(needed_bytes, target::needed_bytes(256 * MIB));
+        }
+        other => panic!("expected NoSpace, got {other:?}"),
+    }
+    // The check wrote nothing.
+    let entries: Vec<_> = fs::read_dir(&fsys.mnt)
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name())
+        .collect();
+    assert_eq!(entries, ["lost+found"]);
+}
+
+/// Run by [`refuses_directory_not_writable_by_user`] in a child process as `nobody`.
+#[test]
+fn not_writable_child() {
+    let Some(dir) = std::env::var_os("AGNOSTICS_TEST_NOT_WRITABLE") else {
+        return;
+    };
+    let dir = PathBuf::from(dir);
+    assert!(!is_root());
+    assert_eq!(
+        target::preflight(&dir, MIB, Path::new("/sys")),
+        Err(TargetError::NotWritable {
+            path: fs::canonicalize(&dir).unwrap()
+        })
+    );
+}
+
+#[test]
+fn refuses_directory_not_writable_by_user() {
+    let dir = scratch();
+    if is_root() {
+        // Root may write anywhere: check as `nobody`, in a child process of this test binary.
+        fs::set_permissions(dir.path(), fs::Permissions::from_mode(0o755)).unwrap();
+        let out = Command::new(std::env::current_exe().unwrap())
+            .args([
+                "not_writable_child",
+                "--exact",
+                "--nocapture",
+                "--test-threads=1",
+            ])
+            .env("AGNOSTICS_TEST_NOT_WRITABLE", dir.path())
+            .uid(65534)
+            .gid(65534)
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            out.status.success(),
+            "{text}{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(text.contains("1 passed"), "{text}");
+    } else {
+        fs::set_permissions(dir.path(), fs::Permissions::from_mode(0o555)).unwrap();
+        let result = target::preflight(dir.path(), MIB, Path::new("/sys"));
+        fs::set_permissions(dir.path(), fs::Permissions::from_mode(0o755)).unwrap();
+        assert_eq!(result.unwrap_err().kind(), "not_writable");
+    }
+}
+
+use std::os::unix::process::CommandExt;
+
+#[test]
+fn resolves_root_filesystem_to_its_disk() {
+    let info = target::inspect(Path::new("/"), Path::new("/sys")).unwrap();
+    let Some(dev) = &info.device else {
+        eprintln!("skipping: / has no block device here ({})", info.fs_type);
+        return;
+    };
+    assert!(Path::new("/sys/block").join(&dev.disk).exists(), "{dev:?}");
+    assert_eq!(dev.stack.last(), Some(&dev.disk));
+    assert_eq!(info.mount_point, PathBuf::from("/"));
+    if dev.disk.starts_with("vd") {
+        // This project's CI machine: / is ext4 on /dev/vda, a virtio disk.
+        assert_eq!(info.transport, Transport::Virtio);
+    }
+    println!(
+        "/ is {} on {} ({:?})",
+        info.fs_type, dev.disk, info.transport
+    );
+}
+
+#[test]
+fn resolves_loop_mount_to_its_backing_file() {
+    need_root!();
+    let fsys = LoopFs::new(16, false).unwrap();
+    let info = target::inspect(&fsys.mnt, Path::new("/sys")).unwrap();
+    assert_eq!(info.fs_type, "ext4");
+    assert_eq!(info.transport, Transport::Loop);
+    let dev = info.device.unwrap();
+    assert_eq!(dev.disk, fsys.loop_name());
+    assert_eq!(
+        dev.backing_file.as_deref().map(Path::new),
+        Some(fsys.image.as_path())
+    );
+}
+
+#[test]
+fn lists_writable_filesystems_and_prefers_an_sd_card() {
+    need_root!();
+    let fsys = LoopFs::new(16, false).unwrap();
+    let mnt = fs::canonicalize(&fsys.mnt).unwrap();
+    let listed = target::list(Path::new("/sys"));
+    let mine = listed
+        .iter()
+        .find(|t| t.path == mnt)
+        .expect("loop mount listed");
+    assert_eq!(mine.transport, Transport::Loop);
+    assert!(listed
+        .iter()
+        .all(|t| !t.read_only && t.transport != Transport::Memory));
+    assert!(listed
+        .iter()
+        .all(|t| !matches!(t.fs_type.as_str(), "proc" | "sysfs" | "tmpfs")));
+
+    // A sysfs tree in which this loop device is an SD card: the default target moves there.
+    let loop_name = fsys.loop_name();
+    let maj_min = fs::read_to_string(format!("/sys/block/{loop_name}/dev")).unwrap();
+    let root = scratch();
+    let r = root.path();
+    let card = "devices/platform/soc/fe340000.mmc/mmc_host/mmc0/mmc0:aaaa";
+    fs::create_dir_all(r.join(card).join("block/mmcblk0")).unwrap();
+    fs::write(r.join(card).join("type"), "SD\n").unwrap();
+    fs::create_dir_all(r.join("dev/block")).unwrap();
+    std::os::unix::fs::symlink(
+        format!("../../{card}/block/mmcblk0"),
+        r.join("dev/block").join(maj_min.trim()),
+    )
+    .unwrap();
+    std::os::unix::fs::symlink(
+        "../../../mmc0:aaaa",
+        r.join(card).join("block/mmcblk0/device"),
+    )
+    .unwrap();
+    let listed = target::list(r);
+    assert_eq!(listed.first().map(|t| t.transport), Some(Transport::Sd));
+    if target::inspect(Path::new("/var/tmp"), r).is_ok_and(|i| i.transport != Transport::Sd) {
+        assert_eq!(target::default_target(r), mnt);
+    }
+}
+
+#[test]
+fn default_target_is_var_tmp_without_an_sd_card() {
+    let empty = scratch();
+    assert_eq!(
+        target::default_target(empty.path()),
+        PathBuf::from("/var/tmp")
+    );
+}
