@@ -8,8 +8,8 @@
 #                          sources, or a catalogue has an untranslated or fuzzy string
 #                          (a meson test)
 #
-# Rust files are read as C (Rust string literals are C's, as long as they are plain "…"
-# literals on one line); .ui, .desktop and metainfo files by their own rules.
+# Rust files are read as C, after rust-for-xgettext.pl has given them C's spelling of Rust's
+# strings; .ui, .desktop and metainfo files are read by their own rules.
 set -eu
 
 po=$(cd "$(dirname "$0")" && pwd)
@@ -36,14 +36,20 @@ extract() {
     common="--from-code=UTF-8 --add-comments=Translators --package-name=$domain
         --package-version=$version --copyright-holder=The_Agnostics_developers
         --msgid-bugs-address=https://github.com/agnostics-rs/agnostics/issues
-        --directory=$root --output=$out"
+        --output=$out"
     : >"$out"
+    # xgettext reads Rust as C: give it C's spelling of the same strings (lifetimes, string
+    # continuations, raw strings; see rust-for-xgettext.pl), line for line.
+    while read -r f; do
+        mkdir -p "$tmp/src/$(dirname "$f")"
+        perl "$po/rust-for-xgettext.pl" <"$root/$f" >"$tmp/src/$f"
+    done <"$tmp/rust"
     # shellcheck disable=SC2086 # $common is a list of options without spaces in them
     xgettext $common --language=C \
         --keyword=gettext --keyword=ngettext:1,2 --keyword=pgettext:1c,2 \
-        --files-from="$tmp/rust"
+        --directory="$tmp/src" --files-from="$tmp/rust"
     # shellcheck disable=SC2086
-    xgettext $common --join-existing --files-from="$tmp/other"
+    xgettext $common --join-existing --directory="$root" --files-from="$tmp/other"
     sed -i -e '1s/.*/# Translations of Agnostics (Raspberry Pi Diagnostics, rewritten in Rust)./' \
         -e 's/The_Agnostics_developers/The Agnostics developers/' "$out"
 }

@@ -9,7 +9,6 @@ mod po;
 use std::path::Path;
 use std::process::Command;
 
-
 fn generate(what: &str, out_dir: &Path) -> Vec<String> {
     let out = Command::new(env!("CARGO_BIN_EXE_agnostics-cli"))
         .args(["generate", what, "--out-dir"])
