@@ -45,6 +45,8 @@ pub enum Advice {
     FioFailed,
     /// The user cancelled.
     Cancelled,
+    /// A figure is faster than the link to the drive can carry: not graded.
+    ImplausibleResult,
 }
 
 impl Advice {
@@ -74,6 +76,7 @@ impl Advice {
             Advice::InstallFio => gettext("Install fio with “sudo apt install fio”, or use the built-in engine."),
             Advice::FioFailed => gettext("fio could not complete the test; its message is shown above. The built-in engine may still work."),
             Advice::Cancelled => gettext("The test was cancelled and its test file removed. Nothing was graded."),
+            Advice::ImplausibleResult => gettext("A measured speed is more than the connection to this drive can carry, so it cannot be the drive's own: a cache answered instead. Nothing was graded; test a folder directly on the card or drive."),
         }
     }
 }

@@ -68,6 +68,7 @@ pub fn run(opts: &TestOptions, cancel: &AtomicBool, on_event: &(dyn Fn(Event) + 
         error: None,
         warnings: opts.profile.warnings.clone(),
         advice: Vec::new(),
+        findings: Vec::new(),
     };
 
     // Files left by a killed run of this program (its process gone) are ours to remove.
@@ -165,6 +166,20 @@ fn finish(report: &mut Report, info: &target::TargetInfo) {
     };
     report.verdict = run.verdict;
     report.a2_verdict = run.a2_verdict;
+    // What the card claims against what was measured; a figure the link cannot carry is
+    // not graded.
+    report.findings = crate::card::findings(report.card.as_ref(), &run);
+    if let Some(f) = report.findings.iter().find(|f| f.is_implausible()) {
+        report.verdict = Verdict::Error;
+        report.a2_verdict = Verdict::Error;
+        report.error = Some(ErrorReport {
+            kind: "implausible".into(),
+            message: f.text(),
+            hint: Advice::ImplausibleResult.text(),
+        });
+        report.advice.push(Advice::ImplausibleResult);
+        return;
+    }
     use crate::verdict::{Metric, Standard};
     let failed = |m| run.check(m, Standard::A1).map(|c| c.verdict) == Some(Verdict::Fail);
     // "Your card meets A1" only where the SD targets rate the device.
