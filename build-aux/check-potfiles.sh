@@ -1,6 +1,7 @@
 #!/bin/sh
 # Checks that po/POTFILES.in lists exactly the files with translatable strings: Rust sources
-# calling gettext(/ngettext(/pgettext( (outside // comments and tests/), GtkBuilder .ui files
+# calling gettext(/ngettext(/pgettext(/gettext_noop( (outside // comments, fn definitions and
+# tests/), GtkBuilder .ui files
 # with translatable="yes", and the desktop entry and metainfo templates in data/.
 #
 # usage: check-potfiles.sh [SOURCE_ROOT]      (prints the expected list with --print)
@@ -18,7 +19,7 @@ trap 'rm -f "$expected" "$listed"' EXIT
 {
     find core cli app -name target -prune -o -path '*/tests' -prune -o -type f -name '*.rs' -print |
         while read -r f; do
-            if awk '/^[[:space:]]*\/\// { next } /(^|[^[:alnum:]_])[np]?gettext\(/ { found = 1; exit } END { exit !found }' "$f"; then
+            if awk '/^[[:space:]]*\/\// { next } /fn[[:space:]]+([np]?gettext|gettext_noop)\(/ { next } /(^|[^[:alnum:]_])([np]?gettext|gettext_noop)\(/ { found = 1; exit } END { exit !found }' "$f"; then
                 echo "$f"
             fi
         done

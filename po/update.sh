@@ -46,7 +46,7 @@ extract() {
     done <"$tmp/rust"
     # shellcheck disable=SC2086 # $common is a list of options without spaces in them
     xgettext $common --language=C \
-        --keyword=gettext --keyword=ngettext:1,2 --keyword=pgettext:1c,2 \
+        --keyword=gettext --keyword=ngettext:1,2 --keyword=pgettext:1c,2 --keyword=gettext_noop \
         --directory="$tmp/src" --files-from="$tmp/rust"
     # shellcheck disable=SC2086
     xgettext $common --join-existing --directory="$root" --files-from="$tmp/other"

@@ -66,6 +66,7 @@ fn failing_report() -> Report {
         error: None,
         warnings: Vec::new(),
         advice: vec![Advice::SeqWriteSlow, Advice::RandomIoSlow],
+        findings: Vec::new(),
     }
 }
 
