@@ -1,6 +1,6 @@
 //! The text report in German: advice and labels translated, upstream's compat lines in
-//! English exactly (scripts parse them), numbers for people with the locale's decimal comma,
-//! and the JSON untouched by the locale.
+//! English exactly (scripts parse them), numbers and sizes for people with the locale's
+//! decimal comma, and the JSON untouched by the locale.
 //!
 //! One test in its own binary: it sets the process locale (`setlocale`, `LANGUAGE`), which
 //! would leak into tests running beside it.
@@ -132,6 +132,10 @@ fn german_report_translates_advice_keeps_compat_lines_and_uses_decimal_comma() {
             .unwrap_or_else(|| panic!("no seq-write phase line:\n{text}"));
         assert!(seq.contains("5,38"), "no decimal comma in {seq:?}");
         assert!(!seq.contains("5.38"), "decimal point in {seq:?}");
+        assert_eq!(
+            agnostics_core::units::human_bytes(21_300_000_000),
+            "21,3 GB"
+        );
     }
     let json = serde_json::to_string(&report).expect("serialise");
     assert!(json.contains("\"bw_bytes\":5377124.0"), "{json}");
