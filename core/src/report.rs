@@ -326,8 +326,8 @@ pub fn to_text(report: &Report) -> String {
     let verdict = if report.sd_graded || report.verdict == Verdict::Error {
         report.verdict.as_str().to_owned()
     } else {
-        // Translators: the verdict on a drive that is not an SD card; SD targets are a reference.
         fill(
+            // Translators: the verdict on a drive that is not an SD card; SD targets are a reference.
             &gettext("{verdict} (SD card targets, for reference)"),
             &[("verdict", &report.verdict.as_str())],
         )

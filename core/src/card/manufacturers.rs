@@ -6,7 +6,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::i18n::{fill, gettext};
+use crate::i18n::{fill, gettext, gettext_noop};
 
 /// One table row: the names reported for an ID and, when they need one, a note.
 struct Row {
@@ -22,7 +22,7 @@ const fn row(id: u8, names: &'static [&'static str], note: Option<&'static str>)
 /// SD card MIDs.
 const SD: &[Row] = &[
     row(0x01, &["Panasonic"], None),
-    row(0x02, &["Toshiba (Kioxia)", "Kingston", "Viking"], Some("Toshiba's ID, also reported on Kingston and Viking cards")),
+    row(0x02, &["Toshiba (Kioxia)", "Kingston", "Viking"], Some(gettext_noop("Toshiba's ID, also reported on Kingston and Viking cards"))),
     row(0x03, &["SanDisk (Western Digital)"], None),
     row(0x06, &["Ritek"], None),
     row(0x08, &["Silicon Power"], None),
@@ -31,13 +31,13 @@ const SD: &[Row] = &[
     row(0x18, &["Infineon"], None),
     row(0x19, &["Dynacard"], None),
     row(0x1a, &["Power Quotient (PQI)"], None),
-    row(0x1b, &["Samsung", "Transcend"], Some("Samsung's ID, also reported for Transcend cards")),
+    row(0x1b, &["Samsung", "Transcend"], Some(gettext_noop("Samsung's ID, also reported for Transcend cards"))),
     row(0x1c, &["Transcend"], None),
-    row(0x1d, &["ADATA", "Corsair"], Some("also reported for Corsair cards")),
+    row(0x1d, &["ADATA", "Corsair"], Some(gettext_noop("also reported for Corsair cards"))),
     row(0x1e, &["Transcend"], None),
     row(0x1f, &["Kingston"], None),
-    row(0x27, &["Phison"], Some("a controller maker; seen on cards sold by PNY, Patriot, Delkin and others")),
-    row(0x28, &["Lexar", "Barun Electronics"], Some("reported for both Lexar and Barun Electronics")),
+    row(0x27, &["Phison"], Some(gettext_noop("a controller maker; seen on cards sold by PNY, Patriot, Delkin and others"))),
+    row(0x28, &["Lexar", "Barun Electronics"], Some(gettext_noop("reported for both Lexar and Barun Electronics"))),
     row(0x30, &["SanDisk"], None),
     row(0x31, &["Silicon Power"], None),
     row(0x33, &["STMicroelectronics"], None),
@@ -48,14 +48,14 @@ const SD: &[Row] = &[
     row(0x63, &["Cactus Technologies"], None),
     row(0x6f, &["STMicroelectronics"], None),
     row(0x73, &["Bongiovi"], None),
-    row(0x74, &["Transcend", "Jiaelec"], Some("reported for both Transcend and Jiaelec")),
+    row(0x74, &["Transcend", "Jiaelec"], Some(gettext_noop("reported for both Transcend and Jiaelec"))),
     row(0x76, &["Patriot"], None),
-    row(0x82, &["Sony", "Gobe", "Jiang Tay"], Some("reported for Sony, Gobe and Jiang Tay cards")),
+    row(0x82, &["Sony", "Gobe", "Jiang Tay"], Some(gettext_noop("reported for Sony, Gobe and Jiang Tay cards"))),
     row(0x83, &["Netcom"], None),
     row(0x84, &["Strontium"], None),
-    row(0x9c, &["Barun Electronics", "Sony", "Hikvision"], Some("shared: which company depends on the OEM ID")),
-    row(0x9f, &["Kingston", "Texas Instruments"], Some("OEM ID \"TI\" under this ID is seen on cards sold by Kingston, Silicon Power, Gigastone and others; some lists name Taishin")),
-    row(0xad, &["Longsys"], Some("Longsys owns Lexar; seen on Lexar and Amazon Basics cards")),
+    row(0x9c, &["Barun Electronics", "Sony", "Hikvision"], Some(gettext_noop("shared: which company depends on the OEM ID"))),
+    row(0x9f, &["Kingston", "Texas Instruments"], Some(gettext_noop("OEM ID \"TI\" under this ID is seen on cards sold by Kingston, Silicon Power, Gigastone and others; some lists name Taishin"))),
+    row(0xad, &["Longsys"], Some(gettext_noop("Longsys owns Lexar; seen on Lexar and Amazon Basics cards"))),
 ];
 
 /// eMMC MIDs (JEDEC).
@@ -63,7 +63,7 @@ const MMC: &[Row] = &[
     row(
         0x02,
         &["SanDisk", "Kingston"],
-        Some("reported for both SanDisk and Kingston"),
+        Some(gettext_noop("reported for both SanDisk and Kingston")),
     ),
     row(0x11, &["Toshiba (Kioxia)"], None),
     row(0x13, &["Micron"], None),

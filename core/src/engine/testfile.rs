@@ -11,6 +11,7 @@ use std::fs::{File, OpenOptions};
 use std::io;
 use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use super::EngineError;
 
@@ -26,8 +27,8 @@ pub struct TestFile {
     dir: PathBuf,
     path: PathBuf,
     fs_type: String,
-    dev: u64,
-    ino: u64,
+    dev: AtomicU64,
+    ino: AtomicU64,
     removed: bool,
 }
 
@@ -49,8 +50,8 @@ impl TestFile {
             dir: dir.to_path_buf(),
             path,
             fs_type: fs_type.to_owned(),
-            dev: meta.dev(),
-            ino: meta.ino(),
+            dev: AtomicU64::new(meta.dev()),
+            ino: AtomicU64::new(meta.ino()),
             removed: false,
         };
         if direct {
@@ -102,7 +103,7 @@ impl TestFile {
         let meta = file
             .metadata()
             .map_err(|e| EngineError::from_io("open", "open", e))?;
-        if meta.dev() != self.dev || meta.ino() != self.ino {
+        if (meta.dev(), meta.ino()) != self.identity() {
             return Err(EngineError::from_io(
                 "open",
                 "open",
@@ -112,13 +113,45 @@ impl TestFile {
         Ok(file)
     }
 
+    fn identity(&self) -> (u64, u64) {
+        (
+            self.dev.load(Ordering::SeqCst),
+            self.ino.load(Ordering::SeqCst),
+        )
+    }
+
+    /// Takes over the file now at this path after a child process (fio) re-created it: fio
+    /// unlinks and re-creates a file it has to lay out. The path is adopted only when `lstat`
+    /// shows a regular file owned by our effective uid; its mode is set back to 0600. Safe
+    /// because the name is unique (pid and 64 random bits) and only this process and its
+    /// child used it; in a sticky directory such as /var/tmp no other user can replace it.
+    ///
+    /// Errors: the path cannot be inspected, or holds something that is not ours (then the
+    /// old identity is kept and nothing will be removed).
+    pub fn reclaim(&self) -> io::Result<()> {
+        use std::os::unix::fs::PermissionsExt;
+        let meta = std::fs::symlink_metadata(&self.path)?;
+        if !meta.file_type().is_file() || meta.uid() != nix::unistd::geteuid().as_raw() {
+            return Err(io::Error::other(
+                "the test file's path holds something that is not ours",
+            ));
+        }
+        if (meta.dev(), meta.ino()) != self.identity() {
+            self.dev.store(meta.dev(), Ordering::SeqCst);
+            self.ino.store(meta.ino(), Ordering::SeqCst);
+            std::fs::set_permissions(&self.path, std::fs::Permissions::from_mode(0o600))?;
+        }
+        Ok(())
+    }
+
     /// Removes the file now. Does nothing (and succeeds) when the path no longer names the
     /// file created here (someone removed or replaced it: that file is not ours).
     ///
     /// Errors: the unlink failed.
     pub fn remove(mut self) -> io::Result<()> {
         self.removed = true;
-        remove_if_ours(&self.path, self.dev, self.ino)
+        let (dev, ino) = self.identity();
+        remove_if_ours(&self.path, dev, ino)
     }
 }
 
@@ -126,7 +159,8 @@ impl Drop for TestFile {
     fn drop(&mut self) {
         if !self.removed {
             self.removed = true;
-            let _ = remove_if_ours(&self.path, self.dev, self.ino);
+            let (dev, ino) = self.identity();
+            let _ = remove_if_ours(&self.path, dev, ino);
         }
     }
 }

@@ -13,6 +13,11 @@ use agnostics_core::engine::testfile::TestFile;
 use agnostics_core::engine::{self, EngineError, EngineKind, Event, PhaseResult, RunContext};
 use agnostics_core::profile::Profile;
 
+/// Translation catalogues and locales for the i18n tests (also used by cli/tests).
+pub mod locale;
+/// A reader of the `.po` catalogues (also used by cli/tests).
+pub mod po;
+
 /// A scratch directory on the real disk (/var/tmp is ext4 here, not tmpfs).
 pub fn scratch_dir() -> tempfile::TempDir {
     tempfile::Builder::new()
@@ -177,4 +182,138 @@ impl Drop for LoopFs {
         let _ = std::fs::remove_file(&self.image);
         drop(self.holder.take());
     }
+}
+
+/// Where cgroup v1's blkio controller is mounted.
+pub const BLKIO_ROOT: &str = "/sys/fs/cgroup/blkio";
+
+/// A cgroup-v1 blkio group that throttles one block device (DESIGN.md, "Testing against a card
+/// whose speed is known"). Removed on drop, after moving any process left in it back to the
+/// root group.
+#[derive(Debug)]
+pub struct BlkioThrottle {
+    pub dir: PathBuf,
+}
+
+impl BlkioThrottle {
+    /// Why the throttle cannot be made here, if it cannot: not root, or no cgroup-v1 blkio
+    /// controller with throttling.
+    pub fn unavailable() -> Option<&'static str> {
+        if !is_root() {
+            return Some("needs root (loop device, mount, cgroup)");
+        }
+        if !Path::new(BLKIO_ROOT)
+            .join("blkio.throttle.write_iops_device")
+            .exists()
+        {
+            return Some("needs the cgroup-v1 blkio controller at /sys/fs/cgroup/blkio");
+        }
+        None
+    }
+
+    /// A new group limiting device `maj_min` to these write/read IOPS and write bytes/s
+    /// (reads unlimited in bytes).
+    pub fn new(maj_min: &str, write_iops: u64, read_iops: u64, write_bps: u64) -> BlkioThrottle {
+        let dir = Path::new(BLKIO_ROOT).join(format!(
+            "agnostics-test-{}-{:08x}",
+            std::process::id(),
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map(|d| d.subsec_nanos())
+                .unwrap_or(0)
+        ));
+        std::fs::create_dir(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
+        let group = BlkioThrottle { dir };
+        for (file, value) in [
+            ("blkio.throttle.write_iops_device", write_iops),
+            ("blkio.throttle.read_iops_device", read_iops),
+            ("blkio.throttle.write_bps_device", write_bps),
+        ] {
+            let path = group.dir.join(file);
+            std::fs::write(&path, format!("{maj_min} {value}\n"))
+                .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        }
+        group
+    }
+
+    /// A command that runs `program args…` inside the group: a shell moves itself into it,
+    /// then execs the program (so the program and its children are throttled from the start).
+    pub fn command(&self, program: &Path) -> Command {
+        let mut cmd = Command::new("sh");
+        cmd.arg("-c")
+            .arg("echo $$ > \"$0\" && exec \"$@\"")
+            .arg(self.dir.join("cgroup.procs"))
+            .arg(program);
+        cmd
+    }
+}
+
+impl Drop for BlkioThrottle {
+    fn drop(&mut self) {
+        // Processes still in the group would keep it (and the mount) busy.
+        if let Ok(procs) = std::fs::read_to_string(self.dir.join("cgroup.procs")) {
+            for pid in procs.split_whitespace() {
+                let _ = std::fs::write(Path::new(BLKIO_ROOT).join("cgroup.procs"), pid);
+            }
+        }
+        for _ in 0..50 {
+            if std::fs::remove_dir(&self.dir).is_ok() || !self.dir.exists() {
+                return;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(100));
+        }
+        eprintln!("could not remove the cgroup {}", self.dir.display());
+    }
+}
+
+/// The throttled test's profile: the standard test's shape at 64 MiB, 5 s random phases.
+pub const THROTTLED_PROFILE: &str = "\
+[global]
+ioengine=libaio
+direct=1
+iodepth=32
+size=64m
+end_fsync=1
+
+[prepare-file]
+rw=write
+bs=512k
+stonewall
+
+[seq-write]
+rw=write
+bs=4m
+stonewall
+
+[seq-read]
+rw=read
+bs=4m
+stonewall
+
+[rand-4k-write]
+rw=randwrite
+bs=4k
+runtime=5
+stonewall
+
+[rand-4k-read]
+rw=randread
+bs=4k
+runtime=5
+stonewall
+";
+
+/// The throttle: 400 write IOPS, 1200 read IOPS, 12 MiB/s writes.
+pub const WRITE_IOPS: u64 = 400;
+pub const READ_IOPS: u64 = 1200;
+pub const WRITE_BPS: u64 = 12 << 20;
+
+/// Panics unless `measured` is within 10 % of `expected`.
+pub fn assert_within_10_percent(what: &str, measured: f64, expected: f64) {
+    let error = (measured - expected).abs() / expected;
+    assert!(
+        error <= 0.10,
+        "{what}: measured {measured:.1}, throttle {expected:.1} ({:.1} % off)",
+        error * 100.0
+    );
 }

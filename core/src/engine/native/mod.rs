@@ -33,7 +33,7 @@ use self::uring::Uring;
 use super::testfile::TestFile;
 use super::{EngineError, Event, PhaseResult, RunContext};
 use crate::i18n::{fill, gettext};
-use crate::profile::{Job, Profile};
+use crate::profile::{Job, Profile, Rw};
 
 /// Buffer alignment for O_DIRECT, bytes (at least; the filesystem's block size if larger).
 const MIN_ALIGN: usize = 4096;
@@ -128,11 +128,16 @@ pub fn run_profile_with(
 
     let count = profile.jobs.len();
     let mut results = Vec::with_capacity(count);
+    // The file starts empty; like the fio engine it gets the profile's size when the first job
+    // writes all of it. `data_end`: every byte below it has been written (holes read as
+    // zeros without touching the device, so reads must stay below it).
+    pre_size(profile, file)?;
+    let mut data_end = 0u64;
     for (index, job) in profile.jobs.iter().enumerate() {
         if ctx.cancel.load(Ordering::SeqCst) {
             return Err(EngineError::Cancelled);
         }
-        let result = run_job(job, index, count, file, ctx, ring.as_mut())?;
+        let result = run_job(job, index, count, file, ctx, ring.as_mut(), &mut data_end)?;
         (ctx.on_event)(Event::PhaseFinished {
             run: ctx.run,
             index,
@@ -141,6 +146,25 @@ pub fn run_profile_with(
         results.push(result);
     }
     Ok(results)
+}
+
+/// Gives a fresh test file the profile's size when the profile's first job writes the whole
+/// of it (the standard test's `prepare-file`), as the fio engine does so that fio does not
+/// lay the file out itself; both engines then write the same kind of file.
+///
+/// Errors: [`EngineError::NoSpace`] or [`EngineError::Io`] (phase `setup`, op `truncate`).
+pub fn pre_size(profile: &Profile, file: &TestFile) -> Result<bool, EngineError> {
+    let size = profile.file_size_bytes();
+    let writes_all = profile
+        .jobs
+        .first()
+        .is_some_and(|j| j.rw.is_write() && j.size_bytes == size);
+    if writes_all {
+        file.open(false)?
+            .set_len(size)
+            .map_err(|e| EngineError::from_io("setup", "truncate", e))?;
+    }
+    Ok(writes_all)
 }
 
 /// What one phase's I/O needs, shared with the I/O paths.
@@ -214,6 +238,7 @@ fn run_job(
     file: &TestFile,
     ctx: &RunContext<'_>,
     ring: Option<&mut Uring>,
+    data_end: &mut u64,
 ) -> Result<PhaseResult, EngineError> {
     if job.bs == 0 || job.bs > MAX_BS {
         return Err(EngineError::from_io(
@@ -230,8 +255,16 @@ fn run_job(
     let align = alignment(&handle);
     let seed = rand::random::<u64>();
     let mut plan = OffsetPlan::new(job.size_bytes, job.bs, job.rw.is_random(), seed);
-    if !job.rw.is_write() {
-        lay_out(&handle, plan.planned_bytes(), align, job, ctx.cancel)?;
+    if !job.rw.is_write() && *data_end < plan.planned_bytes() {
+        lay_out_with(
+            &handle,
+            *data_end,
+            plan.planned_bytes(),
+            align,
+            job,
+            Some(ctx.cancel),
+        )?;
+        *data_end = plan.planned_bytes();
     }
     let buffers = IoBuffers::new(
         job.bs as usize,
@@ -291,6 +324,15 @@ fn run_job(
         None
     };
     let totals = meter.finish(fsync_end);
+    // A sequential write covers [0, bytes); a random one covers the whole plan only when it
+    // was not stopped by its runtime.
+    match job.rw {
+        Rw::Write => *data_end = (*data_end).max(totals.bytes),
+        Rw::RandWrite if ending == Ending::Done => {
+            *data_end = (*data_end).max(plan.planned_bytes())
+        }
+        _ => {}
+    }
     let bw = if totals.seconds > 0.0 {
         totals.bytes as f64 / totals.seconds
     } else {
@@ -329,20 +371,24 @@ fn alignment(file: &std::fs::File) -> usize {
     }
 }
 
-/// Makes sure the file holds data (no holes past its end) up to `needed` bytes before a
-/// reading phase, writing random data from the aligned end of what is there. Not measured.
-fn lay_out(
+/// Writes random data into `file` from `from` (rounded down to the buffer alignment) up to
+/// `needed` bytes, then fsyncs, so that reads below `needed` never hit holes. Used before
+/// reading phases; not measured. `job` names the phase in errors.
+///
+/// Errors: [`EngineError::NoSpace`] or [`EngineError::Io`] (op `write` or `fsync`).
+pub fn lay_out(file: &std::fs::File, from: u64, needed: u64, job: &Job) -> Result<(), EngineError> {
+    lay_out_with(file, from, needed, alignment(file), job, None)
+}
+
+fn lay_out_with(
     file: &std::fs::File,
+    from: u64,
     needed: u64,
     align: usize,
     job: &Job,
-    cancel: &AtomicBool,
+    cancel: Option<&AtomicBool>,
 ) -> Result<(), EngineError> {
-    let have = file
-        .metadata()
-        .map_err(|e| EngineError::from_io(&job.name, "stat", e))?
-        .len();
-    if have >= needed {
+    if from >= needed {
         return Ok(());
     }
     let mut buf = AlignedBuf::new(FILL_CHUNK, align);
@@ -350,9 +396,9 @@ fn lay_out(
     // SAFETY: `buf` is initialised and FILL_CHUNK long; no I/O is in flight on it, and this
     // shared view lives only within this function.
     let data = unsafe { std::slice::from_raw_parts(buf.as_ptr(), buf.len()) };
-    let mut offset = have / align as u64 * align as u64;
+    let mut offset = from / align as u64 * align as u64;
     while offset < needed {
-        if cancel.load(Ordering::SeqCst) {
+        if cancel.is_some_and(|c| c.load(Ordering::SeqCst)) {
             return Err(EngineError::Cancelled);
         }
         let len = (needed - offset).min(FILL_CHUNK as u64) as usize;

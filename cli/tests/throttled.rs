@@ -1,0 +1,120 @@
+//! `agnostics-cli run --json` against a device whose speed is known by construction (DESIGN.md,
+//! "Testing against a card whose speed is known"): a loop device with ext4, throttled by a
+//! cgroup-v1 blkio group to 400 write IOPS, 1200 read IOPS and 12 MiB/s of writes. With either
+//! engine, the JSON's phases must show each limit within 10 % and its A1 checks must be PASS
+//! (seq-write), FAIL (rand-4k-write), FAIL (rand-4k-read). Needs root and cgroup v1; elsewhere
+//! the test says why it skips.
+
+#[path = "../../core/tests/common/mod.rs"]
+mod common;
+
+use std::path::Path;
+
+use common::*;
+
+fn run_cli_in_group(
+    group: &BlkioThrottle,
+    target: &Path,
+    profile: &Path,
+    engine: &str,
+    log: &Path,
+) -> (i32, serde_json::Value) {
+    let out = group
+        .command(Path::new(env!("CARGO_BIN_EXE_agnostics-cli")))
+        .env("LANGUAGE", "en")
+        .env("LC_ALL", "C.UTF-8")
+        .env("AGNOSTICS_LOG", log)
+        .args([
+            "run", "--json", "--runs", "1", "--engine", engine, "--target",
+        ])
+        .arg(target)
+        .arg("--profile")
+        .arg(profile)
+        .output()
+        .unwrap();
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "{engine}: stdout is not JSON ({e}):\n{}\nstderr:\n{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        )
+    });
+    (out.status.code().unwrap_or(-1), doc)
+}
+
+#[test]
+fn cli_measures_the_throttle_with_both_engines_and_fails_a1() {
+    if let Some(reason) = BlkioThrottle::unavailable() {
+        eprintln!("skipping: {reason}");
+        return;
+    }
+    let fs = LoopFs::new(192);
+    let profile_dir = scratch_dir();
+    let profile = profile_dir.path().join("throttled.fio");
+    std::fs::write(&profile, THROTTLED_PROFILE).unwrap();
+    let group = BlkioThrottle::new(&fs.maj_min(), WRITE_IOPS, READ_IOPS, WRITE_BPS);
+    for engine in ["native", "fio"] {
+        let (code, doc) = run_cli_in_group(
+            &group,
+            &fs.mount,
+            &profile,
+            engine,
+            &profile_dir.path().join("rpdiags.txt"),
+        );
+        assert!(doc["error"].is_null(), "{engine}: {}", doc["error"]);
+        assert_eq!(doc["engine"], engine);
+        let run = &doc["runs"][0];
+        let phase = |name: &str| {
+            run["phases"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|p| p["name"] == name)
+                .unwrap_or_else(|| panic!("{engine}: no phase {name}"))
+                .clone()
+        };
+        let value = |name: &str, key: &str| phase(name)[key].as_f64().unwrap();
+        eprintln!(
+            "{engine}: seq-write {:.0} B/s, rand-4k-write {:.1} IOPS, rand-4k-read {:.1} IOPS",
+            value("seq-write", "bw_bytes"),
+            value("rand-4k-write", "iops"),
+            value("rand-4k-read", "iops")
+        );
+        assert_within_10_percent(
+            &format!("{engine} seq-write B/s"),
+            value("seq-write", "bw_bytes"),
+            WRITE_BPS as f64,
+        );
+        assert_within_10_percent(
+            &format!("{engine} rand-4k-write IOPS"),
+            value("rand-4k-write", "iops"),
+            WRITE_IOPS as f64,
+        );
+        assert_within_10_percent(
+            &format!("{engine} rand-4k-read IOPS"),
+            value("rand-4k-read", "iops"),
+            READ_IOPS as f64,
+        );
+        let a1 = |name: &str| {
+            run["checks"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|c| c["name"] == name && c["standard"] == "A1")
+                .unwrap_or_else(|| panic!("{engine}: no A1 check of {name}"))["verdict"]
+                .clone()
+        };
+        assert_eq!(a1("seq-write"), "PASS", "{engine}");
+        assert_eq!(a1("rand-4k-write"), "FAIL", "{engine}");
+        assert_eq!(a1("rand-4k-read"), "FAIL", "{engine}");
+        assert_eq!(doc["verdict"], "FAIL", "{engine}");
+        assert_eq!(code, 1, "{engine}: exit status of a FAIL");
+        let left: Vec<String> = entries(&fs.mount)
+            .into_iter()
+            .filter(|n| n.starts_with(".agnostics-test"))
+            .collect();
+        assert!(left.is_empty(), "{engine} left {left:?}");
+    }
+    drop(group);
+    drop(fs);
+}

@@ -1,0 +1,459 @@
+//! The fio engine: runs the installed fio on the same profile and test file with
+//! `--output-format=json` and reads each job's result by name (DESIGN.md, "Two engines").
+//!
+//! fio is found through the `AGNOSTICS_FIO` environment variable, else as `fio` in `PATH`.
+//! While it runs, its `--status-interval=1` snapshots give live progress and per-second
+//! samples; the results come from its final JSON. fio missing, a non-zero exit, a job's
+//! `error`, a missing job or a missing value all end the run with an error carrying fio's own
+//! message, never with a result (upstream printed PASS when fio failed).
+
+pub mod jobfile;
+pub mod output;
+
+use std::io::{BufRead, BufReader, Read};
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::atomic::Ordering;
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use self::jobfile::{job_file_text, JobFile};
+use self::output::{final_output, FioOutput, JobProblem};
+use super::testfile::TestFile;
+use super::{EngineError, Event, PhaseResult, RunContext, Sample};
+use crate::profile::Profile;
+
+/// Environment variable naming the fio program to run (a path or a name in `PATH`).
+pub const FIO_ENV: &str = "AGNOSTICS_FIO";
+/// How long fio gets to exit after SIGTERM before SIGKILL.
+const TERM_GRACE: Duration = Duration::from_secs(5);
+/// How often the engine looks at cancel and fio's state.
+const POLL: Duration = Duration::from_millis(100);
+
+/// The fio program to run: `$AGNOSTICS_FIO` if set and not empty, else `fio`.
+pub fn fio_program() -> PathBuf {
+    match std::env::var_os(FIO_ENV) {
+        Some(p) if !p.is_empty() => PathBuf::from(p),
+        _ => PathBuf::from("fio"),
+    }
+}
+
+/// Runs the profile's jobs with fio on `file` and returns one result per job, in profile order.
+/// `io_path` receives `fio <ioengine>` (the first job's engine, e.g. `fio libaio`).
+///
+/// Errors: [`EngineError::FioMissing`] when the program cannot be found;
+/// [`EngineError::Cancelled`] when `ctx.cancel` is set (fio gets SIGTERM, then SIGKILL after
+/// 5 s); [`EngineError::NoSpace`] when a job reports ENOSPC/EDQUOT; [`EngineError::FioFailed`]
+/// with fio's message for a non-zero exit, any other job error, a missing job or value, or
+/// output that is not fio's JSON; [`EngineError::Io`] when the job file cannot be written.
+pub fn run_profile(
+    profile: &Profile,
+    file: &TestFile,
+    ctx: &RunContext<'_>,
+    io_path: &mut String,
+) -> Result<Vec<PhaseResult>, EngineError> {
+    run_profile_with(&fio_program(), profile, file, ctx, io_path)
+}
+
+/// [`run_profile`] with the fio program given (a path, or a name looked up in `PATH`).
+///
+/// Errors: as [`run_profile`].
+pub fn run_profile_with(
+    program: &Path,
+    profile: &Profile,
+    file: &TestFile,
+    ctx: &RunContext<'_>,
+    io_path: &mut String,
+) -> Result<Vec<PhaseResult>, EngineError> {
+    *io_path = format!(
+        "fio {}",
+        profile
+            .jobs
+            .first()
+            .map(|j| j.ioengine.as_str())
+            .unwrap_or("libaio")
+    );
+
+    // fio expands `$` in job-file values: a path with one is given relative to fio's
+    // working directory instead (the program's own file name never has one).
+    let absolute = absolute_path(file);
+    let (filename, workdir) = if absolute.to_string_lossy().contains('$') {
+        let name = file.path().file_name().unwrap_or_default();
+        (
+            name.to_string_lossy().into_owned(),
+            absolute.parent().map(Path::to_path_buf),
+        )
+    } else {
+        (absolute.to_string_lossy().into_owned(), None)
+    };
+    prepare_file(profile, file)?;
+    let job_file = JobFile::create(&std::env::temp_dir(), &job_file_text(profile, &filename))
+        .map_err(|e| EngineError::from_io("setup", "write job file", e))?;
+
+    let mut command = Command::new(program);
+    command
+        .arg("--output-format=json")
+        .arg("--status-interval=1")
+        .arg(job_file.path())
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    if let Some(dir) = workdir {
+        command.current_dir(dir);
+    }
+    // Its own process group, so that cancel can stop fio and the job processes it forks.
+    command.process_group(0);
+    // SAFETY: the closure runs in the child between fork and exec and only calls prctl,
+    // which is async-signal-safe. fio gets SIGTERM if the thread that started it dies.
+    unsafe {
+        command.pre_exec(|| {
+            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGTERM as libc::c_ulong) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    let mut child = command.spawn().map_err(|e| {
+        if e.kind() == std::io::ErrorKind::NotFound {
+            EngineError::FioMissing {
+                program: program.display().to_string(),
+            }
+        } else {
+            EngineError::FioFailed {
+                message: format!("cannot run {}: {e}", program.display()),
+            }
+        }
+    })?;
+
+    let (snapshots_tx, snapshots) = mpsc::channel::<FioOutput>();
+    let stdout = child.stdout.take().expect("piped stdout");
+    let stderr = child.stderr.take().expect("piped stderr");
+    let stdout_reader = std::thread::spawn(move || read_stdout(stdout, &snapshots_tx));
+    let stderr_reader = std::thread::spawn(move || {
+        let mut text = String::new();
+        let _ = BufReader::new(stderr).read_to_string(&mut text);
+        text
+    });
+
+    let mut live = Live::new(profile, ctx);
+    let status = loop {
+        if ctx.cancel.load(Ordering::SeqCst) {
+            stop(&mut child);
+            let _ = stdout_reader.join();
+            let _ = stderr_reader.join();
+            let _ = file.reclaim();
+            return Err(EngineError::Cancelled);
+        }
+        match child.try_wait() {
+            Ok(Some(status)) => break status,
+            Ok(None) => {}
+            Err(e) => {
+                stop(&mut child);
+                let _ = file.reclaim();
+                return Err(EngineError::FioFailed {
+                    message: format!("cannot wait for fio: {e}"),
+                });
+            }
+        }
+        match snapshots.recv_timeout(POLL) {
+            Ok(snapshot) => live.snapshot(&snapshot),
+            Err(mpsc::RecvTimeoutError::Timeout) => {}
+            // stdout closed: fio is about to exit.
+            Err(mpsc::RecvTimeoutError::Disconnected) => std::thread::sleep(POLL / 10),
+        }
+    };
+    let stdout_text = stdout_reader.join().unwrap_or_default();
+    let stderr_text = stderr_reader.join().unwrap_or_default();
+    drop(job_file);
+    // fio may have re-created the file (it does when it lays one out): keep it ours, so that
+    // it is removed.
+    let _ = file.reclaim();
+
+    let results = results_from_output(profile, &stdout_text, &stderr_text, status)?;
+    Ok(live.finish(results))
+}
+
+/// Gives the test file the profile's size before fio starts, so that fio does not lay it out
+/// itself (fio unlinks and re-creates a file it extends). When the profile does not begin by
+/// writing the whole file, it is filled with data first, as the native engine does, so that
+/// reads never hit holes.
+fn prepare_file(profile: &Profile, file: &TestFile) -> Result<(), EngineError> {
+    if super::native::pre_size(profile, file)? {
+        return Ok(());
+    }
+    let job = profile.jobs.first().expect("a profile has a job");
+    let handle = file.open(job.direct)?;
+    super::native::lay_out(&handle, 0, profile.file_size_bytes(), job)
+}
+
+/// The test file's absolute path (the directory made absolute, symlinks resolved).
+fn absolute_path(file: &TestFile) -> PathBuf {
+    let name = file.path().file_name().unwrap_or_default();
+    match std::fs::canonicalize(file.dir()) {
+        Ok(dir) => dir.join(name),
+        Err(_) => std::path::absolute(file.path()).unwrap_or_else(|_| file.path().to_path_buf()),
+    }
+}
+
+/// Stops fio and the job processes it forked (its process group): SIGTERM, then SIGKILL when
+/// fio has not exited after [`TERM_GRACE`]; reaps it.
+fn stop(child: &mut Child) {
+    let group = i32::try_from(child.id())
+        .ok()
+        .map(|pid| nix::unistd::Pid::from_raw(-pid));
+    let signal_group = |signal| {
+        if let Some(group) = group {
+            let _ = nix::sys::signal::kill(group, signal);
+        }
+    };
+    signal_group(nix::sys::signal::Signal::SIGTERM);
+    let deadline = Instant::now() + TERM_GRACE;
+    while Instant::now() < deadline {
+        if let Ok(Some(_)) = child.try_wait() {
+            // Job processes left behind would keep the pipes open.
+            signal_group(nix::sys::signal::Signal::SIGKILL);
+            return;
+        }
+        std::thread::sleep(POLL / 2);
+    }
+    signal_group(nix::sys::signal::Signal::SIGKILL);
+    let _ = child.kill();
+    let _ = child.wait();
+}
+
+/// Reads fio's stdout to the end, sending each complete JSON document as it arrives (fio
+/// prints `{` and `}` alone on their lines around each); returns the whole text.
+fn read_stdout(stdout: impl Read, snapshots: &mpsc::Sender<FioOutput>) -> String {
+    let mut all = String::new();
+    let mut current: Option<String> = None;
+    let mut reader = BufReader::new(stdout);
+    let mut line = String::new();
+    loop {
+        line.clear();
+        match reader.read_line(&mut line) {
+            Ok(0) | Err(_) => break,
+            Ok(_) => {}
+        }
+        all.push_str(&line);
+        if line.starts_with('{') {
+            current = Some(String::new());
+        }
+        if let Some(doc) = current.as_mut() {
+            doc.push_str(&line);
+            if line.trim_end() == "}" {
+                if let Ok(out) = serde_json::from_str::<FioOutput>(doc) {
+                    let _ = snapshots.send(out);
+                }
+                current = None;
+            }
+        }
+    }
+    all
+}
+
+/// fio's own error lines (`fio: …`) from both streams, at most a few, joined.
+fn fio_messages(stdout: &str, stderr: &str) -> String {
+    let lines: Vec<&str> = stderr
+        .lines()
+        .chain(stdout.lines().take_while(|l| !l.starts_with('{')))
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect();
+    let fio_lines: Vec<&str> = lines
+        .iter()
+        .copied()
+        .filter(|l| l.starts_with("fio:"))
+        .collect();
+    let chosen = if fio_lines.is_empty() {
+        lines
+    } else {
+        fio_lines
+    };
+    chosen.into_iter().take(4).collect::<Vec<_>>().join("; ")
+}
+
+/// Turns fio's output (its whole stdout and stderr, and how it exited) into one result per
+/// job of `profile`, in profile order, each found by name.
+///
+/// Errors: [`EngineError::NoSpace`] when a job reports ENOSPC or EDQUOT;
+/// [`EngineError::FioFailed`] (with fio's own `fio: …` lines) when another job reports an
+/// error, fio exited with a failure, or a job or value is missing from its JSON.
+pub fn results_from_output(
+    profile: &Profile,
+    stdout: &str,
+    stderr: &str,
+    status: std::process::ExitStatus,
+) -> Result<Vec<PhaseResult>, EngineError> {
+    let messages = fio_messages(stdout, stderr);
+    let failed = |what: String| EngineError::FioFailed {
+        message: if messages.is_empty() {
+            what
+        } else {
+            format!("{what}: {messages}")
+        },
+    };
+    let parsed = final_output(stdout);
+    // A job's own error says most about what happened; look at those first.
+    if let Ok(out) = &parsed {
+        for job in &profile.jobs {
+            if let Some(found) = out.job(&job.name) {
+                if found.error == libc::ENOSPC || found.error == libc::EDQUOT {
+                    return Err(EngineError::NoSpace {
+                        phase: job.name.clone(),
+                    });
+                }
+                if found.error != 0 {
+                    let errno = std::io::Error::from_raw_os_error(found.error);
+                    return Err(failed(format!("job {} failed ({errno})", job.name)));
+                }
+            }
+        }
+    }
+    if !status.success() {
+        return Err(failed(format!("fio exited with {status}")));
+    }
+    let out = parsed.map_err(failed)?;
+    let mut results = Vec::with_capacity(profile.jobs.len());
+    for job in &profile.jobs {
+        match out.phase(job) {
+            Ok(result) => results.push(result),
+            Err(JobProblem::Missing) => {
+                return Err(failed(format!("no job named {} in fio's output", job.name)))
+            }
+            Err(JobProblem::Error(errno)) => {
+                let errno = std::io::Error::from_raw_os_error(errno);
+                return Err(failed(format!("job {} failed ({errno})", job.name)));
+            }
+            Err(JobProblem::MissingValue(key)) => {
+                return Err(failed(format!(
+                    "fio's output for job {} has no {key}",
+                    job.name
+                )))
+            }
+        }
+    }
+    Ok(results)
+}
+
+/// Turns fio's status snapshots into phase, progress and sample events.
+struct Live<'a> {
+    profile: &'a Profile,
+    ctx: &'a RunContext<'a>,
+    /// Phases announced with [`Event::PhaseStarted`] so far.
+    started: usize,
+    /// Per phase: (job_runtime ms, io_bytes, ios) at the last snapshot.
+    last: Vec<(u64, u64, u64)>,
+    samples: Vec<Vec<Sample>>,
+}
+
+impl<'a> Live<'a> {
+    fn new(profile: &'a Profile, ctx: &'a RunContext<'a>) -> Live<'a> {
+        let n = profile.jobs.len();
+        Live {
+            profile,
+            ctx,
+            started: 0,
+            last: vec![(0, 0, 0); n],
+            samples: vec![Vec::new(); n],
+        }
+    }
+
+    fn start_up_to(&mut self, index: usize) {
+        while self.started <= index && self.started < self.profile.jobs.len() {
+            (self.ctx.on_event)(Event::PhaseStarted {
+                run: self.ctx.run,
+                index: self.started,
+                count: self.profile.jobs.len(),
+                name: self.profile.jobs[self.started].name.clone(),
+            });
+            self.started += 1;
+        }
+    }
+
+    fn snapshot(&mut self, out: &FioOutput) {
+        // The running phase: the last job (in profile order) that has begun.
+        let mut running = None;
+        for (index, job) in self.profile.jobs.iter().enumerate() {
+            if let Some(found) = out.job(&job.name) {
+                if found.job_runtime > 0 || found.io_bytes() > 0 {
+                    running = Some((index, found));
+                }
+            }
+        }
+        let Some((index, found)) = running else {
+            return;
+        };
+        self.start_up_to(index);
+        let job = &self.profile.jobs[index];
+        let bytes = found.io_bytes();
+        let ios = [&found.read, &found.write]
+            .iter()
+            .filter_map(|d| d.as_ref().and_then(|d| d.total_ios))
+            .sum::<u64>();
+        let ms = found.job_runtime;
+        let (last_ms, last_bytes, last_ios) = self.last[index];
+        if ms <= last_ms {
+            return;
+        }
+        let dt = (ms - last_ms) as f64 / 1000.0;
+        let bw = bytes.saturating_sub(last_bytes) as f64 / dt;
+        let iops = ios.saturating_sub(last_ios) as f64 / dt;
+        self.last[index] = (ms, bytes, ios);
+        let sample = Sample {
+            t_s: ms as f64 / 1000.0,
+            bw_bytes: bw,
+            iops,
+        };
+        self.samples[index].push(sample);
+        (self.ctx.on_event)(Event::Sample {
+            run: self.ctx.run,
+            index,
+            sample,
+        });
+        let elapsed = ms as f64 / 1000.0;
+        let mut fraction = bytes as f64 / job.size_bytes.max(1) as f64;
+        if let Some(limit) = job.runtime.filter(|r| !r.is_zero()) {
+            fraction = fraction.max(elapsed / limit.as_secs_f64());
+        }
+        (self.ctx.on_event)(Event::Progress {
+            run: self.ctx.run,
+            index,
+            fraction: fraction.clamp(0.0, 1.0),
+            bytes,
+            ios,
+            elapsed_s: elapsed,
+            bw_bytes: bw,
+            iops,
+        });
+    }
+
+    /// Announces the phases fio finished (with their snapshot samples) and returns the results.
+    fn finish(mut self, mut results: Vec<PhaseResult>) -> Vec<PhaseResult> {
+        for (index, result) in results.iter_mut().enumerate() {
+            self.start_up_to(index);
+            let mut samples = std::mem::take(&mut self.samples[index]);
+            if samples.is_empty() && result.seconds > 0.0 {
+                // Shorter than fio's one-second status interval: one sample for the phase.
+                let sample = Sample {
+                    t_s: result.seconds,
+                    bw_bytes: result.bw_bytes,
+                    iops: result.iops,
+                };
+                (self.ctx.on_event)(Event::Sample {
+                    run: self.ctx.run,
+                    index,
+                    sample,
+                });
+                samples.push(sample);
+            }
+            result.samples = samples;
+            (self.ctx.on_event)(Event::PhaseFinished {
+                run: self.ctx.run,
+                index,
+                result: result.clone(),
+            });
+        }
+        results
+    }
+}

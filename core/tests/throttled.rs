@@ -1,0 +1,143 @@
+//! Both engines against a device whose speed is known by construction (DESIGN.md, "Testing
+//! against a card whose speed is known"): a loop device with ext4, throttled by a cgroup-v1
+//! blkio group to 400 write IOPS, 1200 read IOPS and 12 MiB/s of writes. Each engine must
+//! measure each limit within 10 %, and the A1 checks must come out PASS (sequential write,
+//! 12 MiB/s ≥ 10000 KiB/s), FAIL (400 < 500 IOPS), FAIL (1200 < 1500 IOPS).
+//!
+//! The measuring runs in a child process (this test binary again, running only
+//! `throttled_child_run`) that a shell moves into the group before it starts. Needs root and
+//! cgroup v1; elsewhere the test says why it skips.
+
+mod common;
+
+use std::path::Path;
+use std::sync::atomic::AtomicBool;
+
+use agnostics_core::engine::native::{self, IoChoice};
+use agnostics_core::engine::testfile::TestFile;
+use agnostics_core::engine::{EngineKind, Event, PhaseResult, RunContext};
+use agnostics_core::verdict::{self, Metric, Standard, Verdict};
+use common::*;
+
+const DIR_ENV: &str = "AGNOSTICS_THROTTLE_DIR";
+const ENGINE_ENV: &str = "AGNOSTICS_THROTTLE_ENGINE";
+const MARK: &str = "THROTTLE-RESULT ";
+
+/// The child's side: does nothing unless the parent test started it with the environment set.
+#[test]
+fn throttled_child_run() {
+    let (Some(dir), Some(engine)) = (std::env::var_os(DIR_ENV), std::env::var(ENGINE_ENV).ok())
+    else {
+        return;
+    };
+    let profile = profile(THROTTLED_PROFILE);
+    let file = TestFile::create(Path::new(&dir), true, "ext4").unwrap();
+    let cancel = AtomicBool::new(false);
+    let ctx = RunContext {
+        run: 1,
+        cancel: &cancel,
+        on_event: &|_: Event| {},
+    };
+    let mut io_path = String::new();
+    let result = match engine.as_str() {
+        "io_uring" => {
+            native::run_profile_with(IoChoice::Uring, &profile, &file, &ctx, &mut io_path)
+        }
+        "threads" => {
+            native::run_profile_with(IoChoice::Threads, &profile, &file, &ctx, &mut io_path)
+        }
+        _ => agnostics_core::engine::run_profile(
+            EngineKind::Fio,
+            &profile,
+            &file,
+            &ctx,
+            &mut io_path,
+        ),
+    };
+    file.remove().unwrap();
+    let phases = result.unwrap_or_else(|e| panic!("{engine}: {e}"));
+    println!("{MARK}{}", serde_json::to_string(&phases).unwrap());
+}
+
+fn measure_in_group(group: &BlkioThrottle, dir: &Path, engine: &str) -> Vec<PhaseResult> {
+    let exe = std::env::current_exe().unwrap();
+    let out = group
+        .command(&exe)
+        .args([
+            "throttled_child_run",
+            "--exact",
+            "--nocapture",
+            "--test-threads=1",
+        ])
+        .env(DIR_ENV, dir)
+        .env(ENGINE_ENV, engine)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{engine}: child failed\n{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let line = stdout
+        .lines()
+        .find_map(|l| l.find(MARK).map(|at| &l[at + MARK.len()..]))
+        .unwrap_or_else(|| panic!("{engine}: no result in\n{stdout}"));
+    serde_json::from_str(line).unwrap()
+}
+
+#[test]
+fn both_engines_measure_the_throttle_and_grade_it() {
+    if let Some(reason) = BlkioThrottle::unavailable() {
+        eprintln!("skipping: {reason}");
+        return;
+    }
+    let fs = LoopFs::new(192);
+    let group = BlkioThrottle::new(&fs.maj_min(), WRITE_IOPS, READ_IOPS, WRITE_BPS);
+    for engine in ["io_uring", "threads", "fio"] {
+        if engine == "fio"
+            && std::process::Command::new("fio")
+                .arg("--version")
+                .output()
+                .is_err()
+        {
+            eprintln!("skipping the fio engine: fio is not installed");
+            continue;
+        }
+        let phases = measure_in_group(&group, &fs.mount, engine);
+        let phase = |name: &str| phases.iter().find(|p| p.name == name).unwrap();
+        eprintln!(
+            "{engine}: seq-write {:.0} B/s, rand-4k-write {:.1} IOPS, rand-4k-read {:.1} IOPS",
+            phase("seq-write").bw_bytes,
+            phase("rand-4k-write").iops,
+            phase("rand-4k-read").iops
+        );
+        assert_within_10_percent(
+            &format!("{engine} seq-write B/s"),
+            phase("seq-write").bw_bytes,
+            WRITE_BPS as f64,
+        );
+        assert_within_10_percent(
+            &format!("{engine} rand-4k-write IOPS"),
+            phase("rand-4k-write").iops,
+            WRITE_IOPS as f64,
+        );
+        assert_within_10_percent(
+            &format!("{engine} rand-4k-read IOPS"),
+            phase("rand-4k-read").iops,
+            READ_IOPS as f64,
+        );
+        let checks = verdict::checks(&phases, Standard::A1);
+        let verdict_of = |m: Metric| checks.iter().find(|c| c.metric == m).unwrap().verdict;
+        assert_eq!(verdict_of(Metric::SeqWrite), Verdict::Pass, "{engine}");
+        assert_eq!(verdict_of(Metric::RandWrite), Verdict::Fail, "{engine}");
+        assert_eq!(verdict_of(Metric::RandRead), Verdict::Fail, "{engine}");
+        let left: Vec<String> = entries(&fs.mount)
+            .into_iter()
+            .filter(|n| n != "lost+found")
+            .collect();
+        assert!(left.is_empty(), "{engine} left {left:?}");
+    }
+    drop(group);
+    drop(fs);
+}
