@@ -1,6 +1,6 @@
 //! Build-time configuration, committed so that plain `cargo build`, `cargo clippy` and
 //! `cargo test` work without meson. meson passes the installed values through the environment
-//! of its cargo call (`APP_ID`, `LOCALEDIR`, `PKGDATADIR`); without them the development
+//! of its cargo call (`APP_ID`, `LOCALEDIR`, `PKGDATADIR`, `VERSION`); without them the development
 //! defaults below apply.
 
 /// The application ID: the D-Bus name, the desktop file's name (`APP_ID.desktop`), the icon
@@ -11,8 +11,11 @@ pub const APP_ID: &str = match option_env!("APP_ID") {
     None => "io.github.agnostics_rs.Agnostics",
 };
 
-/// The program's version, e.g. `0.1.0`.
-pub const VERSION: &str = env!("CARGO_PKG_VERSION");
+/// The program's version, e.g. `0.1.0` (meson's project version, else Cargo's).
+pub const VERSION: &str = match option_env!("VERSION") {
+    Some(version) => version,
+    None => env!("CARGO_PKG_VERSION"),
+};
 
 /// Where the gettext catalogues are installed (`…/share/locale`); the domain is
 /// [`agnostics_core::i18n::DOMAIN`].
