@@ -224,17 +224,18 @@ impl Application {
 
     fn show_about(&self) {
         let about = adw::AboutWindow::builder()
-            .application_name(gettext("Agnostics"))
+            .application_name(gettext("Raspberry Pi Diagnostics"))
             .application_icon(APP_ID)
             .version(VERSION)
             .developer_name(gettext("The Agnostics developers"))
             .comments(gettext(
-                "Is your SD card fast enough? Measures the card or drive your Raspberry Pi runs from and grades it against the SD Association's Application Performance Class A1 and A2 minimums. A re-implementation of Raspberry Pi Diagnostics.",
+                "Is your SD card fast enough? Measures the card or drive your Raspberry Pi runs from and grades it against the SD Association's Application Performance Class A1 and A2 minimums. Agnostics, a re-implementation of Raspberry Pi Diagnostics.",
             ))
             .website(WEBSITE)
             .issue_url(format!("{WEBSITE}/issues"))
             .license_type(gtk::License::Bsd3)
             .modal(true)
+            .application(self)
             .build();
         // Translators: your names, one per line; shown in the About window.
         let credits = gettext("translator-credits");

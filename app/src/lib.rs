@@ -29,6 +29,6 @@ use gtk::prelude::*;
 /// status.
 pub fn run() -> glib::ExitCode {
     agnostics_core::i18n::init(std::path::Path::new(config::LOCALEDIR));
-    glib::set_application_name(&agnostics_core::i18n::gettext("Agnostics"));
+    glib::set_application_name(&agnostics_core::i18n::gettext("Raspberry Pi Diagnostics"));
     Application::new().run()
 }

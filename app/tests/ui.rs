@@ -122,6 +122,17 @@ fn builds_the_window_ready_to_run(app: &Application) {
     );
     assert!(window.drive_row().selected_choice().is_some());
     assert_fits_800x480(&window, "ready");
+
+    app.activate_action("about", None);
+    iterate_briefly();
+    let about = app
+        .windows()
+        .into_iter()
+        .find_map(|w| w.downcast::<adw::AboutWindow>().ok())
+        .expect("the About window");
+    assert_eq!(about.application_name(), "Raspberry Pi Diagnostics");
+    assert_eq!(about.application_icon(), config::APP_ID);
+    about.close();
 }
 
 fn runs_a_small_profile_and_shows_the_engines_verdicts(app: &Application) {

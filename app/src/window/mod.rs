@@ -140,7 +140,8 @@ impl Window {
     fn setup(&self) {
         let imp = self.imp();
         self.set_icon_name(Some(APP_ID));
-        self.set_title(Some(&gettext("SD Card Test")));
+        // The name of the menu entry, which the taskbar shows too.
+        self.set_title(Some(&gettext("Raspberry Pi Diagnostics")));
         imp.profile.replace(Some(Profile::sd_bench()));
         self.update_intro();
 
