@@ -78,10 +78,7 @@ pub fn main(args: &RunArgs) -> i32 {
     };
     // Like upstream, the SD card test's results go to ~/rpdiags.txt too.
     match write_log(&report) {
-        Ok(path) if !args.json => say(&fill(
-            &gettext("Log: {path}"),
-            &[("path", &path.display())],
-        )),
+        Ok(path) if !args.json => say(&fill(&gettext("Log: {path}"), &[("path", &path.display())])),
         Ok(_) => {}
         Err(e) => say(&format!(
             "agnostics-cli: {}",
