@@ -231,7 +231,8 @@ fn advice_for_target(e: &TargetError) -> Advice {
     match e {
         TargetError::Missing { .. }
         | TargetError::NotADirectory { .. }
-        | TargetError::NotWritable { .. } => Advice::ChooseAnotherFolder,
+        | TargetError::NotWritable { .. }
+        | TargetError::NotStorage { .. } => Advice::ChooseAnotherFolder,
         TargetError::ReadOnly { .. } => Advice::ReadOnlyTarget,
         TargetError::Memory { .. } => Advice::MemoryTarget,
         TargetError::NoSpace { .. } => Advice::FreeSomeSpace,
