@@ -139,6 +139,7 @@ fn runs_a_small_profile_and_shows_the_engines_verdicts(app: &Application) {
     let dir = scratch_dir();
     let profile = profile_file(dir.path(), "small.fio", SMALL_PROFILE);
     let window = new_window(app);
+    let _stop = StopOnDrop(window.clone());
     aim(&window, dir.path(), Some(profile));
 
     window.run_button().activate();
@@ -267,6 +268,7 @@ fn cancel_in_the_middle_removes_the_test_file_and_returns_to_ready(app: &Applica
     let dir = scratch_dir();
     let profile = profile_file(dir.path(), "long.fio", LONG_PROFILE);
     let window = new_window(app);
+    let _stop = StopOnDrop(window.clone());
     aim(&window, dir.path(), Some(profile));
 
     window.run_button().activate();
@@ -314,6 +316,7 @@ fn closing_while_running_asks_then_cleans_up_and_closes(app: &Application) {
     let dir = scratch_dir();
     let profile = profile_file(dir.path(), "long.fio", LONG_PROFILE);
     let window = new_window(app);
+    let _stop = StopOnDrop(window.clone());
     aim(&window, dir.path(), Some(profile));
     window.run_button().activate();
     wait_until("the running state", || {
@@ -354,6 +357,7 @@ fn refused_tmpfs_target_shows_the_error_dialog(app: &Application) {
         return;
     };
     let window = new_window(app);
+    let _stop = StopOnDrop(window.clone());
     aim(&window, tmpfs.path(), None);
     window.run_button().activate();
     wait_until("the error dialog", || window.open_dialog().is_some());
@@ -420,6 +424,7 @@ fn renders_screenshots(app: &Application) {
         }
     };
     let window = new_window(app);
+    let _stop = StopOnDrop(window.clone());
     aim(&window, disk.path(), None);
     save_png(&window, &out.join("ready.png"));
 
@@ -438,8 +443,6 @@ fn renders_screenshots(app: &Application) {
         window.last_report().and_then(|r| r.error)
     );
     save_png(&window, &out.join("results.png"));
-    drop(window);
-    drop(disk);
 }
 
 fn invalid_profile_on_the_command_line_exits_with_status_2(_app: &Application) {

@@ -75,6 +75,19 @@ fn close_all_windows(app: &agnostics_gtk::Application) {
     iterate_briefly();
 }
 
+/// Stops the window's test when dropped (cancel, then wait until its file is gone). Declared
+/// after the folder or disk a test uses, it lets go of it first, even when the test fails.
+#[derive(Debug)]
+pub struct StopOnDrop(pub Window);
+
+impl Drop for StopOnDrop {
+    fn drop(&mut self) {
+        let run = self.0.test_run();
+        run.cancel();
+        let _ = try_wait_until(PATIENCE, || !run.is_busy());
+    }
+}
+
 /// Iterates the main loop until `done()` or `limit`; false on timeout.
 pub fn try_wait_until(limit: Duration, mut done: impl FnMut() -> bool) -> bool {
     let context = glib::MainContext::default();
