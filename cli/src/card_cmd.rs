@@ -40,6 +40,16 @@ pub fn main(args: &CardArgs) -> i32 {
             }
         }
     };
+    if disk.is_empty() || disk == "." || disk == ".." || disk.contains('/') {
+        eprintln!(
+            "agnostics-cli: {}",
+            fill(
+                &gettext("“{device}” is not a device name such as mmcblk0 or sda; see `lsblk` for the names"),
+                &[("device", &disk)],
+            )
+        );
+        return 2;
+    }
     let Some(info) = card::identify(&args.sysfs_root, &disk) else {
         eprintln!(
             "agnostics-cli: {}",

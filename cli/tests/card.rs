@@ -147,3 +147,50 @@ fn targets_lists_writable_filesystems() {
         assert!(text.contains("FREE"));
     }
 }
+
+#[test]
+fn names_that_are_paths_are_refused() {
+    let root = scratch();
+    kingston_tree(root.path());
+    for name in ["", ".", "..", "../../etc", "/dev/", "a/b"] {
+        let out = cli()
+            .args(["card", "--device", name, "--sysfs-root"])
+            .arg(root.path())
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{name:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("is not a device name"), "{name:?}: {err}");
+    }
+}
+
+#[test]
+fn a_hostile_sysfs_tree_neither_hangs_nor_fills_memory() {
+    let root = scratch();
+    kingston_tree(root.path());
+    let dev = root.path().join("block/mmcblk0/device");
+    // A FIFO nobody writes to, an endless device, a huge file of garbage.
+    std::fs::remove_file(dev.join("csd")).unwrap();
+    nix::unistd::mkfifo(
+        &dev.join("csd"),
+        nix::sys::stat::Mode::from_bits_truncate(0o600),
+    )
+    .unwrap();
+    let _ = std::fs::remove_file(root.path().join("block/mmcblk0/size"));
+    std::os::unix::fs::symlink("/dev/zero", root.path().join("block/mmcblk0/size")).unwrap();
+    std::fs::write(dev.join("scr"), vec![0xffu8; 4 << 20]).unwrap();
+    let out = cli()
+        .args(["card", "--device", "mmcblk0", "--json", "--sysfs-root"])
+        .arg(root.path())
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["device"], "mmcblk0");
+    assert!(v["cid"].is_object(), "{v}");
+}

@@ -67,7 +67,7 @@ impl Advice {
                 &gettext("This folder is on a {fs_type} filesystem, which may cache or compress data: the figures may not be the drive's own speed."),
                 &[("fs_type", fs_type)],
             ),
-            Advice::FreeSomeSpace => gettext("Free some space on the drive (the test needs about 300 MB) or choose another folder, then run the test again."),
+            Advice::FreeSomeSpace => gettext("Free some space on the drive or choose another folder, then run the test again."),
             Advice::CheckTheDevice => gettext("The drive stopped answering. Check that the card or USB drive is still plugged in; if this happens again, the card may be failing."),
             Advice::ReadOnlyTarget => gettext("The drive is read-only. Check the card's lock switch, or choose a folder on a drive that can be written."),
             Advice::MemoryTarget => gettext("This folder is in memory, not on your card. Choose a folder on the card, such as /var/tmp or your home folder."),

@@ -260,18 +260,25 @@ pub fn to_text(report: &Report) -> String {
     {
         let _ = writeln!(out, "{card}");
     }
-    let _ = writeln!(
-        out,
-        "{}",
+    let engine = if report.io_path.is_empty() {
+        fill(
+            &gettext("Engine: {engine}; profile {profile}"),
+            &[
+                ("engine", &report.engine.as_str()),
+                ("profile", &report.profile.name),
+            ],
+        )
+    } else {
         fill(
             &gettext("Engine: {engine} ({io_path}); profile {profile}"),
             &[
                 ("engine", &report.engine.as_str()),
                 ("io_path", &report.io_path),
                 ("profile", &report.profile.name),
-            ]
+            ],
         )
-    );
+    };
+    let _ = writeln!(out, "{engine}");
     for run in &report.runs {
         let _ = writeln!(out);
         let _ = writeln!(out, "{}", fill(&gettext("Run {run}"), &[("run", &run.run)]));

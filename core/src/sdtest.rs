@@ -71,6 +71,19 @@ pub fn run(opts: &TestOptions, cancel: &AtomicBool, on_event: &(dyn Fn(Event) + 
         findings: Vec::new(),
     };
 
+    let missing: Vec<&str> = crate::verdict::targets(crate::verdict::Standard::A1)
+        .iter()
+        .map(|(metric, _, _)| metric.phase())
+        .filter(|name| opts.profile.job(name).is_none())
+        .collect();
+    if !missing.is_empty() {
+        report.warnings.push(crate::i18n::fill(
+            // Translators: {jobs} is a list of fio job names such as "seq-write, rand-4k-read".
+            &crate::i18n::gettext("the profile has no job named {jobs}: those checks cannot be graded and count as ERROR"),
+            &[("jobs", &missing.join(", "))],
+        ));
+    }
+
     // Files left by a killed run of this program (its process gone) are ours to remove.
     for path in engine::testfile::remove_stale(&opts.target) {
         report.warnings.push(format!(
@@ -231,7 +244,8 @@ fn advice_for_target(e: &TargetError) -> Advice {
     match e {
         TargetError::Missing { .. }
         | TargetError::NotADirectory { .. }
-        | TargetError::NotWritable { .. } => Advice::ChooseAnotherFolder,
+        | TargetError::NotWritable { .. }
+        | TargetError::NotStorage { .. } => Advice::ChooseAnotherFolder,
         TargetError::ReadOnly { .. } => Advice::ReadOnlyTarget,
         TargetError::Memory { .. } => Advice::MemoryTarget,
         TargetError::NoSpace { .. } => Advice::FreeSomeSpace,

@@ -10,6 +10,7 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 
 use crate::i18n::{fill, gettext};
+use crate::target::device::read_bounded;
 
 /// The link and the most bytes per second it can carry.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -118,9 +119,9 @@ pub fn from_ios(text: &str) -> Option<LinkInfo> {
 /// only), `None` when it cannot be read.
 pub fn ios(sysfs_root: &Path, host: &str) -> Option<LinkInfo> {
     let path = sysfs_root.join("kernel/debug").join(host).join("ios");
-    std::fs::read_to_string(path)
+    read_bounded(&path)
         .ok()
-        .and_then(|t| from_ios(&t))
+        .and_then(|b| from_ios(&String::from_utf8_lossy(&b)))
 }
 
 /// The mmc host (`mmc0`) a card's disk hangs off, from the canonical sysfs path
@@ -133,7 +134,7 @@ pub fn mmc_host_of(disk_dir: &Path) -> Option<String> {
 
 /// True when the device tree says this is a Raspberry Pi (whose SD hosts have no UHS-II).
 pub fn is_raspberry_pi(sysfs_root: &Path) -> bool {
-    std::fs::read(sysfs_root.join("firmware/devicetree/base/compatible"))
+    read_bounded(&sysfs_root.join("firmware/devicetree/base/compatible"))
         .map(|b| String::from_utf8_lossy(&b).contains("raspberrypi"))
         .unwrap_or(false)
 }

@@ -13,7 +13,7 @@ use super::manufacturers::Bus;
 use super::regs::{self, ascii_or_hex, bcd_revision, CrcStatus, HexError, RegisterState};
 use super::{csd, link, scr, ssr, CardInfo, CardKind};
 use crate::i18n::{fill, gettext};
-use crate::target::device::read_attr;
+use crate::target::device::{read_attr, read_bounded};
 
 /// The kernel's readings of the card, as sysfs has them (each file that exists).
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
@@ -68,7 +68,7 @@ impl SysfsIds {
 
 /// `name` keeps its trailing spaces (`SPCC `): only the newline is removed.
 fn read_name(path: &Path) -> Option<String> {
-    let bytes = std::fs::read(path).ok()?;
+    let bytes = read_bounded(path).ok()?;
     let text = String::from_utf8_lossy(&bytes);
     let t = text.trim_end_matches(['\n', '\r']);
     (!t.is_empty()).then(|| t.to_owned())
@@ -101,7 +101,7 @@ fn load<const N: usize>(
     parse: impl Fn(&str) -> Result<[u8; N], HexError>,
     warnings: &mut Vec<String>,
 ) -> Loaded<N> {
-    let Ok(raw) = std::fs::read(dev.join(name)) else {
+    let Ok(raw) = read_bounded(&dev.join(name)) else {
         return Loaded {
             state: RegisterState::Missing,
             bytes: None,

@@ -134,6 +134,14 @@ pub enum TargetError {
         /// `tmpfs`, `ramfs`, `zram`, …
         fs_type: String,
     },
+    /// A kernel interface (proc, sysfs, cgroup, …): no drive is behind it.
+    #[error("{path} is a kernel interface ({fs_type}), not storage")]
+    NotStorage {
+        /// The path.
+        path: PathBuf,
+        /// `proc`, `sysfs`, …
+        fs_type: String,
+    },
     /// Not enough free space for the test file.
     #[error("not enough free space in {path}: {free_bytes} bytes free, {needed_bytes} needed")]
     NoSpace {
@@ -156,7 +164,7 @@ pub enum TargetError {
 
 impl TargetError {
     /// A stable machine-readable kind for JSON: `missing`, `not_a_directory`, `not_writable`,
-    /// `read_only`, `memory`, `no_space`, `inspect`.
+    /// `read_only`, `memory`, `not_storage`, `no_space`, `inspect`.
     pub fn kind(&self) -> &'static str {
         match self {
             TargetError::Missing { .. } => "missing",
@@ -164,6 +172,7 @@ impl TargetError {
             TargetError::NotWritable { .. } => "not_writable",
             TargetError::ReadOnly { .. } => "read_only",
             TargetError::Memory { .. } => "memory",
+            TargetError::NotStorage { .. } => "not_storage",
             TargetError::NoSpace { .. } => "no_space",
             TargetError::Inspect { .. } => "inspect",
         }
@@ -218,25 +227,40 @@ pub fn inspect(dir: &Path, sysfs_root: &Path) -> Result<TargetInfo, TargetError>
     let mount = mounts::find(&table, &path, Some(&dev));
     let fs_type = fs::type_name(magic, mount.map(|m| m.fs_type.as_str()));
 
-    let (device, transport) = if fs::is_memory(&fs_type) {
-        (None, Transport::Memory)
-    } else if fs::is_network(&fs_type) {
-        (None, Transport::Other)
+    // overlayfs writes go to its upper layer: that layer's filesystem and device are the
+    // ones measured (Raspberry Pi OS's "Overlay File System" puts it on tmpfs, i.e. memory).
+    let upper = if fs_type == "overlay" {
+        mount.and_then(|m| overlay_upper(&m.options))
     } else {
-        let sysfs_dev = if major != 0 {
-            Some(dev)
-        } else {
-            mount.and_then(|m| source_dev(&m.source))
-        };
-        match sysfs_dev.and_then(|d| device::resolve(sysfs_root, &d)) {
-            Some((info, transport)) => (Some(info), transport),
-            None => (None, Transport::Other),
-        }
+        None
     };
+    let (device, transport) =
+        if fs::is_memory(&fs_type) || upper.as_ref().is_some_and(|u| fs::is_memory(&u.fs_type)) {
+            (None, Transport::Memory)
+        } else if fs::is_network(&fs_type) {
+            (None, Transport::Other)
+        } else {
+            let sysfs_dev = if let Some(u) = &upper {
+                Some(u.dev.clone())
+            } else if major != 0 {
+                Some(dev)
+            } else {
+                mount.and_then(|m| source_dev(&m.source))
+            };
+            match sysfs_dev.and_then(|d| device::resolve(sysfs_root, &d)) {
+                Some((info, transport)) => (Some(info), transport),
+                None => (None, Transport::Other),
+            }
+        };
 
     let options = mount.map(|m| m.options.clone()).unwrap_or_default();
     let read_only = space.read_only || mount.is_some_and(|m| m.is_read_only());
-    let warnings = warnings_for(&fs_type, mount);
+    let mut warnings = warnings_for(&fs_type, mount);
+    if fs_type == "overlay" && upper.is_none() {
+        warnings.push(gettext(
+            "This is an overlay filesystem whose upper layer could not be found: the figures may be memory's or another drive's, not this drive's.",
+        ));
+    }
     Ok(TargetInfo {
         path,
         fs_type,
@@ -250,6 +274,35 @@ pub fn inspect(dir: &Path, sysfs_root: &Path) -> Result<TargetInfo, TargetError>
         read_only,
         mount_options: options,
         warnings,
+    })
+}
+
+/// The upper layer of an overlayfs mount, where its writes go.
+struct OverlayUpper {
+    /// Filesystem type of the upper directory, e.g. `tmpfs`, `ext4`.
+    fs_type: String,
+    /// `MAJ:MIN` of the upper directory's filesystem (for an anonymous `st_dev`, as on
+    /// btrfs, not resolvable through sysfs).
+    dev: String,
+}
+
+/// The upper layer named by an overlayfs mount's `upperdir=` option, when it is an absolute
+/// path that can be inspected from here. `None` otherwise (a read-only overlay has none; a
+/// relative path or one in another mount namespace cannot be found).
+fn overlay_upper(options: &[String]) -> Option<OverlayUpper> {
+    let dir = PathBuf::from(mounts::unescape(mounts::option_value(options, "upperdir")?));
+    if !dir.is_absolute() {
+        return None;
+    }
+    let meta = std::fs::metadata(&dir).ok()?;
+    let magic = fs::magic(&dir).ok()?;
+    let table = mounts::read();
+    let (major, minor) = device::maj_min(meta.dev());
+    let dev = format!("{major}:{minor}");
+    let mount = mounts::find(&table, &dir, Some(&dev));
+    Some(OverlayUpper {
+        fs_type: fs::type_name(magic, mount.map(|m| m.fs_type.as_str())),
+        dev,
     })
 }
 
@@ -303,8 +356,10 @@ pub(crate) fn writable(path: &Path) -> Result<(), nix::Error> {
     access(path, AccessFlags::W_OK | AccessFlags::X_OK)
 }
 
-/// Every pre-flight check, in order: exists, is a directory, not a read-only mount, is
-/// writable, not memory, at least [`needed_bytes`] free. Writes nothing.
+/// Every pre-flight check, in order: exists, is a directory, not a kernel interface (proc,
+/// sysfs, …), not a read-only mount, is writable, not memory (tmpfs, ramfs, hugetlbfs, an
+/// overlay whose upper layer is memory, a zram/brd disk), at least [`needed_bytes`] free.
+/// Writes nothing.
 ///
 /// The read-only check comes before the permission check so that root on a read-only mount
 /// is told the mount is read-only. Memory means tmpfs/ramfs or a zram/brd disk.
@@ -316,6 +371,12 @@ pub fn preflight(
     sysfs_root: &Path,
 ) -> Result<TargetInfo, TargetError> {
     let info = inspect(dir, sysfs_root)?;
+    if fs::is_kernel_interface(&info.fs_type) {
+        return Err(TargetError::NotStorage {
+            path: info.path.clone(),
+            fs_type: info.fs_type.clone(),
+        });
+    }
     if info.read_only {
         return Err(TargetError::ReadOnly {
             path: info.path.clone(),
@@ -335,8 +396,14 @@ pub fn preflight(
         }
     }
     if fs::is_memory(&info.fs_type) || info.transport == Transport::Memory {
-        let fs_type = match &info.device {
-            Some(d) if !fs::is_memory(&info.fs_type) => format!("{}, {}", d.disk, info.fs_type),
+        let upper = (info.fs_type == "overlay")
+            .then(|| overlay_upper(&info.mount_options))
+            .flatten();
+        let fs_type = match (&info.device, upper) {
+            (_, Some(u)) => format!("{} over {}", info.fs_type, u.fs_type),
+            (Some(d), None) if !fs::is_memory(&info.fs_type) => {
+                format!("{}, {}", d.disk, info.fs_type)
+            }
             _ => info.fs_type.clone(),
         };
         return Err(TargetError::Memory {
