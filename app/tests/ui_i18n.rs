@@ -1,0 +1,183 @@
+//! The desktop app in German, on a real display (run under `xvfb-run -a cargo test -p
+//! agnostics-gtk --test ui_i18n`): the buttons, the row titles, the PASS/FAIL badges and the
+//! advice of a real run are the German text of `po/de.po`, numbers take the German decimal
+//! comma, the window still fits a Raspberry Pi touchscreen with the longer German strings, and
+//! **Copy results** keeps upstream's compat lines in English.
+//!
+//! Its own test binary (`harness = false`, like `ui.rs`): the language is chosen once per
+//! process, before GTK starts. The catalogue is compiled with `msgfmt` into a scratch
+//! directory; the `de_DE.UTF-8` locale is built with `localedef` into a scratch `LOCPATH`
+//! (messages alone work under `C.UTF-8` when `localedef` is missing; the decimal-comma checks
+//! are then skipped with a printed reason).
+
+#[path = "../../core/tests/common/locale.rs"]
+mod locale;
+#[path = "../../core/tests/common/po.rs"]
+mod po;
+#[path = "ui_support/mod.rs"]
+mod support;
+
+use std::sync::OnceLock;
+
+use adw::prelude::*;
+use agnostics_core::verdict::{Metric, Standard, Verdict};
+use agnostics_gtk::Application;
+use gtk::{gio, glib};
+
+use support::*;
+
+/// True when the German locale (decimal comma) could be built for this process.
+static GERMAN_NUMBERS: OnceLock<bool> = OnceLock::new();
+
+fn main() {
+    // Before GTK and gettext start: German messages from a freshly compiled catalogue.
+    let scratch = locale::scratch_dir("ui-i18n-");
+    let catalogues = locale::catalogue_dir(scratch.path());
+    locale::compile_catalogues(&catalogues, &["de"]);
+    let locpath = scratch.path().join("locpath");
+    std::fs::create_dir_all(&locpath).expect("create LOCPATH");
+    let german = locale::german_locale(&locpath);
+    let _ = GERMAN_NUMBERS.set(german.is_some());
+    std::env::set_var("LOCPATH", &locpath);
+    std::env::set_var("LC_ALL", german.unwrap_or("C.UTF-8"));
+    std::env::set_var("LANGUAGE", "de");
+    agnostics_core::i18n::init(&catalogues);
+
+    if let Err(e) = gtk::init() {
+        eprintln!("the UI tests need a display (run them under xvfb-run -a): {e}");
+        std::process::exit(101);
+    }
+    let app = Application::new();
+    app.set_flags(app.flags() | gio::ApplicationFlags::NON_UNIQUE);
+    app.register(None::<&gio::Cancellable>)
+        .expect("the application registers");
+    let code = run_tests(
+        &app,
+        &[(
+            "a_run_in_german_shows_german_rows_badges_and_numbers",
+            a_run_in_german_shows_german_rows_badges_and_numbers,
+        )],
+    );
+    drop(scratch);
+    std::process::exit(code);
+}
+
+/// `msgid` as `po/de.po` translates it.
+fn de(msgid: &str) -> String {
+    locale::translation("de", msgid)
+}
+
+fn verdict_de(verdict: Verdict) -> String {
+    de(verdict.as_str())
+}
+
+fn a_run_in_german_shows_german_rows_badges_and_numbers(app: &Application) {
+    let german_numbers = GERMAN_NUMBERS.get().copied().unwrap_or(false);
+    let dir = scratch_dir();
+    let profile = profile_file(dir.path(), "small.fio", SMALL_PROFILE);
+    let window = new_window(app);
+    assert_eq!(
+        window.run_button().label().as_deref(),
+        Some(de("_Run SD card test").as_str())
+    );
+    assert_fits_800x480(&window, "ready (German)");
+    aim(&window, dir.path(), Some(profile));
+
+    window.run_button().activate();
+    wait_until("the results", || {
+        window.visible_page() == "results" || window.open_dialog().is_some()
+    });
+    assert!(window.open_dialog().is_none(), "no error dialog");
+    let report = window.last_report().expect("the engine's report");
+    let run = report.deciding_run().expect("a graded run");
+
+    let results = window.results_view();
+    let shown = results.shown_checks();
+    let titles: Vec<&str> = shown.iter().map(|s| s.title.as_str()).collect();
+    assert_eq!(
+        titles,
+        [
+            de("Sequential write"),
+            de("Random 4K write"),
+            de("Random 4K read")
+        ]
+    );
+    assert_eq!(
+        titles[0], "Sequenzielles Schreiben",
+        "the German the user reads"
+    );
+    for (row, metric) in shown
+        .iter()
+        .zip([Metric::SeqWrite, Metric::RandWrite, Metric::RandRead])
+    {
+        let check = run.check(metric, Standard::A1).expect("an A1 check");
+        assert_eq!(row.verdict, verdict_de(check.verdict), "{}", row.title);
+        let target = if metric == Metric::SeqWrite {
+            if german_numbers {
+                "10,24 MB/s (10000 KiB/s)"
+            } else {
+                "10.24 MB/s (10000 KiB/s)"
+            }
+            .to_owned()
+        } else {
+            format!("{:.0} IOPS", check.target)
+        };
+        let expected_end = de("target {target}").replace("{target}", &target);
+        assert!(
+            row.value.ends_with(&expected_end),
+            "{:?} does not end with {expected_end:?}",
+            row.value
+        );
+        if metric == Metric::SeqWrite && german_numbers {
+            // The measured figure has decimals below 1000 MB/s; when it has any, a comma.
+            let figure = row.value.split(" MB/s").next().unwrap_or_default();
+            assert!(!figure.contains('.'), "decimal point in {:?}", row.value);
+        }
+        for advice in &row.advice {
+            assert!(
+                po::read(&po::po_dir().join("de.po"))
+                    .iter()
+                    .any(|e| e.msgstr.first() == Some(advice)),
+                "advice {advice:?} is not a German text of the catalogue"
+            );
+        }
+    }
+    let info: Vec<String> = results.shown_info().into_iter().map(|(t, _)| t).collect();
+    assert_eq!(info, [de("Preparing the test file"), de("Sequential read")]);
+    assert_fits_800x480(&window, "results (German)");
+
+    // Copy results: German labels and advice, upstream's compat lines in English.
+    results.copy_button().activate();
+    wait_until("the results on the clipboard", || {
+        window.clipboard().is_local()
+    });
+    let copied = glib::MainContext::default()
+        .block_on(window.clipboard().read_text_future())
+        .expect("clipboard text")
+        .expect("some text");
+    assert!(
+        copied
+            .lines()
+            .any(|l| l.starts_with("Sequential write speed ")
+                && l.contains(" KB/sec (target 10000) - ")),
+        "{copied}"
+    );
+    let result_line = de("Result: {verdict}");
+    let prefix = result_line.split("{verdict}").next().unwrap_or_default();
+    assert!(
+        copied.lines().any(|l| l.starts_with(prefix)),
+        "no {prefix:?} line in {copied}"
+    );
+}
+
+/// The window's smallest size fits a Raspberry Pi touchscreen (800×480), German included.
+fn assert_fits_800x480(window: &agnostics_gtk::Window, state: &str) {
+    iterate_briefly();
+    let content = window.content().expect("content");
+    let (min_w, _, _, _) = content.measure(gtk::Orientation::Horizontal, -1);
+    let (min_h, _, _, _) = content.measure(gtk::Orientation::Vertical, 800);
+    assert!(
+        min_w <= 800 && min_h <= 480,
+        "{state}: needs at least {min_w}×{min_h}"
+    );
+}
