@@ -1,9 +1,251 @@
-//! `agnostics-cli card`.
+//! `agnostics-cli card [--device NAME] [--sysfs-root DIR] [--json]`: identify the card or drive
+//! (by default the one behind the default target) and print what its registers and sysfs say,
+//! as a readable block or as the JSON `card` object. Exit status 0, or 2 when the device is
+//! unknown.
+
+use std::fmt::Write;
+
+use agnostics_core::card::{self, CardInfo, CardKind, RegisterState};
+use agnostics_core::i18n::{fill, gettext};
+use agnostics_core::target;
+use agnostics_core::units::human_bytes;
 
 use crate::args::CardArgs;
+use crate::targets_cmd::emit;
 
+/// Runs the subcommand; returns the exit status.
 pub fn main(args: &CardArgs) -> i32 {
-    let _ = args;
-    eprintln!("agnostics-cli card: not built yet");
-    2
+    let disk = match &args.device {
+        Some(d) => d.trim_start_matches("/dev/").to_owned(),
+        None => {
+            let dir = target::default_target(&args.sysfs_root);
+            match target::inspect(&dir, &args.sysfs_root) {
+                Ok(info) => match info.device {
+                    Some(d) => d.disk,
+                    None => {
+                        eprintln!(
+                            "agnostics-cli: {}",
+                            fill(
+                                &gettext("{path} is not on a block device ({fs_type}); name one with --device, e.g. --device mmcblk0"),
+                                &[("path", &dir.display()), ("fs_type", &info.fs_type)],
+                            )
+                        );
+                        return 2;
+                    }
+                },
+                Err(e) => {
+                    eprintln!("agnostics-cli: {e}");
+                    return 2;
+                }
+            }
+        }
+    };
+    if disk.is_empty() || disk == "." || disk == ".." || disk.contains('/') {
+        eprintln!(
+            "agnostics-cli: {}",
+            fill(
+                &gettext("“{device}” is not a device name such as mmcblk0 or sda; see `lsblk` for the names"),
+                &[("device", &disk)],
+            )
+        );
+        return 2;
+    }
+    let Some(info) = card::identify(&args.sysfs_root, &disk) else {
+        eprintln!(
+            "agnostics-cli: {}",
+            fill(
+                &gettext("unknown device {device}: {root}/block/{device} does not exist; see `lsblk` for the names"),
+                &[("device", &disk), ("root", &args.sysfs_root.display())],
+            )
+        );
+        return 2;
+    };
+    if args.json {
+        return match serde_json::to_string_pretty(&info) {
+            Ok(text) => emit(&format!("{text}\n")),
+            Err(e) => {
+                eprintln!("agnostics-cli: {e}");
+                2
+            }
+        };
+    }
+    emit(&to_text(&info))
+}
+
+/// Rows of label and value, aligned.
+struct Block(Vec<(String, String)>);
+
+impl Block {
+    fn row(&mut self, label: String, value: impl Into<String>) {
+        self.0.push((label, value.into()));
+    }
+
+    fn opt(&mut self, label: String, value: Option<String>) {
+        if let Some(v) = value {
+            self.row(label, v);
+        }
+    }
+
+    fn render(&self) -> String {
+        let w = self
+            .0
+            .iter()
+            .map(|(l, _)| l.chars().count())
+            .max()
+            .unwrap_or(0);
+        let mut out = String::new();
+        for (l, v) in &self.0 {
+            let _ = writeln!(out, "{l:<w$}  {v}");
+        }
+        out
+    }
+}
+
+/// How a register fared, for people.
+fn state_text(s: RegisterState) -> String {
+    match s {
+        RegisterState::Missing => gettext("not exposed by this kernel or reader"),
+        RegisterState::AllZero => gettext("all zeros: the card reported nothing"),
+        RegisterState::Invalid => gettext("unreadable"),
+        RegisterState::Decoded => gettext("decoded"),
+    }
+}
+
+fn rating(value: Option<u8>, prefix: &str) -> String {
+    match value {
+        Some(0) => gettext("none"),
+        Some(v) => format!("{prefix}{v}"),
+        None => gettext("reserved value"),
+    }
+}
+
+/// The readable block: identity, capacity, claimed ratings, register states, link, warnings.
+pub fn to_text(c: &CardInfo) -> String {
+    let mut b = Block(Vec::new());
+    b.row(
+        gettext("Device:"),
+        format!("{} ({})", c.device, c.kind.as_str()),
+    );
+    b.opt(gettext("Model:"), c.model.clone());
+    if let Some(id) = &c.cid {
+        if let (Some(mid), Some(name)) = (id.mid, &id.manufacturer) {
+            b.row(gettext("Manufacturer:"), format!("{name} (ID 0x{mid:02X})"));
+            if let Some(note) = &id.manufacturer_note {
+                b.row(String::new(), note.clone());
+            }
+        }
+        b.opt(gettext("OEM ID:"), id.oid.clone());
+        b.opt(
+            gettext("Product:"),
+            id.pnm.as_ref().map(|p| format!("{p:?}")),
+        );
+        b.opt(gettext("Revision:"), id.prv.clone());
+        b.opt(
+            gettext("Serial:"),
+            id.psn.map(|s| format!("0x{s:08x} ({s})")),
+        );
+        b.opt(gettext("Manufactured:"), id.mdt.clone());
+        if id.source == card::cid::CidSource::Sysfs {
+            b.row(
+                String::new(),
+                gettext("(from the kernel's readings; the CID itself is not exposed)"),
+            );
+        }
+    }
+    if let Some(cap) = c.capacity_bytes {
+        b.row(
+            gettext("Capacity:"),
+            fill(
+                &gettext("{human} ({bytes} bytes)"),
+                &[("human", &human_bytes(cap)), ("bytes", &cap)],
+            ),
+        );
+    }
+    if let Some(size) = c.size_bytes.filter(|s| Some(*s) != c.capacity_bytes) {
+        b.row(
+            gettext("Size seen by Linux:"),
+            fill(
+                &gettext("{human} ({bytes} bytes)"),
+                &[("human", &human_bytes(size)), ("bytes", &size)],
+            ),
+        );
+    }
+    if matches!(c.kind, CardKind::Sd) {
+        match &c.ssr {
+            Some(s) => {
+                b.row(gettext("Speed Class:"), rating(s.speed_class, "Class "));
+                b.row(gettext("UHS Speed Grade:"), rating(s.uhs_grade, "U"));
+                b.row(gettext("Video Speed Class:"), rating(s.video_class, "V"));
+                b.row(
+                    gettext("App Performance:"),
+                    s.app_perf_class
+                        .clone()
+                        .unwrap_or_else(|| gettext("not rated")),
+                );
+                b.opt(gettext("AU size:"), s.au_size_bytes.map(human_bytes));
+            }
+            None => b.row(gettext("SD Status:"), state_text(c.registers.ssr)),
+        }
+        match &c.scr {
+            Some(s) => {
+                b.row(gettext("SD version:"), s.version.clone());
+                let widths: Vec<String> = s.bus_widths.iter().map(|w| format!("{w}-bit")).collect();
+                b.row(gettext("Bus widths:"), widths.join(", "));
+                if !s.commands.is_empty() {
+                    b.row(gettext("Commands:"), s.commands.join(", "));
+                }
+            }
+            None => b.row(gettext("SCR:"), state_text(c.registers.scr)),
+        }
+    }
+    if matches!(c.kind, CardKind::Sd | CardKind::Mmc) {
+        let r = &c.registers;
+        b.row(
+            gettext("Registers:"),
+            format!(
+                "CID {}, CSD {}{}",
+                state_text(r.cid),
+                state_text(r.csd),
+                if c.kind == CardKind::Sd {
+                    format!(
+                        ", SCR {}, SD Status {}",
+                        state_text(r.scr),
+                        state_text(r.ssr)
+                    )
+                } else {
+                    String::new()
+                }
+            ),
+        );
+    }
+    if let Some(u) = &c.usb {
+        b.opt(
+            gettext("USB product:"),
+            match (&u.manufacturer, &u.product) {
+                (Some(m), Some(p)) => Some(format!("{m} {p}")),
+                (m, p) => p.clone().or(m.clone()),
+            },
+        );
+        b.opt(gettext("USB ID:"), u.id.clone());
+        b.opt(gettext("USB version:"), u.usb_version.clone());
+        b.opt(
+            gettext("USB speed:"),
+            u.speed_mbit.map(|s| format!("{s} Mbit/s")),
+        );
+    }
+    if let Some(n) = &c.nvme {
+        b.opt(gettext("Firmware:"), n.firmware_rev.clone());
+    }
+    if let Some(l) = &c.link {
+        b.row(gettext("Link:"), card::link::describe(l));
+    }
+    let mut out = b.render();
+    for w in &c.warnings {
+        let _ = writeln!(
+            out,
+            "{}",
+            fill(&gettext("Warning: {warning}"), &[("warning", w)])
+        );
+    }
+    out
 }

@@ -1,8 +1,194 @@
-//! `agnostics-cli generate`: the man page and shell completions, from the clap definition.
+//! `agnostics-cli generate`: the man pages and shell completions, from the clap definition.
+//!
+//! Packagers (and `meson.build`) run `agnostics-cli generate man|bash|zsh|fish --out-dir DIR`.
+//! The files are named the way each consumer looks them up:
+//!
+//! | what | files | installed to |
+//! |---|---|---|
+//! | `man` | `agnostics-cli.1` and one `agnostics-cli-<subcommand>.1` per visible subcommand | `$mandir/man1` |
+//! | `bash` | `agnostics-cli` | `$datadir/bash-completion/completions` |
+//! | `zsh` | `_agnostics-cli` | `$datadir/zsh/vendor-completions` |
+//! | `fish` | `agnostics-cli.fish` | `$datadir/fish/vendor_completions.d` |
+//!
+//! The man pages and completions are English: clap's help text is not translated.
 
-use crate::args::GenerateArgs;
+use std::io::Write;
+use std::path::{Path, PathBuf};
 
+use clap::CommandFactory;
+use clap_complete::Shell;
+use clap_mangen::roff::{bold, italic, roman, Roff};
+use clap_mangen::Man;
+
+use crate::args::{Cli, GenerateArgs};
+
+/// The program name as installed.
+const BIN: &str = "agnostics-cli";
+
+/// Runs `generate`: writes the files for `args.what` into `args.out_dir` (created if missing)
+/// and prints each path on stdout. Returns the exit status: 0, or 2 after printing the error.
 pub fn main(args: &GenerateArgs) -> i32 {
-    let _ = args;
-    2
+    match generate(&args.what, &args.out_dir) {
+        Ok(paths) => {
+            for path in paths {
+                println!("{}", path.display());
+            }
+            0
+        }
+        Err(e) => {
+            eprintln!(
+                "agnostics-cli: cannot write {} into {}: {e}",
+                args.what,
+                args.out_dir.display()
+            );
+            2
+        }
+    }
+}
+
+/// Writes the man pages (`what == "man"`) or the completion script for the shell `what`
+/// (`bash`, `zsh`, `fish`) into `out_dir` and returns the paths written.
+///
+/// Errors: creating the directory or writing a file; an unknown `what` is
+/// [`std::io::ErrorKind::InvalidInput`] (clap already refuses it on the command line).
+pub fn generate(what: &str, out_dir: &Path) -> std::io::Result<Vec<PathBuf>> {
+    std::fs::create_dir_all(out_dir)?;
+    let cmd = Cli::command();
+    match what {
+        "man" => man_pages(cmd, out_dir),
+        "bash" => completion(Shell::Bash, cmd, &out_dir.join(BIN)),
+        "zsh" => completion(Shell::Zsh, cmd, &out_dir.join(format!("_{BIN}"))),
+        "fish" => completion(Shell::Fish, cmd, &out_dir.join(format!("{BIN}.fish"))),
+        other => Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            format!("unknown kind {other:?}: expected man, bash, zsh or fish"),
+        )),
+    }
+}
+
+fn completion(shell: Shell, mut cmd: clap::Command, path: &Path) -> std::io::Result<Vec<PathBuf>> {
+    let mut file = std::io::BufWriter::new(std::fs::File::create(path)?);
+    clap_complete::generate(shell, &mut cmd, BIN, &mut file);
+    file.flush()?;
+    Ok(vec![path.to_path_buf()])
+}
+
+/// `agnostics-cli.1` (with exit status, environment, files and see-also sections) and a page
+/// per visible subcommand (`agnostics-cli-run.1`, …); the hidden `generate` gets none.
+fn man_pages(cmd: clap::Command, out_dir: &Path) -> std::io::Result<Vec<PathBuf>> {
+    let mut cmd = cmd.disable_help_subcommand(true);
+    cmd.build();
+    let mut written = Vec::new();
+
+    let main_path = out_dir.join(format!("{BIN}.1"));
+    let mut main_page = Vec::new();
+    Man::new(cmd.clone())
+        .manual("Agnostics")
+        .render(&mut main_page)?;
+    main_page.extend_from_slice(main_extra_sections().to_roff().as_bytes());
+    std::fs::write(&main_path, main_page)?;
+    written.push(main_path);
+
+    for sub in cmd.get_subcommands().filter(|s| !s.is_hide_set()) {
+        let man = Man::new(sub.clone()).manual("Agnostics");
+        let path = out_dir.join(man.get_filename());
+        let mut page = Vec::new();
+        man.render(&mut page)?;
+        let mut see_also = Roff::new();
+        see_also
+            .control("SH", ["SEE ALSO"])
+            .text([bold(BIN), roman("(1)")]);
+        page.extend_from_slice(see_also.to_roff().as_bytes());
+        std::fs::write(&path, page)?;
+        written.push(path);
+    }
+    Ok(written)
+}
+
+/// The sections of the main page that clap does not know about. No apostrophes in the text:
+/// `to_roff` does not escape them.
+fn main_extra_sections() -> Roff {
+    let mut r = Roff::new();
+    r.control("SH", ["EXIT STATUS"]);
+    for (code, meaning) in [
+        ("0", "PASS: the card meets the A1 targets."),
+        ("1", "FAIL: a graded check is below its target."),
+        (
+            "2",
+            "ERROR: the test could not run or measure (refused target, missing fio, I/O error).",
+        ),
+        ("130", "Cancelled with Ctrl-C; the test file was removed."),
+        ("143", "Stopped by SIGTERM; the test file was removed."),
+    ] {
+        r.control("TP", [])
+            .text([bold(code)])
+            .text([roman(meaning)]);
+    }
+
+    r.control("SH", ["OUTPUT"]).text([roman(
+        "Each run starts with the lines upstream agnostics prints, in English in every language \
+         because scripts parse them, for example:",
+    )]);
+    r.control("RS", [])
+        .control("nf", [])
+        .text([roman(
+            "Sequential write speed 5251 KB/sec (target 10000) - FAIL",
+        )])
+        .text([roman("Random write speed 612 IOPS (target 500) - PASS")])
+        .text([roman("Random read speed 1200 IOPS (target 1500) - FAIL")])
+        .control("fi", [])
+        .control("RE", []);
+    r.text([roman(
+        "KB/sec in those lines means KiB/s (1024 bytes per second). The rest of the text, the \
+         advice and the numbers in it follow the language and locale of the user; ",
+    )])
+    .text([bold("--json"), roman(" output never does.")]);
+
+    r.control("SH", ["ENVIRONMENT"]);
+    r.control("TP", [])
+        .text([
+            bold("LANGUAGE"),
+            roman(", "),
+            bold("LC_ALL"),
+            roman(", "),
+            bold("LANG"),
+        ])
+        .text([roman(
+            "Choose the language of the messages and the decimal separator of the numbers.",
+        )]);
+    r.control("TP", [])
+        .text([bold("AGNOSTICS_LOCALEDIR")])
+        .text([roman(
+            "Read the message catalogues from this directory instead of the installed ones.",
+        )]);
+
+    r.control("SH", ["FILES"]);
+    r.control("TP", []).text([italic("/var/tmp")]).text([roman(
+        "The default directory to test in. The test writes one file of 256 MiB there \
+             and removes it afterwards.",
+    )]);
+    r.control("TP", [])
+        .text([italic("/usr/share/agnostics/sd_bench.fio")])
+        .text([roman(
+            "The standard test as a fio job file, the same as upstream agnostics uses.",
+        )]);
+    r.control("TP", []).text([italic("~/rpdiags.txt")]).text([
+        roman("The log that "),
+        bold("agnostics-cli scripts"),
+        roman(" writes."),
+    ]);
+
+    r.control("SH", ["SEE ALSO"]).text([
+        bold("agnostics-cli-run"),
+        roman("(1), "),
+        bold("agnostics-cli-targets"),
+        roman("(1), "),
+        bold("agnostics-cli-card"),
+        roman("(1), "),
+        bold("agnostics-cli-scripts"),
+        roman("(1), "),
+        bold("fio"),
+        roman("(1)"),
+    ]);
+    r
 }

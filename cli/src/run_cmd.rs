@@ -1,8 +1,8 @@
 //! `agnostics-cli run`: the standard test, with a progress bar on a terminal, the text report
 //! (upstream's compat lines first) or `--json`, and the exit status of the verdict.
 
-use std::io::IsTerminal;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::io::{IsTerminal, Write};
+use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
 use std::sync::{Arc, Mutex};
 
 use agnostics_core::engine::{EngineKind, Event};
@@ -14,18 +14,21 @@ use agnostics_core::sdtest::{self, TestOptions};
 use agnostics_core::target;
 use agnostics_core::units::mb_per_s;
 use indicatif::{ProgressBar, ProgressStyle};
+use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+use signal_hook::iterator::Signals;
 
 use crate::args::{EngineArg, RunArgs};
+use crate::targets_cmd::emit;
 
 pub fn main(args: &RunArgs) -> i32 {
     let profile = match &args.profile {
         Some(path) => match Profile::load(path) {
             Ok(p) => p,
             Err(e) => {
-                eprintln!(
+                say(&format!(
                     "agnostics-cli: {}",
                     fill(&gettext("invalid profile: {error}"), &[("error", &e)])
-                );
+                ));
                 return 2;
             }
         },
@@ -47,16 +50,7 @@ pub fn main(args: &RunArgs) -> i32 {
     };
 
     let cancel = Arc::new(AtomicBool::new(false));
-    let sigint = Arc::new(AtomicBool::new(false));
-    let sigterm = Arc::new(AtomicBool::new(false));
-    for (signal, flag) in [
-        (signal_hook::consts::SIGINT, &sigint),
-        (signal_hook::consts::SIGTERM, &sigterm),
-    ] {
-        // The cancel flag stops the engine; the second flag remembers which signal it was.
-        let _ = signal_hook::flag::register(signal, Arc::clone(&cancel));
-        let _ = signal_hook::flag::register(signal, Arc::clone(flag));
-    }
+    let signals = Stopper::start(Arc::clone(&cancel));
 
     let bar = Progress::new(
         std::io::stderr().is_terminal() && !args.json,
@@ -66,37 +60,88 @@ pub fn main(args: &RunArgs) -> i32 {
     let report = sdtest::run(&opts, &cancel, &on_event);
     bar.finish();
 
-    if args.json {
+    // A closed or full stdout must not lose the log or the exit status (no panic).
+    let code = if args.json {
         match serde_json::to_string_pretty(&report) {
-            Ok(text) => println!("{text}"),
+            Ok(text) => emit(&format!("{text}\n")),
             Err(e) => {
-                eprintln!("agnostics-cli: {e}");
-                return 2;
+                say(&format!("agnostics-cli: {e}"));
+                2
             }
         }
     } else {
-        print!("{}", report::to_text(&report));
+        let code = emit(&report::to_text(&report));
         if let Some(e) = &report.error {
-            eprintln!("agnostics-cli: {} — {}", e.message, e.hint);
+            say(&format!("agnostics-cli: {} — {}", e.message, e.hint));
         }
-    }
+        code
+    };
     // Like upstream, the SD card test's results go to ~/rpdiags.txt too.
     match write_log(&report) {
-        Ok(path) if !args.json => eprintln!(
-            "{}",
-            fill(&gettext("Log: {path}"), &[("path", &path.display())])
-        ),
+        Ok(path) if !args.json => say(&fill(&gettext("Log: {path}"), &[("path", &path.display())])),
         Ok(_) => {}
-        Err(e) => eprintln!(
+        Err(e) => say(&format!(
             "agnostics-cli: {}",
             fill(&gettext("warning: {error}"), &[("error", &e)])
-        ),
+        )),
+    }
+    if code != 0 {
+        return code;
     }
     let cancelled = report.error.as_ref().is_some_and(|e| e.kind == "cancelled");
-    if cancelled && sigterm.load(Ordering::SeqCst) && !sigint.load(Ordering::SeqCst) {
-        return 143;
+    match signals.first() {
+        Some(signal) if cancelled => 128 + signal,
+        _ => report.exit_code(),
     }
-    report.exit_code()
+}
+
+/// Writes a line on stderr, ignoring errors (a hung-up terminal must not turn a cancel into a
+/// panic).
+fn say(line: &str) {
+    let _ = writeln!(std::io::stderr(), "{line}");
+}
+
+/// What SIGINT, SIGTERM and SIGHUP (a closed SSH session) do during a run: the first sets the
+/// cancel flag; the test then stops submitting, waits for the requests already sent to the
+/// drive, removes its file and exits 128 + the signal (130 for SIGINT, 129 for SIGHUP). Each
+/// signal says on stderr why the program is still waiting: on a slow card the requests in
+/// flight (up to iodepth × bs, 128 MiB for the standard test) can take a minute, and neither
+/// the program nor the kernel can abandon an O_DIRECT write already sent.
+struct Stopper {
+    first: Arc<AtomicI32>,
+}
+
+impl Stopper {
+    fn start(cancel: Arc<AtomicBool>) -> Stopper {
+        let first = Arc::new(AtomicI32::new(0));
+        let mut signals = match Signals::new([SIGINT, SIGTERM, SIGHUP]) {
+            Ok(s) => s,
+            Err(e) => {
+                say(&format!(
+                    "agnostics-cli: {}",
+                    fill(&gettext("warning: {error}"), &[("error", &e)])
+                ));
+                return Stopper { first };
+            }
+        };
+        let seen = Arc::clone(&first);
+        std::thread::spawn(move || {
+            for signal in signals.forever() {
+                let _ = seen.compare_exchange(0, signal, Ordering::SeqCst, Ordering::SeqCst);
+                cancel.store(true, Ordering::SeqCst);
+                say(&gettext(
+                    "Stopping: waiting for the drive to finish the requests already sent to it \
+                     (a slow card can take a minute), then removing the test file.",
+                ));
+            }
+        });
+        Stopper { first }
+    }
+
+    /// The first signal received, if any.
+    fn first(&self) -> Option<i32> {
+        Some(self.first.load(Ordering::SeqCst)).filter(|s| *s != 0)
+    }
 }
 
 /// Rewrites the log (`$AGNOSTICS_LOG`, else `~/rpdiags.txt`) with this test's results.

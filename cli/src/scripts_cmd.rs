@@ -25,6 +25,15 @@ use agnostics_core::scripts::{
 };
 
 use crate::args::ScriptsArgs;
+use crate::targets_cmd::emit;
+
+/// `println!` that never panics: a closed or full stdout loses the echo, not the log (which
+/// keeps every byte) or the exit status.
+macro_rules! outln {
+    ($($arg:tt)*) => {{
+        let _ = writeln!(std::io::stdout(), $($arg)*);
+    }};
+}
 
 pub fn main(args: &ScriptsArgs) -> i32 {
     let mut report = ScriptsReport::default();
@@ -48,7 +57,7 @@ pub fn main(args: &ScriptsArgs) -> i32 {
         if args.json {
             return print_json(&report, 0);
         }
-        println!(
+        outln!(
             "{}",
             gettext(
                 "No test scripts found; nothing to run. (The SD card test is “agnostics-cli run”.)"
@@ -118,7 +127,7 @@ pub fn main(args: &ScriptsArgs) -> i32 {
     }
     summary(&report.tests, found.tests.len());
     if let Some(path) = &report.log {
-        println!(
+        outln!(
             "{}",
             fill(&gettext("Log: {path}"), &[("path", &path.display())])
         );
@@ -139,10 +148,7 @@ fn list(args: &ScriptsArgs, found: &Discovery) -> i32 {
             skipped: &found.skipped,
         };
         return match serde_json::to_string_pretty(&listing) {
-            Ok(text) => {
-                println!("{text}");
-                0
-            }
+            Ok(text) => emit(&format!("{text}\n")),
             Err(e) => {
                 eprintln!("agnostics-cli: {e}");
                 2
@@ -150,14 +156,14 @@ fn list(args: &ScriptsArgs, found: &Discovery) -> i32 {
         };
     }
     if found.tests.is_empty() {
-        println!("{}", gettext("No test scripts found."));
+        outln!("{}", gettext("No test scripts found."));
     }
     for test in &found.tests {
-        println!("{}", test.name);
+        outln!("{}", test.name);
         for line in test.description.lines() {
-            println!("    {line}");
+            outln!("    {line}");
         }
-        println!("    {}", test.file.display());
+        outln!("    {}", test.file.display());
     }
     0
 }
@@ -193,10 +199,10 @@ fn error(args: &ScriptsArgs, report: &ScriptsReport, message: &str) -> i32 {
 /// Prints the report as JSON and returns `code` (2 if it cannot be serialised).
 fn print_json(report: &ScriptsReport, code: i32) -> i32 {
     match serde_json::to_string_pretty(report) {
-        Ok(text) => {
-            println!("{text}");
-            code
-        }
+        Ok(text) => match emit(&format!("{text}\n")) {
+            0 => code,
+            failed => failed,
+        },
         Err(e) => {
             eprintln!("agnostics-cli: {e}");
             2
@@ -207,7 +213,7 @@ fn print_json(report: &ScriptsReport, code: i32) -> i32 {
 /// "N of M tests passed." and which did not run after a cancel.
 fn summary(results: &[ScriptResult], listed: usize) {
     let passed = results.iter().filter(|r| r.verdict.passed()).count();
-    println!(
+    outln!(
         "{}",
         fill(
             &ngettext(
@@ -220,7 +226,7 @@ fn summary(results: &[ScriptResult], listed: usize) {
     );
     if results.len() < listed {
         let skipped = listed - results.len();
-        println!(
+        outln!(
             "{}",
             fill(
                 &ngettext(

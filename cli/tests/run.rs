@@ -219,8 +219,9 @@ fn fio_engine_without_fio_is_an_error_not_a_pass() {
     assert!(leftovers(dir.path()).is_empty());
 }
 
-#[test]
-fn sigint_cancels_and_removes_the_file() {
+/// Starts a long run, sends `signal` once its file exists, and checks that the run is
+/// cancelled, says why it is waiting, exits `code` and leaves no file.
+fn signal_cancels_and_removes_the_file(signal: nix::sys::signal::Signal, code: i32) {
     let dir = scratch();
     let profile = dir.path().join("long.fio");
     // A long random-write phase so that the signal lands mid-run.
@@ -236,6 +237,7 @@ fn sigint_cancels_and_removes_the_file() {
         .arg("--profile")
         .arg(&profile)
         .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
     // Wait until the test file exists, i.e. the run has started writing.
@@ -248,13 +250,10 @@ fn sigint_cancels_and_removes_the_file() {
         "the run never created its file"
     );
     std::thread::sleep(Duration::from_millis(300));
-    nix::sys::signal::kill(
-        nix::unistd::Pid::from_raw(child.id() as i32),
-        nix::sys::signal::Signal::SIGINT,
-    )
-    .unwrap();
+    nix::sys::signal::kill(nix::unistd::Pid::from_raw(child.id() as i32), signal).unwrap();
     let out = child.wait_with_output().unwrap();
-    assert_eq!(out.status.code(), Some(130));
+    assert_eq!(out.status.code(), Some(code), "{}", stderr(&out));
+    assert!(stderr(&out).contains("Stopping: waiting for the drive"));
     let v = json(&out);
     assert_eq!(v["error"]["kind"], "cancelled");
     assert_eq!(v["verdict"], "ERROR");
@@ -263,6 +262,74 @@ fn sigint_cancels_and_removes_the_file() {
         "{:?}",
         leftovers(dir.path())
     );
+}
+
+#[test]
+fn sigint_cancels_and_removes_the_file() {
+    signal_cancels_and_removes_the_file(nix::sys::signal::Signal::SIGINT, 130);
+}
+
+#[test]
+fn sigterm_cancels_and_removes_the_file() {
+    signal_cancels_and_removes_the_file(nix::sys::signal::Signal::SIGTERM, 143);
+}
+
+#[test]
+fn sighup_of_a_closed_ssh_session_cancels_and_removes_the_file() {
+    signal_cancels_and_removes_the_file(nix::sys::signal::Signal::SIGHUP, 129);
+}
+
+#[test]
+fn a_closed_stdout_does_not_panic_and_still_writes_the_log() {
+    let dir = scratch();
+    let profile = small_profile(dir.path(), "4m");
+    let log = dir.path().join("rpdiags.txt");
+    // `agnostics-cli | head -1` that has already quit: stdout is a pipe with no reader.
+    let mut child = cli()
+        .env("AGNOSTICS_LOG", &log)
+        .args(["--runs", "1", "--target"])
+        .arg(dir.path())
+        .arg("--profile")
+        .arg(&profile)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let out = child.wait_with_output().unwrap();
+    assert!(!stderr(&out).contains("panicked"), "{}", stderr(&out));
+    assert!(
+        matches!(out.status.code(), Some(0 | 1)),
+        "{:?} {}",
+        out.status,
+        stderr(&out)
+    );
+    assert!(std::fs::read_to_string(&log)
+        .unwrap()
+        .contains("Test : SD Card Speed Test"));
+    assert!(leftovers(dir.path()).is_empty());
+}
+
+#[test]
+fn a_full_stdout_is_an_error_not_a_panic() {
+    let dir = scratch();
+    let profile = small_profile(dir.path(), "4m");
+    let Ok(full) = std::fs::OpenOptions::new().write(true).open("/dev/full") else {
+        eprintln!("skipping a_full_stdout_is_an_error_not_a_panic: no /dev/full");
+        return;
+    };
+    let out = cli()
+        .args(["--json", "--runs", "1", "--target"])
+        .arg(dir.path())
+        .arg("--profile")
+        .arg(&profile)
+        .stdout(full)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(!stderr(&out).contains("panicked"), "{}", stderr(&out));
+    assert!(stderr(&out).contains("No space left"), "{}", stderr(&out));
+    assert!(leftovers(dir.path()).is_empty());
 }
 
 #[test]

@@ -289,3 +289,34 @@ fn sigint_aborts_the_running_test_and_exits_130() {
     );
     assert!(s.log().ends_with("Test : A waits\nTest aborted\n\n"));
 }
+
+#[test]
+fn a_full_stdout_does_not_panic_and_the_log_keeps_the_output() {
+    let s = Setup::new();
+    s.script("ok.sh", "#NAME=Passes\n#DESC=Fine\necho fine\n");
+    let Ok(full) = std::fs::OpenOptions::new().write(true).open("/dev/full") else {
+        eprintln!(
+            "skipping a_full_stdout_does_not_panic_and_the_log_keeps_the_output: no /dev/full"
+        );
+        return;
+    };
+    for (args, code) in [
+        (&[][..], 0),
+        (&["--list"][..], 0),
+        (&["--json"][..], 2),
+        (&["--list", "--json"][..], 2),
+    ] {
+        let out = s
+            .cli(args)
+            .stdout(full.try_clone().unwrap())
+            .output()
+            .unwrap();
+        assert!(
+            !stderr(&out).contains("panicked"),
+            "{args:?}: {}",
+            stderr(&out)
+        );
+        assert_eq!(out.status.code(), Some(code), "{args:?}: {}", stderr(&out));
+    }
+    assert!(s.log().contains("fine"), "{}", s.log());
+}

@@ -45,6 +45,8 @@ pub enum Advice {
     FioFailed,
     /// The user cancelled.
     Cancelled,
+    /// A figure is faster than the link to the drive can carry: not graded.
+    ImplausibleResult,
 }
 
 impl Advice {
@@ -65,7 +67,7 @@ impl Advice {
                 &gettext("This folder is on a {fs_type} filesystem, which may cache or compress data: the figures may not be the drive's own speed."),
                 &[("fs_type", fs_type)],
             ),
-            Advice::FreeSomeSpace => gettext("Free some space on the drive (the test needs about 300 MB) or choose another folder, then run the test again."),
+            Advice::FreeSomeSpace => gettext("Free some space on the drive or choose another folder, then run the test again."),
             Advice::CheckTheDevice => gettext("The drive stopped answering. Check that the card or USB drive is still plugged in; if this happens again, the card may be failing."),
             Advice::ReadOnlyTarget => gettext("The drive is read-only. Check the card's lock switch, or choose a folder on a drive that can be written."),
             Advice::MemoryTarget => gettext("This folder is in memory, not on your card. Choose a folder on the card, such as /var/tmp or your home folder."),
@@ -74,6 +76,7 @@ impl Advice {
             Advice::InstallFio => gettext("Install fio with “sudo apt install fio”, or use the built-in engine."),
             Advice::FioFailed => gettext("fio could not complete the test; its message is shown above. The built-in engine may still work."),
             Advice::Cancelled => gettext("The test was cancelled and its test file removed. Nothing was graded."),
+            Advice::ImplausibleResult => gettext("A measured speed is more than the connection to this drive can carry, so it cannot be the drive's own: a cache answered instead. Nothing was graded; test a folder directly on the card or drive."),
         }
     }
 }

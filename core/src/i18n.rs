@@ -5,6 +5,13 @@
 
 pub use gettextrs::{gettext, ngettext, pgettext};
 
+/// Marks `msgid` for extraction into the catalogues without translating it: for strings in
+/// tables (`const`/`static`) that are translated later with [`gettext`] when shown.
+/// `po/update.sh` extracts its argument (xgettext's `gettext_noop` keyword).
+pub const fn gettext_noop(msgid: &'static str) -> &'static str {
+    msgid
+}
+
 /// The gettext domain of every catalogue of the project.
 pub const DOMAIN: &str = "agnostics";
 

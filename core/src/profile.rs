@@ -128,22 +128,49 @@ impl Profile {
             .expect("the built-in sd_bench.fio is a valid profile")
     }
 
-    /// Reads and parses a job file. Errors: the file cannot be read (line 0), or
-    /// [`Profile::parse`]'s errors.
+    /// The largest job file read, bytes: far more than any real job file, small enough that
+    /// `--profile /dev/zero` cannot eat the memory of a Pi Zero.
+    pub const MAX_FILE_BYTES: u64 = 1024 * 1024;
+
+    /// Reads and parses a job file. Errors (line 0, key `file`): it cannot be opened, is not a
+    /// regular file (a FIFO or device would block or never end), is larger than
+    /// [`Profile::MAX_FILE_BYTES`] or is not UTF-8; then [`Profile::parse`]'s errors.
     pub fn load(path: &Path) -> Result<Profile, ProfileError> {
+        use std::io::Read;
+        use std::os::unix::fs::OpenOptionsExt;
         let display = path.display().to_string();
-        let bytes = std::fs::read(path).map_err(|e| ProfileError {
+        let err = |reason: String| ProfileError {
             file: display.clone(),
             line: 0,
             key: "file".into(),
-            reason: format!("cannot read it: {e}"),
-        })?;
-        let text = String::from_utf8(bytes).map_err(|_| ProfileError {
-            file: display.clone(),
-            line: 0,
-            key: "file".into(),
-            reason: "not UTF-8 text".into(),
-        })?;
+            reason,
+        };
+        let file = std::fs::OpenOptions::new()
+            .read(true)
+            .custom_flags(libc::O_NONBLOCK | libc::O_CLOEXEC)
+            .open(path)
+            .map_err(|e| err(format!("cannot read it: {e}")))?;
+        let meta = file
+            .metadata()
+            .map_err(|e| err(format!("cannot read it: {e}")))?;
+        if !meta.is_file() {
+            return Err(err("not a regular file".into()));
+        }
+        if meta.len() > Self::MAX_FILE_BYTES {
+            return Err(err(format!(
+                "{} bytes is too large for a job file (at most {})",
+                meta.len(),
+                Self::MAX_FILE_BYTES
+            )));
+        }
+        let mut bytes = Vec::new();
+        file.take(Self::MAX_FILE_BYTES + 1)
+            .read_to_end(&mut bytes)
+            .map_err(|e| err(format!("cannot read it: {e}")))?;
+        if bytes.len() as u64 > Self::MAX_FILE_BYTES {
+            return Err(err("too large for a job file".into()));
+        }
+        let text = String::from_utf8(bytes).map_err(|_| err("not UTF-8 text".into()))?;
         Profile::parse(&text, &display, Some(path.to_path_buf()))
     }
 
@@ -521,6 +548,22 @@ mod tests {
         let p = parse("[a]\n size = 2m \n direct\n end_fsync = 1\n runtime=2s\n").unwrap();
         assert!(p.jobs[0].direct && p.jobs[0].end_fsync);
         assert_eq!(p.jobs[0].runtime, Some(Duration::from_secs(2)));
+    }
+
+    #[test]
+    fn load_refuses_devices_and_huge_files() {
+        let e = Profile::load(Path::new("/dev/zero")).unwrap_err();
+        assert_eq!((e.line, e.key.as_str()), (0, "file"));
+        assert!(e.reason.contains("regular file"), "{e}");
+        let dir = tempfile::tempdir().unwrap();
+        let big = dir.path().join("big.fio");
+        std::fs::write(&big, vec![b';'; (Profile::MAX_FILE_BYTES + 1) as usize]).unwrap();
+        assert!(Profile::load(&big)
+            .unwrap_err()
+            .reason
+            .contains("too large"));
+        let missing = Profile::load(&dir.path().join("none.fio")).unwrap_err();
+        assert!(missing.reason.contains("cannot read"), "{missing}");
     }
 
     #[test]

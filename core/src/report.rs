@@ -6,7 +6,7 @@
 //! `verdict`, `a2_verdict`, `phases` [ {`name`, `bytes`, `ios`, `seconds`, `bw_bytes`, `iops`,
 //! `lat_us` {`p50`, `p99`, `max`}, `samples`, …} ], `checks` [ {`name`, `standard`, `value`,
 //! `unit`, `target`, `verdict`} ] } ], `error` (null or {`kind`, `message`, `hint`}),
-//! `warnings`, `advice`.
+//! `warnings`, `advice`, `findings` (the card's claims against the measurement).
 
 use serde::{Deserialize, Serialize};
 
@@ -111,7 +111,7 @@ impl RunReport {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ErrorReport {
     /// Machine-readable kind (`missing`, `read_only`, `memory`, `no_space`, `io`,
-    /// `fio_missing`, `fio_failed`, `cancelled`, …).
+    /// `fio_missing`, `fio_failed`, `cancelled`, `implausible`, …).
     pub kind: String,
     /// What happened, for people.
     pub message: String,
@@ -151,6 +151,10 @@ pub struct Report {
     pub warnings: Vec<String>,
     /// Advice, most important first.
     pub advice: Vec<Advice>,
+    /// What the card claims against what was measured, and figures the link cannot carry
+    /// (see [`crate::card::claims`]).
+    #[serde(default)]
+    pub findings: Vec<crate::card::Finding>,
 }
 
 impl Report {
@@ -249,18 +253,32 @@ pub fn to_text(report: &Report) -> String {
         }
         let _ = writeln!(out, "{line}");
     }
-    let _ = writeln!(
-        out,
-        "{}",
+    if let Some(card) = report
+        .card
+        .as_ref()
+        .and_then(crate::card::CardInfo::summary)
+    {
+        let _ = writeln!(out, "{card}");
+    }
+    let engine = if report.io_path.is_empty() {
+        fill(
+            &gettext("Engine: {engine}; profile {profile}"),
+            &[
+                ("engine", &report.engine.as_str()),
+                ("profile", &report.profile.name),
+            ],
+        )
+    } else {
         fill(
             &gettext("Engine: {engine} ({io_path}); profile {profile}"),
             &[
                 ("engine", &report.engine.as_str()),
                 ("io_path", &report.io_path),
                 ("profile", &report.profile.name),
-            ]
+            ],
         )
-    );
+    };
+    let _ = writeln!(out, "{engine}");
     for run in &report.runs {
         let _ = writeln!(out);
         let _ = writeln!(out, "{}", fill(&gettext("Run {run}"), &[("run", &run.run)]));
@@ -304,11 +322,19 @@ pub fn to_text(report: &Report) -> String {
             fill(&gettext("Warning: {warning}"), &[("warning", w)])
         );
     }
+    for f in &report.findings {
+        let _ = writeln!(
+            out,
+            "{}",
+            // Translators: a comparison of the card's claimed ratings with the measurement.
+            fill(&gettext("Finding: {finding}"), &[("finding", &f.text())])
+        );
+    }
     let verdict = if report.sd_graded || report.verdict == Verdict::Error {
         report.verdict.as_str().to_owned()
     } else {
-        // Translators: the verdict on a drive that is not an SD card; SD targets are a reference.
         fill(
+            // Translators: the verdict on a drive that is not an SD card; SD targets are a reference.
             &gettext("{verdict} (SD card targets, for reference)"),
             &[("verdict", &report.verdict.as_str())],
         )

@@ -68,7 +68,21 @@ pub fn run(opts: &TestOptions, cancel: &AtomicBool, on_event: &(dyn Fn(Event) + 
         error: None,
         warnings: opts.profile.warnings.clone(),
         advice: Vec::new(),
+        findings: Vec::new(),
     };
+
+    let missing: Vec<&str> = crate::verdict::targets(crate::verdict::Standard::A1)
+        .iter()
+        .map(|(metric, _, _)| metric.phase())
+        .filter(|name| opts.profile.job(name).is_none())
+        .collect();
+    if !missing.is_empty() {
+        report.warnings.push(crate::i18n::fill(
+            // Translators: {jobs} is a list of fio job names such as "seq-write, rand-4k-read".
+            &crate::i18n::gettext("the profile has no job named {jobs}: those checks cannot be graded and count as ERROR"),
+            &[("jobs", &missing.join(", "))],
+        ));
+    }
 
     // Files left by a killed run of this program (its process gone) are ours to remove.
     for path in engine::testfile::remove_stale(&opts.target) {
@@ -165,6 +179,20 @@ fn finish(report: &mut Report, info: &target::TargetInfo) {
     };
     report.verdict = run.verdict;
     report.a2_verdict = run.a2_verdict;
+    // What the card claims against what was measured; a figure the link cannot carry is
+    // not graded.
+    report.findings = crate::card::findings(report.card.as_ref(), &run);
+    if let Some(f) = report.findings.iter().find(|f| f.is_implausible()) {
+        report.verdict = Verdict::Error;
+        report.a2_verdict = Verdict::Error;
+        report.error = Some(ErrorReport {
+            kind: "implausible".into(),
+            message: f.text(),
+            hint: Advice::ImplausibleResult.text(),
+        });
+        report.advice.push(Advice::ImplausibleResult);
+        return;
+    }
     use crate::verdict::{Metric, Standard};
     let failed = |m| run.check(m, Standard::A1).map(|c| c.verdict) == Some(Verdict::Fail);
     // "Your card meets A1" only where the SD targets rate the device.
@@ -216,7 +244,8 @@ fn advice_for_target(e: &TargetError) -> Advice {
     match e {
         TargetError::Missing { .. }
         | TargetError::NotADirectory { .. }
-        | TargetError::NotWritable { .. } => Advice::ChooseAnotherFolder,
+        | TargetError::NotWritable { .. }
+        | TargetError::NotStorage { .. } => Advice::ChooseAnotherFolder,
         TargetError::ReadOnly { .. } => Advice::ReadOnlyTarget,
         TargetError::Memory { .. } => Advice::MemoryTarget,
         TargetError::NoSpace { .. } => Advice::FreeSomeSpace,

@@ -94,14 +94,16 @@ pub fn mb_per_s(bytes_per_s: f64) -> f64 {
 }
 
 /// A byte count for people: `256 MiB`, `4 KiB`, `21.3 GB` style (binary units below 1 GiB
-/// are exact for the block sizes of profiles; larger counts use SI GB like disk labels).
+/// are exact for the block sizes of profiles; larger counts use SI GB like disk labels), with
+/// the locale's decimal separator (`21,3 GB` in German; see [`crate::i18n::number`]).
 pub fn human_bytes(bytes: u64) -> String {
+    use crate::i18n::number;
     if bytes >= GIB {
-        format!("{:.1} GB", bytes as f64 / 1e9)
+        format!("{} GB", number(bytes as f64 / 1e9, 1))
     } else if bytes >= MIB && bytes % MIB == 0 {
         format!("{} MiB", bytes / MIB)
     } else if bytes >= MIB {
-        format!("{:.1} MiB", bytes as f64 / MIB as f64)
+        format!("{} MiB", number(bytes as f64 / MIB as f64, 1))
     } else if bytes >= KIB && bytes % KIB == 0 {
         format!("{} KiB", bytes / KIB)
     } else {

@@ -326,3 +326,88 @@ fn default_target_is_var_tmp_without_an_sd_card() {
         PathBuf::from("/var/tmp")
     );
 }
+
+#[test]
+fn refuses_kernel_interfaces_as_not_storage() {
+    for (dir, fs_type) in [("/proc", "proc"), ("/sys", "sysfs")] {
+        if target::inspect(Path::new(dir), Path::new("/sys")).map(|i| i.fs_type)
+            != Ok(fs_type.to_owned())
+        {
+            eprintln!("skipping {dir}: not {fs_type} here");
+            continue;
+        }
+        match target::preflight(Path::new(dir), MIB, Path::new("/sys")) {
+            Err(e @ TargetError::NotStorage { .. }) => {
+                assert_eq!(e.kind(), "not_storage");
+                assert!(e.to_string().contains(fs_type), "{e}");
+            }
+            other => panic!("{dir}: expected NotStorage, got {other:?}"),
+        }
+    }
+}
+
+/// An overlayfs over `lower` with its upper and work directories in `layer`, mounted on
+/// `merged` (absolute paths, as mountinfo then names them).
+fn mount_overlay(layer: &Path, merged: &Path) -> Result<Mounted, String> {
+    let lower = layer.join("lower");
+    let upper = layer.join("upper");
+    let work = layer.join("work");
+    for d in [&lower, &upper, &work, &merged.to_path_buf()] {
+        fs::create_dir_all(d).map_err(|e| e.to_string())?;
+    }
+    let options = format!(
+        "lowerdir={},upperdir={},workdir={}",
+        lower.display(),
+        upper.display(),
+        work.display()
+    );
+    let m = merged.to_string_lossy().into_owned();
+    run("mount", &["-t", "overlay", "overlay", "-o", &options, &m])?;
+    Ok(Mounted(merged.to_path_buf()))
+}
+
+#[test]
+fn refuses_an_overlay_whose_upper_layer_is_tmpfs() {
+    // Raspberry Pi OS's "Overlay File System": / is an overlay with its upper layer in RAM.
+    need_root!();
+    let dir = scratch();
+    let layer = dir.path().join("layer");
+    fs::create_dir(&layer).unwrap();
+    let l = layer.to_string_lossy().into_owned();
+    run("mount", &["-t", "tmpfs", "-o", "size=8m", "tmpfs", &l]).unwrap();
+    let _tmpfs = Mounted(layer.clone());
+    let merged = dir.path().join("merged");
+    let _overlay = match mount_overlay(&layer, &merged) {
+        Ok(m) => m,
+        Err(e) => {
+            eprintln!("skipping: cannot mount an overlay here: {e}");
+            return;
+        }
+    };
+    let info = target::inspect(&merged, Path::new("/sys")).unwrap();
+    assert_eq!(info.fs_type, "overlay");
+    assert_eq!(info.transport, Transport::Memory);
+    match target::preflight(&merged, MIB, Path::new("/sys")) {
+        Err(TargetError::Memory { fs_type, .. }) => assert_eq!(fs_type, "overlay over tmpfs"),
+        other => panic!("expected Memory, got {other:?}"),
+    }
+}
+
+#[test]
+fn an_overlay_on_a_disk_names_the_upper_layers_device() {
+    need_root!();
+    let fsys = LoopFs::new(48, false).unwrap();
+    let merged = fsys.mnt.join("merged");
+    let _overlay = match mount_overlay(&fsys.mnt.join("layer"), &merged) {
+        Ok(m) => m,
+        Err(e) => {
+            eprintln!("skipping: cannot mount an overlay here: {e}");
+            return;
+        }
+    };
+    let info = target::preflight(&merged, MIB, Path::new("/sys")).unwrap();
+    assert_eq!(info.fs_type, "overlay");
+    assert_eq!(info.transport, Transport::Loop);
+    assert_eq!(info.device.unwrap().disk, fsys.loop_name());
+    assert!(info.warnings.is_empty(), "{:?}", info.warnings);
+}

@@ -299,6 +299,7 @@ mod tests {
             error,
             warnings: vec![],
             advice: vec![],
+            findings: vec![],
         }
     }
 

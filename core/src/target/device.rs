@@ -9,9 +9,38 @@ use std::path::{Path, PathBuf};
 
 use super::{DeviceInfo, Transport};
 
-/// Reads a sysfs attribute, trimmed of surrounding white space; `None` when absent or empty.
+/// Largest sysfs attribute read, bytes (the kernel's own limit is one page; debugfs `ios` is
+/// a few hundred bytes).
+pub const MAX_ATTR_BYTES: u64 = 64 * 1024;
+
+/// Reads at most [`MAX_ATTR_BYTES`] of a sysfs attribute (or a file in a copy of sysfs given
+/// with `--sysfs-root`). Only a regular file is read, opened without blocking, so that a
+/// FIFO, a device node such as `/dev/zero` or a huge file in a hostile tree neither hangs the
+/// program nor fills its memory.
+///
+/// Errors: the open or read failed, or the path is not a regular file (`InvalidInput`).
+pub fn read_bounded(path: &Path) -> std::io::Result<Vec<u8>> {
+    use std::io::Read;
+    use std::os::unix::fs::OpenOptionsExt;
+    let file = fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK | libc::O_CLOEXEC | libc::O_NOCTTY)
+        .open(path)?;
+    if !file.metadata()?.is_file() {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            "not a regular file",
+        ));
+    }
+    let mut bytes = Vec::new();
+    file.take(MAX_ATTR_BYTES).read_to_end(&mut bytes)?;
+    Ok(bytes)
+}
+
+/// Reads a sysfs attribute (see [`read_bounded`]), trimmed of surrounding white space; `None`
+/// when absent, empty or not a regular file.
 pub fn read_attr(path: &Path) -> Option<String> {
-    let text = fs::read(path).ok()?;
+    let text = read_bounded(path).ok()?;
     let text = String::from_utf8_lossy(&text);
     let t = text.trim();
     (!t.is_empty()).then(|| t.to_owned())
@@ -30,9 +59,11 @@ pub fn dir_of_dev(sysfs_root: &Path, dev: &str) -> Option<PathBuf> {
     fs::canonicalize(sysfs_root.join("dev/block").join(dev)).ok()
 }
 
-/// The sysfs directory of a block device given by name (`sda2`, `dm-0`, `mmcblk0`).
+/// The sysfs directory of a block device given by name (`sda2`, `dm-0`, `mmcblk0`); `None`
+/// when there is none, or the name is empty, `.`, `..` or contains `/` (never a path
+/// outside the block class).
 pub fn dir_of_name(sysfs_root: &Path, name: &str) -> Option<PathBuf> {
-    if name.is_empty() || name.contains('/') {
+    if name.is_empty() || name == "." || name == ".." || name.contains(['/', '\0']) {
         return None;
     }
     ["class/block", "block"]
@@ -236,6 +267,43 @@ pub(crate) mod fixture {
 mod tests {
     use super::fixture::*;
     use super::*;
+
+    #[test]
+    fn hostile_attribute_files_neither_hang_nor_fill_memory() {
+        let root = crate::target::scratch_dir();
+        let dir = root.path();
+        // A FIFO nobody writes to: a blocking open would wait forever.
+        nix::unistd::mkfifo(
+            &dir.join("fifo"),
+            nix::sys::stat::Mode::from_bits_truncate(0o600),
+        )
+        .unwrap();
+        assert_eq!(read_attr(&dir.join("fifo")), None);
+        // An endless device: reading it whole would fill memory.
+        std::os::unix::fs::symlink("/dev/zero", dir.join("zero")).unwrap();
+        assert_eq!(read_attr(&dir.join("zero")), None);
+        // A directory and a symlink loop are simply absent.
+        fs::create_dir(dir.join("subdir")).unwrap();
+        assert_eq!(read_attr(&dir.join("subdir")), None);
+        std::os::unix::fs::symlink("loop", dir.join("loop")).unwrap();
+        assert_eq!(read_attr(&dir.join("loop")), None);
+        // A huge file is read only up to the limit.
+        let big = dir.join("big");
+        fs::write(&big, vec![b'7'; 3 * MAX_ATTR_BYTES as usize]).unwrap();
+        assert_eq!(read_bounded(&big).unwrap().len() as u64, MAX_ATTR_BYTES);
+        fs::write(dir.join("ok"), b" 0x1b\n").unwrap();
+        assert_eq!(read_attr(&dir.join("ok")).as_deref(), Some("0x1b"));
+    }
+
+    #[test]
+    fn device_names_never_lead_out_of_the_block_class() {
+        let root = crate::target::scratch_dir();
+        sd_card(root.path());
+        for name in ["", ".", "..", "../..", "../../etc", "a/b", "mmcblk0\0x"] {
+            assert_eq!(dir_of_name(root.path(), name), None, "{name:?}");
+        }
+        assert!(dir_of_name(root.path(), "mmcblk0").is_some());
+    }
 
     #[test]
     fn resolves_sd_partition_to_its_card() {

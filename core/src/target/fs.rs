@@ -68,7 +68,7 @@ pub fn type_name(magic: u64, mount_type: Option<&str>) -> String {
 
 /// True for filesystems that live in memory: tmpfs and ramfs.
 pub fn is_memory(fs_type: &str) -> bool {
-    matches!(fs_type, "tmpfs" | "ramfs")
+    matches!(fs_type, "tmpfs" | "ramfs" | "hugetlbfs")
 }
 
 /// True for FUSE filesystems (`fuse`, `fuse.*`, `fuseblk`).
@@ -81,6 +81,36 @@ pub fn is_network(fs_type: &str) -> bool {
     matches!(
         fs_type,
         "nfs" | "nfs4" | "cifs" | "smb2" | "smb" | "smb3" | "9p" | "ceph"
+    )
+}
+
+/// True for the kernel's own interfaces mounted as filesystems (proc, sysfs, cgroup, debugfs,
+/// …): no drive is behind them and no test file can be created there.
+pub fn is_kernel_interface(fs_type: &str) -> bool {
+    matches!(
+        fs_type,
+        "proc"
+            | "sysfs"
+            | "devpts"
+            | "cgroup"
+            | "cgroup2"
+            | "securityfs"
+            | "debugfs"
+            | "tracefs"
+            | "pstore"
+            | "bpf"
+            | "mqueue"
+            | "configfs"
+            | "fusectl"
+            | "autofs"
+            | "binfmt_misc"
+            | "efivarfs"
+            | "nsfs"
+            | "rpc_pipefs"
+            | "selinuxfs"
+            | "sockfs"
+            | "pipefs"
+            | "nfsd"
     )
 }
 

@@ -4,11 +4,14 @@
 //!
 //! Every sysfs read goes through a root path (normally `/sys`) so that tests can point it at a
 //! fixture tree. The pieces: [`fs`] (statfs magic, free space), [`mounts`] (mountinfo),
-//! [`device`] (the sysfs device stack and transport).
+//! [`device`] (the sysfs device stack and transport), and [`list`] (where a test can run).
 
 pub mod device;
 pub mod fs;
+mod list;
 pub mod mounts;
+
+pub use list::{default_target, list};
 
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
@@ -95,7 +98,7 @@ pub struct TargetInfo {
     pub warnings: Vec<String>,
 }
 
-/// Why a directory cannot be tested. Each message says what happened; [`TargetError::hint`]
+/// Why a directory cannot be tested. Each message says what happened; the report's advice
 /// says what to do.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum TargetError {
@@ -131,6 +134,14 @@ pub enum TargetError {
         /// `tmpfs`, `ramfs`, `zram`, …
         fs_type: String,
     },
+    /// A kernel interface (proc, sysfs, cgroup, …): no drive is behind it.
+    #[error("{path} is a kernel interface ({fs_type}), not storage")]
+    NotStorage {
+        /// The path.
+        path: PathBuf,
+        /// `proc`, `sysfs`, …
+        fs_type: String,
+    },
     /// Not enough free space for the test file.
     #[error("not enough free space in {path}: {free_bytes} bytes free, {needed_bytes} needed")]
     NoSpace {
@@ -153,7 +164,7 @@ pub enum TargetError {
 
 impl TargetError {
     /// A stable machine-readable kind for JSON: `missing`, `not_a_directory`, `not_writable`,
-    /// `read_only`, `memory`, `no_space`, `inspect`.
+    /// `read_only`, `memory`, `not_storage`, `no_space`, `inspect`.
     pub fn kind(&self) -> &'static str {
         match self {
             TargetError::Missing { .. } => "missing",
@@ -161,6 +172,7 @@ impl TargetError {
             TargetError::NotWritable { .. } => "not_writable",
             TargetError::ReadOnly { .. } => "read_only",
             TargetError::Memory { .. } => "memory",
+            TargetError::NotStorage { .. } => "not_storage",
             TargetError::NoSpace { .. } => "no_space",
             TargetError::Inspect { .. } => "inspect",
         }
@@ -215,25 +227,40 @@ pub fn inspect(dir: &Path, sysfs_root: &Path) -> Result<TargetInfo, TargetError>
     let mount = mounts::find(&table, &path, Some(&dev));
     let fs_type = fs::type_name(magic, mount.map(|m| m.fs_type.as_str()));
 
-    let (device, transport) = if fs::is_memory(&fs_type) {
-        (None, Transport::Memory)
-    } else if fs::is_network(&fs_type) {
-        (None, Transport::Other)
+    // overlayfs writes go to its upper layer: that layer's filesystem and device are the
+    // ones measured (Raspberry Pi OS's "Overlay File System" puts it on tmpfs, i.e. memory).
+    let upper = if fs_type == "overlay" {
+        mount.and_then(|m| overlay_upper(&m.options))
     } else {
-        let sysfs_dev = if major != 0 {
-            Some(dev)
-        } else {
-            mount.and_then(|m| source_dev(&m.source))
-        };
-        match sysfs_dev.and_then(|d| device::resolve(sysfs_root, &d)) {
-            Some((info, transport)) => (Some(info), transport),
-            None => (None, Transport::Other),
-        }
+        None
     };
+    let (device, transport) =
+        if fs::is_memory(&fs_type) || upper.as_ref().is_some_and(|u| fs::is_memory(&u.fs_type)) {
+            (None, Transport::Memory)
+        } else if fs::is_network(&fs_type) {
+            (None, Transport::Other)
+        } else {
+            let sysfs_dev = if let Some(u) = &upper {
+                Some(u.dev.clone())
+            } else if major != 0 {
+                Some(dev)
+            } else {
+                mount.and_then(|m| source_dev(&m.source))
+            };
+            match sysfs_dev.and_then(|d| device::resolve(sysfs_root, &d)) {
+                Some((info, transport)) => (Some(info), transport),
+                None => (None, Transport::Other),
+            }
+        };
 
     let options = mount.map(|m| m.options.clone()).unwrap_or_default();
     let read_only = space.read_only || mount.is_some_and(|m| m.is_read_only());
-    let warnings = warnings_for(&fs_type, mount);
+    let mut warnings = warnings_for(&fs_type, mount);
+    if fs_type == "overlay" && upper.is_none() {
+        warnings.push(gettext(
+            "This is an overlay filesystem whose upper layer could not be found: the figures may be memory's or another drive's, not this drive's.",
+        ));
+    }
     Ok(TargetInfo {
         path,
         fs_type,
@@ -247,6 +274,35 @@ pub fn inspect(dir: &Path, sysfs_root: &Path) -> Result<TargetInfo, TargetError>
         read_only,
         mount_options: options,
         warnings,
+    })
+}
+
+/// The upper layer of an overlayfs mount, where its writes go.
+struct OverlayUpper {
+    /// Filesystem type of the upper directory, e.g. `tmpfs`, `ext4`.
+    fs_type: String,
+    /// `MAJ:MIN` of the upper directory's filesystem (for an anonymous `st_dev`, as on
+    /// btrfs, not resolvable through sysfs).
+    dev: String,
+}
+
+/// The upper layer named by an overlayfs mount's `upperdir=` option, when it is an absolute
+/// path that can be inspected from here. `None` otherwise (a read-only overlay has none; a
+/// relative path or one in another mount namespace cannot be found).
+fn overlay_upper(options: &[String]) -> Option<OverlayUpper> {
+    let dir = PathBuf::from(mounts::unescape(mounts::option_value(options, "upperdir")?));
+    if !dir.is_absolute() {
+        return None;
+    }
+    let meta = std::fs::metadata(&dir).ok()?;
+    let magic = fs::magic(&dir).ok()?;
+    let table = mounts::read();
+    let (major, minor) = device::maj_min(meta.dev());
+    let dev = format!("{major}:{minor}");
+    let mount = mounts::find(&table, &dir, Some(&dev));
+    Some(OverlayUpper {
+        fs_type: fs::type_name(magic, mount.map(|m| m.fs_type.as_str())),
+        dev,
     })
 }
 
@@ -295,13 +351,15 @@ fn warnings_for(fs_type: &str, mount: Option<&mounts::MountEntry>) -> Vec<String
 }
 
 /// True when this user may create files in `path` (access(2) with `W_OK | X_OK`).
-fn writable(path: &Path) -> Result<(), nix::Error> {
+pub(crate) fn writable(path: &Path) -> Result<(), nix::Error> {
     use nix::unistd::{access, AccessFlags};
     access(path, AccessFlags::W_OK | AccessFlags::X_OK)
 }
 
-/// Every pre-flight check, in order: exists, is a directory, not a read-only mount, is
-/// writable, not memory, at least [`needed_bytes`] free. Writes nothing.
+/// Every pre-flight check, in order: exists, is a directory, not a kernel interface (proc,
+/// sysfs, …), not a read-only mount, is writable, not memory (tmpfs, ramfs, hugetlbfs, an
+/// overlay whose upper layer is memory, a zram/brd disk), at least [`needed_bytes`] free.
+/// Writes nothing.
 ///
 /// The read-only check comes before the permission check so that root on a read-only mount
 /// is told the mount is read-only. Memory means tmpfs/ramfs or a zram/brd disk.
@@ -313,6 +371,12 @@ pub fn preflight(
     sysfs_root: &Path,
 ) -> Result<TargetInfo, TargetError> {
     let info = inspect(dir, sysfs_root)?;
+    if fs::is_kernel_interface(&info.fs_type) {
+        return Err(TargetError::NotStorage {
+            path: info.path.clone(),
+            fs_type: info.fs_type.clone(),
+        });
+    }
     if info.read_only {
         return Err(TargetError::ReadOnly {
             path: info.path.clone(),
@@ -332,8 +396,14 @@ pub fn preflight(
         }
     }
     if fs::is_memory(&info.fs_type) || info.transport == Transport::Memory {
-        let fs_type = match &info.device {
-            Some(d) if !fs::is_memory(&info.fs_type) => format!("{}, {}", d.disk, info.fs_type),
+        let upper = (info.fs_type == "overlay")
+            .then(|| overlay_upper(&info.mount_options))
+            .flatten();
+        let fs_type = match (&info.device, upper) {
+            (_, Some(u)) => format!("{} over {}", info.fs_type, u.fs_type),
+            (Some(d), None) if !fs::is_memory(&info.fs_type) => {
+                format!("{}, {}", d.disk, info.fs_type)
+            }
             _ => info.fs_type.clone(),
         };
         return Err(TargetError::Memory {
@@ -350,129 +420,6 @@ pub fn preflight(
         });
     }
     Ok(info)
-}
-
-/// The order targets are listed in: SD cards first, then eMMC, USB, NVMe, the rest.
-fn transport_rank(t: Transport) -> u8 {
-    match t {
-        Transport::Sd => 0,
-        Transport::Emmc => 1,
-        Transport::Usb => 2,
-        Transport::Nvme => 3,
-        Transport::Other => 4,
-        Transport::Virtio => 5,
-        Transport::Loop => 6,
-        Transport::Memory => 7,
-    }
-}
-
-/// The mount that stands for its device: mounts of the filesystem's root (`/`) before bind
-/// mounts of subdirectories, then the shortest mount point.
-fn representative<'a>(entries: &[&'a mounts::MountEntry]) -> Option<&'a mounts::MountEntry> {
-    entries.iter().copied().min_by_key(|e| {
-        (
-            e.root != Path::new("/"),
-            e.mount_point.components().count(),
-            e.mount_point.clone(),
-        )
-    })
-}
-
-/// Key identifying the filesystem of a mount: its `MAJ:MIN`, or its source for anonymous
-/// devices (btrfs subvolumes share the source).
-fn mount_key(e: &mounts::MountEntry) -> String {
-    if e.dev.starts_with("0:") && e.source.starts_with("/dev/") {
-        e.source.clone()
-    } else {
-        e.dev.clone()
-    }
-}
-
-/// The directory to offer on the filesystem mounted at `m`: `/var/tmp` for the root
-/// filesystem (as upstream), the mount point when this user can write there (e.g.
-/// `/media/<user>/CARD`), else the user's home when it lives on that filesystem.
-fn offered_dir(m: &mounts::MountEntry, table: &[mounts::MountEntry]) -> Option<PathBuf> {
-    let same_fs = |p: &Path| {
-        std::fs::canonicalize(p)
-            .ok()
-            .and_then(|c| mounts::find(table, &c, None).map(mount_key))
-            == Some(mount_key(m))
-    };
-    let usable = |p: &Path| p.is_dir() && writable(p).is_ok() && same_fs(p);
-    let mut candidates = Vec::new();
-    if m.mount_point == Path::new("/") {
-        candidates.push(PathBuf::from("/var/tmp"));
-    }
-    candidates.push(m.mount_point.clone());
-    if let Some(home) = std::env::var_os("HOME") {
-        candidates.push(PathBuf::from(home));
-    }
-    candidates.into_iter().find(|p| usable(p))
-}
-
-/// Writable mounted filesystems a person could test, each inspected, one per device, sorted
-/// with SD cards first (then eMMC, USB, NVMe, …, then by path).
-///
-/// Left out: pseudo and virtual filesystems (proc, sysfs, cgroup, overlay, squashfs, tmpfs, …),
-/// network filesystems, FUSE filesystems without a block device, read-only mounts, memory
-/// disks, and filesystems this user cannot write anywhere on.
-pub fn list(sysfs_root: &Path) -> Vec<TargetInfo> {
-    let table = mounts::read();
-    let candidates: Vec<&mounts::MountEntry> = table
-        .iter()
-        .filter(|e| {
-            !fs::is_pseudo(&e.fs_type)
-                && !fs::is_network(&e.fs_type)
-                && !e.is_read_only()
-                && (e.source.starts_with("/dev/") || e.fs_type == "zfs")
-                && (!fs::is_fuse(&e.fs_type) || e.fs_type == "fuseblk")
-        })
-        .collect();
-    let mut keys: Vec<String> = candidates.iter().map(|e| mount_key(e)).collect();
-    keys.sort();
-    keys.dedup();
-    let mut out: Vec<TargetInfo> = Vec::new();
-    for key in keys {
-        let group: Vec<&mounts::MountEntry> = candidates
-            .iter()
-            .copied()
-            .filter(|e| mount_key(e) == key)
-            .collect();
-        let Some(m) = representative(&group) else {
-            continue;
-        };
-        let Some(dir) = offered_dir(m, &table) else {
-            continue;
-        };
-        let Ok(info) = inspect(&dir, sysfs_root) else {
-            continue;
-        };
-        if info.transport == Transport::Memory || info.read_only {
-            continue;
-        }
-        if out.iter().any(|o| o.path == info.path) {
-            continue;
-        }
-        out.push(info);
-    }
-    out.sort_by(|a, b| {
-        (transport_rank(a.transport), &a.path).cmp(&(transport_rank(b.transport), &b.path))
-    });
-    out
-}
-
-/// The default target: `/var/tmp` like upstream; when that is not on an SD card but a writable
-/// SD card filesystem is mounted, that filesystem's directory from [`list`].
-pub fn default_target(sysfs_root: &Path) -> PathBuf {
-    let var_tmp = PathBuf::from("/var/tmp");
-    if inspect(&var_tmp, sysfs_root).is_ok_and(|i| i.transport == Transport::Sd) {
-        return var_tmp;
-    }
-    list(sysfs_root)
-        .into_iter()
-        .find(|t| t.transport == Transport::Sd)
-        .map(|t| t.path)
-        .unwrap_or(var_tmp)
 }
 
 /// A scratch directory for tests, on the same disk as the build (not /tmp, which may be
@@ -527,6 +474,29 @@ mod tests {
         assert!(info.total_bytes > 0 && info.free_bytes > 0);
         assert!(!info.read_only);
         assert!(info.path.starts_with(&info.mount_point));
+    }
+
+    #[test]
+    fn mount_sources_give_the_device_behind_an_anonymous_st_dev() {
+        // btrfs reports an anonymous st_dev (0:N); its mount source names the real device.
+        // Check the fallback against every mount whose st_dev is real.
+        use std::os::unix::fs::FileTypeExt;
+        let mut checked = 0;
+        for m in mounts::read() {
+            let is_block =
+                std::fs::metadata(&m.source).is_ok_and(|md| md.file_type().is_block_device());
+            if is_block && !m.dev.starts_with("0:") {
+                assert_eq!(
+                    source_dev(&m.source).as_deref(),
+                    Some(m.dev.as_str()),
+                    "{m:?}"
+                );
+                checked += 1;
+            }
+        }
+        assert_eq!(source_dev("tmpfs"), None);
+        assert_eq!(source_dev("/dev/null"), None);
+        println!("checked {checked} mounts");
     }
 
     #[test]

@@ -26,12 +26,26 @@ impl MountEntry {
         self.options.iter().any(|o| o == "ro")
     }
 
+    /// The value of the last option `name=value` (mount options, then superblock options),
+    /// e.g. overlayfs's `upperdir`. `None` when absent.
+    pub fn option_value(&self, name: &str) -> Option<&str> {
+        option_value(&self.options, name)
+    }
+
     /// True when an option named `name` (or `name=…`) is present.
     pub fn has_option(&self, name: &str) -> bool {
         self.options
             .iter()
             .any(|o| o == name || o.strip_prefix(name).is_some_and(|r| r.starts_with('=')))
     }
+}
+
+/// The value of the last option `name=value` in `options`; `None` when absent.
+pub fn option_value<'a>(options: &'a [String], name: &str) -> Option<&'a str> {
+    options
+        .iter()
+        .rev()
+        .find_map(|o| o.strip_prefix(name).and_then(|r| r.strip_prefix('=')))
 }
 
 /// Undoes the octal escapes the kernel writes for space, tab, newline and backslash

@@ -13,6 +13,11 @@ use agnostics_core::engine::testfile::TestFile;
 use agnostics_core::engine::{self, EngineError, EngineKind, Event, PhaseResult, RunContext};
 use agnostics_core::profile::Profile;
 
+/// Translation catalogues and locales for the i18n tests (also used by cli/tests).
+pub mod locale;
+/// A reader of the `.po` catalogues (also used by cli/tests).
+pub mod po;
+
 /// A scratch directory on the real disk (/var/tmp is ext4 here, not tmpfs).
 pub fn scratch_dir() -> tempfile::TempDir {
     tempfile::Builder::new()

@@ -1,0 +1,249 @@
+//! The application: one instance per session (a second `agnostics` hands its command line to
+//! the first), the command line (`--target DIR`, `--profile FILE`, `--run`, `--version`,
+//! `--help`), the `app.quit` (Ctrl+Q) and `app.about` actions, the style sheet, and following
+//! Raspberry Pi OS's dark theme.
+
+use std::path::PathBuf;
+
+use adw::prelude::*;
+use adw::subclass::prelude::*;
+use agnostics_core::i18n::{fill, gettext};
+use agnostics_core::profile::Profile;
+use gtk::{gdk, gio, glib};
+
+use crate::config::{APP_ID, VERSION};
+use crate::theme;
+use crate::window::Window;
+
+/// The project's home page, shown in the About window.
+const WEBSITE: &str = "https://github.com/agnostics-rs/agnostics";
+
+mod imp {
+    use super::*;
+
+    #[derive(Debug, Default)]
+    pub struct Application {}
+
+    #[glib::object_subclass]
+    impl ObjectSubclass for Application {
+        const NAME: &'static str = "AgnosticsApplication";
+        type Type = super::Application;
+        type ParentType = adw::Application;
+    }
+
+    impl ObjectImpl for Application {
+        fn constructed(&self) {
+            self.parent_constructed();
+            self.obj().add_options();
+        }
+    }
+
+    impl ApplicationImpl for Application {
+        fn startup(&self) {
+            // The desktop's theme name, before libadwaita replaces it with its own.
+            let theme_name = gtk::init()
+                .ok()
+                .and_then(|()| theme::theme_name_before_libadwaita());
+            self.parent_startup();
+            theme::follow_desktop_theme(theme_name);
+            gtk::Window::set_default_icon_name(APP_ID);
+            let obj = self.obj();
+            obj.load_style();
+            obj.setup_actions();
+        }
+
+        fn activate(&self) {
+            self.parent_activate();
+            self.obj().main_window().present();
+        }
+
+        fn handle_local_options(
+            &self,
+            options: &glib::VariantDict,
+        ) -> std::ops::ControlFlow<glib::ExitCode> {
+            if options.contains("version") {
+                println!("agnostics {VERSION}");
+                return std::ops::ControlFlow::Break(glib::ExitCode::SUCCESS);
+            }
+            // Checked here, in the process that was started, so that a bad job file is
+            // reported on its terminal with exit status 2 (the first instance loads it again).
+            if let Ok(Some(path)) = options.lookup::<PathBuf>("profile") {
+                if let Err(e) = Profile::load(&path) {
+                    eprintln!("agnostics: {}", invalid_profile(&e));
+                    return std::ops::ControlFlow::Break(glib::ExitCode::from(2));
+                }
+            }
+            self.parent_handle_local_options(options)
+        }
+
+        fn command_line(&self, command_line: &gio::ApplicationCommandLine) -> glib::ExitCode {
+            self.obj().handle_command_line(command_line)
+        }
+    }
+
+    impl GtkApplicationImpl for Application {}
+    impl AdwApplicationImpl for Application {}
+}
+
+glib::wrapper! {
+    /// The Agnostics application.
+    pub struct Application(ObjectSubclass<imp::Application>)
+        @extends adw::Application, gtk::Application, gio::Application,
+        @implements gio::ActionGroup, gio::ActionMap;
+}
+
+impl Default for Application {
+    fn default() -> Self {
+        Application::new()
+    }
+}
+
+/// "invalid profile: …" for people.
+fn invalid_profile(error: &dyn std::fmt::Display) -> String {
+    fill(&gettext("invalid profile: {error}"), &[("error", &error)])
+}
+
+impl Application {
+    /// The application, with ID [`APP_ID`], handling its command line in the first instance.
+    pub fn new() -> Application {
+        glib::Object::builder()
+            .property("application-id", APP_ID)
+            .property("flags", gio::ApplicationFlags::HANDLES_COMMAND_LINE)
+            .build()
+    }
+
+    fn add_options(&self) {
+        self.set_option_context_summary(Some(&gettext(
+            "Tests whether an SD card (or another drive) is fast enough for a Raspberry Pi, against the SD Association's A1 and A2 minimums.",
+        )));
+        self.add_main_option(
+            "target",
+            glib::Char::from(0),
+            glib::OptionFlags::NONE,
+            glib::OptionArg::Filename,
+            &gettext("Folder to test in (default: /var/tmp, or the SD card)"),
+            Some(&gettext("DIR")),
+        );
+        self.add_main_option(
+            "profile",
+            glib::Char::from(0),
+            glib::OptionFlags::NONE,
+            glib::OptionArg::Filename,
+            &gettext("fio job file to run instead of the standard test"),
+            Some(&gettext("FILE")),
+        );
+        self.add_main_option(
+            "run",
+            glib::Char::from(0),
+            glib::OptionFlags::NONE,
+            glib::OptionArg::None,
+            &gettext("Start the test at once"),
+            None,
+        );
+        self.add_main_option(
+            "version",
+            glib::Char::from(0),
+            glib::OptionFlags::NONE,
+            glib::OptionArg::None,
+            &gettext("Print the version and exit"),
+            None,
+        );
+    }
+
+    fn handle_command_line(&self, command_line: &gio::ApplicationCommandLine) -> glib::ExitCode {
+        let options = command_line.options_dict();
+        let cwd = command_line.cwd().unwrap_or_else(|| PathBuf::from("/"));
+        let path_option = |name: &str| {
+            options.lookup::<PathBuf>(name).ok().flatten().map(|p| {
+                if p.is_relative() {
+                    cwd.join(p)
+                } else {
+                    p
+                }
+            })
+        };
+        let target = path_option("target");
+        let profile = match path_option("profile") {
+            Some(path) => match Profile::load(&path) {
+                Ok(profile) => Some(profile),
+                Err(e) => {
+                    // It was valid a moment ago in the launching process; say so in the window.
+                    self.main_window().toast(&invalid_profile(&e));
+                    return glib::ExitCode::from(2);
+                }
+            },
+            None => None,
+        };
+        let run = options.contains("run");
+        let window = self.main_window();
+        window.set_launch(target, profile, run);
+        window.present();
+        glib::ExitCode::SUCCESS
+    }
+
+    /// The window, made on first use (one window: a second launch presents it).
+    pub fn main_window(&self) -> Window {
+        self.windows()
+            .into_iter()
+            .find_map(|w| w.downcast::<Window>().ok())
+            .unwrap_or_else(|| Window::new(self))
+    }
+
+    fn load_style(&self) {
+        let Some(display) = gdk::Display::default() else {
+            return;
+        };
+        let provider = gtk::CssProvider::new();
+        provider.load_from_data(include_str!("style.css"));
+        gtk::style_context_add_provider_for_display(
+            &display,
+            &provider,
+            gtk::STYLE_PROVIDER_PRIORITY_APPLICATION,
+        );
+    }
+
+    fn setup_actions(&self) {
+        let quit = gio::ActionEntry::builder("quit")
+            .activate(|app: &Application, _, _| app.close_windows())
+            .build();
+        let about = gio::ActionEntry::builder("about")
+            .activate(|app: &Application, _, _| app.show_about())
+            .build();
+        self.add_action_entries([quit, about]);
+        self.set_accels_for_action("app.quit", &["<Primary>q"]);
+        self.set_accels_for_action("window.close", &["<Primary>w"]);
+    }
+
+    /// Closes every window the way the close button does (a running test asks first); the
+    /// application ends with its last window.
+    pub fn close_windows(&self) {
+        for window in self.windows() {
+            window.close();
+        }
+    }
+
+    fn show_about(&self) {
+        let about = adw::AboutWindow::builder()
+            .application_name(gettext("Agnostics"))
+            .application_icon(APP_ID)
+            .version(VERSION)
+            .developer_name(gettext("The Agnostics developers"))
+            .comments(gettext(
+                "Is your SD card fast enough? Measures the card or drive your Raspberry Pi runs from and grades it against the SD Association's Application Performance Class A1 and A2 minimums. A re-implementation of Raspberry Pi Diagnostics.",
+            ))
+            .website(WEBSITE)
+            .issue_url(format!("{WEBSITE}/issues"))
+            .license_type(gtk::License::Bsd3)
+            .modal(true)
+            .build();
+        // Translators: your names, one per line; shown in the About window.
+        let credits = gettext("translator-credits");
+        if credits != "translator-credits" {
+            about.set_translator_credits(&credits);
+        }
+        if let Some(window) = self.active_window() {
+            about.set_transient_for(Some(&window));
+        }
+        about.present();
+    }
+}

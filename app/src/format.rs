@@ -1,0 +1,327 @@
+//! Figures and names the way people read them: drives ("SD card · mmcblk0 · ext4 · 21.3 GB
+//! free"), phases ("Random 4K write"), rates with their unit named (MB/s with the KiB/s figure
+//! that upstream's target is written in; IOPS) and verdicts. Every string is translated;
+//! decimals use the locale's separator ([`number`]). No GTK here, so it is tested like any
+//! other function.
+
+use agnostics_core::i18n::{fill, gettext, number};
+use agnostics_core::report::TargetReport;
+use agnostics_core::target::{TargetInfo, Transport};
+use agnostics_core::units;
+use agnostics_core::verdict::{Check, Metric, Unit, Verdict};
+
+/// What a person calls a drive attached this way: "SD card", "USB drive", …
+pub fn transport_name(transport: Transport) -> String {
+    match transport {
+        Transport::Sd => gettext("SD card"),
+        Transport::Emmc => gettext("eMMC"),
+        Transport::Usb => gettext("USB drive"),
+        Transport::Nvme => gettext("NVMe drive"),
+        Transport::Virtio => gettext("Virtual disk"),
+        // Translators: a loop device, a file used as a disk.
+        Transport::Loop => gettext("Disk image"),
+        Transport::Memory => gettext("Memory"),
+        Transport::Other => gettext("Drive"),
+    }
+}
+
+/// Free space for people, SI units like disk labels: "21.3 GB free", "640 MB free".
+pub fn free_space(free_bytes: u64) -> String {
+    let gb = free_bytes as f64 / 1e9;
+    if gb >= 1.0 {
+        fill(&gettext("{size} GB free"), &[("size", &number(gb, 1))])
+    } else {
+        fill(
+            &gettext("{size} MB free"),
+            &[("size", &number(free_bytes as f64 / 1e6, 0))],
+        )
+    }
+}
+
+/// Roughly how much space something needs, rounded up to 10 MB: "about 330 MB".
+pub fn about_size(bytes: u64) -> String {
+    let mb = (bytes as f64 / 1e6 / 10.0).ceil() * 10.0;
+    if mb >= 1000.0 {
+        fill(
+            &gettext("about {size} GB"),
+            &[("size", &number(mb / 1000.0, 1))],
+        )
+    } else {
+        fill(&gettext("about {size} MB"), &[("size", &number(mb, 0))])
+    }
+}
+
+/// The parts of a drive's name, joined with " · ": kind, then the disk for cards (people
+/// know `mmcblk0`) or the model for USB and NVMe drives (people know "SanDisk Ultra"), the
+/// filesystem, and the free space when known.
+pub fn drive_label(
+    transport: Transport,
+    disk: Option<&str>,
+    model: Option<&str>,
+    fs_type: &str,
+    free_bytes: Option<u64>,
+) -> String {
+    let mut parts = vec![transport_name(transport)];
+    let identity = match transport {
+        Transport::Usb | Transport::Nvme | Transport::Other => model.or(disk),
+        _ => disk.or(model),
+    };
+    if let Some(identity) = identity.filter(|s| !s.is_empty()) {
+        parts.push(identity.to_owned());
+    }
+    if !fs_type.is_empty() {
+        parts.push(fs_type.to_owned());
+    }
+    if let Some(free) = free_bytes {
+        parts.push(free_space(free));
+    }
+    parts.join(" · ")
+}
+
+/// A writable filesystem from the engine's list, as the drive chooser shows it.
+pub fn target_info_label(info: &TargetInfo) -> String {
+    let device = info.device.as_ref();
+    drive_label(
+        info.transport,
+        device.map(|d| d.disk.as_str()),
+        device.and_then(|d| d.model.as_deref()),
+        &info.fs_type,
+        Some(info.free_bytes),
+    )
+}
+
+/// The tested drive as a report names it (without the free space, which the test changed).
+pub fn target_report_label(target: &TargetReport) -> String {
+    drive_label(
+        target.transport,
+        target.device.as_deref(),
+        target.model.as_deref(),
+        &target.fs_type,
+        None,
+    )
+}
+
+/// True for the random patterns (`randread`, `randwrite`), whose figure is IOPS.
+pub fn is_random(rw: &str) -> bool {
+    rw.starts_with("rand")
+}
+
+/// A phase's name for people: "Sequential write", "Random 4K read", … for the standard test's
+/// jobs; "{job} (random write, 8 KiB blocks)" for the jobs of other profiles.
+pub fn phase_title(name: &str, rw: &str, bs: u64) -> String {
+    match name {
+        "prepare-file" => gettext("Preparing the test file"),
+        "seq-write" => gettext("Sequential write"),
+        "seq-read" => gettext("Sequential read"),
+        "rand-4k-write" => gettext("Random 4K write"),
+        "rand-4k-read" => gettext("Random 4K read"),
+        _ => {
+            let pattern = match rw {
+                "read" => gettext("sequential read"),
+                "write" => gettext("sequential write"),
+                "randread" => gettext("random read"),
+                _ => gettext("random write"),
+            };
+            fill(
+                // Translators: a phase of a custom profile: its job name, the pattern and the
+                // block size, e.g. "burst (random write, 8 KiB blocks)".
+                &gettext("{name} ({pattern}, {block} blocks)"),
+                &[
+                    ("name", &name),
+                    ("pattern", &pattern),
+                    ("block", &units::human_bytes(bs)),
+                ],
+            )
+        }
+    }
+}
+
+/// The title of a graded check's row.
+pub fn check_title(metric: Metric) -> String {
+    match metric {
+        Metric::SeqWrite => gettext("Sequential write"),
+        Metric::RandWrite => gettext("Random 4K write"),
+        Metric::RandRead => gettext("Random 4K read"),
+    }
+}
+
+/// Digits after the decimal separator for a figure of this size: 2 below 100, 1 below 1000.
+fn decimals(value: f64) -> usize {
+    if value < 100.0 {
+        2
+    } else if value < 1000.0 {
+        1
+    } else {
+        0
+    }
+}
+
+/// A rate in MB/s (1 000 000 bytes per second): "12.34 MB/s".
+pub fn mb_per_s(bytes_per_s: f64) -> String {
+    let mb = units::mb_per_s(bytes_per_s);
+    fill(
+        &gettext("{value} MB/s"),
+        &[("value", &number(mb, decimals(mb)))],
+    )
+}
+
+/// A rate in MB/s with upstream's KiB/s figure beside it: "12.34 MB/s (12051 KiB/s)".
+pub fn mb_and_kib_per_s(bytes_per_s: f64) -> String {
+    fill(
+        // Translators: a rate in MB/s followed by the same rate in KiB/s (1024 bytes).
+        &gettext("{mb} ({kib} KiB/s)"),
+        &[
+            ("mb", &mb_per_s(bytes_per_s)),
+            ("kib", &number(units::kib_per_s(bytes_per_s).floor(), 0)),
+        ],
+    )
+}
+
+/// An I/O rate: "612 IOPS".
+pub fn iops(value: f64) -> String {
+    fill(&gettext("{value} IOPS"), &[("value", &number(value, 0))])
+}
+
+/// The figure a phase is judged by: IOPS for random patterns, MB/s for sequential ones.
+pub fn phase_figure(rw: &str, bw_bytes: f64, iops_value: f64) -> String {
+    if is_random(rw) {
+        iops(iops_value)
+    } else {
+        mb_per_s(bw_bytes)
+    }
+}
+
+/// A value in a check's unit, as bytes per second or IOPS for people.
+fn value_in(unit: Unit, value: f64) -> String {
+    match unit {
+        Unit::KibPerS => mb_and_kib_per_s(value * units::KIB as f64),
+        Unit::MbPerS => mb_per_s(value * units::MB),
+        Unit::Iops => iops(value),
+    }
+}
+
+/// The measured value of a check in clear units, or "not measured".
+pub fn check_value(check: &Check) -> String {
+    match check.value {
+        Some(v) => value_in(check.unit, v),
+        None => gettext("not measured"),
+    }
+}
+
+/// The check's minimum: "target 10.24 MB/s (10000 KiB/s)", "target 500 IOPS".
+pub fn check_target(check: &Check) -> String {
+    fill(
+        &gettext("target {target}"),
+        &[("target", &value_in(check.unit, check.target))],
+    )
+}
+
+/// A check's value and target on one line, the subtitle of its row.
+pub fn check_summary(check: &Check) -> String {
+    fill(
+        // Translators: a measured value and its minimum, e.g. "612 IOPS — target 500 IOPS".
+        &gettext("{value} — {target}"),
+        &[
+            ("value", &check_value(check)),
+            ("target", &check_target(check)),
+        ],
+    )
+}
+
+/// PASS, FAIL or ERROR, translated (upstream's words; the compat lines keep English).
+pub fn verdict_text(verdict: Verdict) -> String {
+    match verdict {
+        Verdict::Pass => gettext("PASS"),
+        Verdict::Fail => gettext("FAIL"),
+        Verdict::Error => gettext("ERROR"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use agnostics_core::verdict::Standard;
+
+    fn check(metric: Metric, unit: Unit, value: Option<f64>, target: f64) -> Check {
+        Check {
+            name: metric.phase().into(),
+            metric,
+            standard: Standard::A1,
+            value,
+            unit,
+            target,
+            verdict: agnostics_core::verdict::grade(value, target),
+        }
+    }
+
+    #[test]
+    fn drives_read_the_way_people_know_them() {
+        assert_eq!(
+            drive_label(
+                Transport::Sd,
+                Some("mmcblk0"),
+                Some("SN64G"),
+                "ext4",
+                Some(21_300_000_000)
+            ),
+            "SD card · mmcblk0 · ext4 · 21.3 GB free"
+        );
+        assert_eq!(
+            drive_label(
+                Transport::Usb,
+                Some("sda"),
+                Some("SanDisk Ultra"),
+                "exfat",
+                Some(640_000_000)
+            ),
+            "USB drive · SanDisk Ultra · exfat · 640 MB free"
+        );
+        assert_eq!(
+            drive_label(Transport::Nvme, Some("nvme0n1"), None, "ext4", None),
+            "NVMe drive · nvme0n1 · ext4"
+        );
+    }
+
+    #[test]
+    fn sequential_write_shows_mb_and_upstreams_kib() {
+        let c = check(Metric::SeqWrite, Unit::KibPerS, Some(12_051.7), 10_000.0);
+        assert_eq!(check_value(&c), "12.34 MB/s (12051 KiB/s)");
+        assert_eq!(check_target(&c), "target 10.24 MB/s (10000 KiB/s)");
+    }
+
+    #[test]
+    fn random_checks_show_iops() {
+        let c = check(Metric::RandWrite, Unit::Iops, Some(612.4), 500.0);
+        assert_eq!(check_summary(&c), "612 IOPS — target 500 IOPS");
+        let c = check(Metric::RandRead, Unit::Iops, None, 1500.0);
+        assert_eq!(check_value(&c), "not measured");
+        assert_eq!(verdict_text(c.verdict), "ERROR");
+    }
+
+    #[test]
+    fn a2_sequential_target_is_si_megabytes() {
+        let c = check(Metric::SeqWrite, Unit::MbPerS, Some(9.5), 10.0);
+        assert_eq!(check_target(&c), "target 10.00 MB/s");
+    }
+
+    #[test]
+    fn phases_have_names_for_people() {
+        assert_eq!(
+            phase_title("rand-4k-write", "randwrite", 4096),
+            "Random 4K write"
+        );
+        assert_eq!(
+            phase_title("burst", "randwrite", 8192),
+            "burst (random write, 8 KiB blocks)"
+        );
+        assert_eq!(phase_figure("randread", 1e6, 1234.4), "1234 IOPS");
+        assert_eq!(phase_figure("write", 45_210_000.0, 11.0), "45.21 MB/s");
+    }
+
+    #[test]
+    fn space_is_rounded_up_for_people() {
+        assert_eq!(about_size(328_900_000), "about 330 MB");
+        assert_eq!(about_size(1_234_000_000), "about 1.2 GB");
+        assert_eq!(free_space(999_999_999), "1000 MB free");
+    }
+}

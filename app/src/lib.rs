@@ -1,0 +1,34 @@
+//! Agnostics' desktop app (GTK 4 / libadwaita, API of GTK 4.8 and libadwaita 1.2 only): a
+//! window that runs the SD card test on a worker thread and shows its verdict as PASS/FAIL
+//! rows with advice. A library so that the UI tests (`tests/ui.rs`) can drive the same
+//! window; `main.rs` only calls [`run`].
+//!
+//! The names tell the architecture: [`application`] and [`window`] (the UI), [`widgets`] (its
+//! parts), [`test_run`] (the state object the window observes), [`worker`] (the one bridge to
+//! the engine, on its own thread), [`format`] (figures and names for people), [`theme`]
+//! (Raspberry Pi OS dark mode), [`config`] (build-time values).
+
+pub mod a11y;
+pub mod application;
+pub mod config;
+pub mod format;
+pub mod test_run;
+pub mod theme;
+pub mod widgets;
+pub mod window;
+pub mod worker;
+
+pub use application::Application;
+pub use window::Window;
+
+use gtk::glib;
+use gtk::prelude::*;
+
+/// Runs the app with the process's command line: translations from [`config::LOCALEDIR`],
+/// then the application (which parses `--target`, `--profile`, `--run`). Returns the exit
+/// status.
+pub fn run() -> glib::ExitCode {
+    agnostics_core::i18n::init(std::path::Path::new(config::LOCALEDIR));
+    glib::set_application_name(&agnostics_core::i18n::gettext("Agnostics"));
+    Application::new().run()
+}

@@ -1,0 +1,339 @@
+//! The test as an object the window observes: a `state` property (ready → running →
+//! finished, or failed; cancelling in between when asked to stop), a `fraction` property for
+//! the progress bar, a `progress` signal for everything else the progress view shows, and the
+//! final [`Report`]. It owns the [`Worker`] and reads its channel on the main loop, so the
+//! window never blocks and never sees a thread.
+
+use std::cell::{Cell, RefCell};
+
+use agnostics_core::engine::{Event, Sample};
+use agnostics_core::report::Report;
+use agnostics_core::sdtest::TestOptions;
+use gtk::glib;
+use gtk::glib::prelude::*;
+use gtk::glib::subclass::prelude::*;
+
+use crate::worker::{Message, Worker};
+
+/// Where a test is.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq, glib::Enum)]
+#[enum_type(name = "AgnosticsRunState")]
+pub enum RunState {
+    /// Nothing running: the drive can be chosen (also after a cancelled test).
+    #[default]
+    Ready,
+    /// The engine is measuring.
+    Running,
+    /// Asked to stop: the engine drains its I/O and removes its file.
+    Cancelling,
+    /// A report with verdicts (PASS or FAIL) is ready.
+    Finished,
+    /// An error stopped the test (refused target, drive full, drive removed, fio failure);
+    /// the report's `error` says what happened and what to do.
+    Failed,
+}
+
+/// What the running test is doing, for the progress view.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Progress {
+    /// 1-based run number (0 before the first run starts).
+    pub run: u32,
+    /// How many runs at most.
+    pub runs: u32,
+    /// 0-based index of the running phase.
+    pub index: usize,
+    /// Number of phases in the profile.
+    pub count: usize,
+    /// The phase's job name, e.g. `rand-4k-write` (empty before the first phase).
+    pub name: String,
+    /// The phase's pattern, fio's spelling (`write`, `randread`, …).
+    pub rw: String,
+    /// The phase's block size, bytes.
+    pub bs: u64,
+    /// Fraction of the phase done, 0.0 to 1.0 (of its size or its time limit).
+    pub fraction: f64,
+    /// Average bandwidth of the phase so far, bytes per second.
+    pub bw_bytes: f64,
+    /// Average IOPS of the phase so far.
+    pub iops: f64,
+    /// True once the phase has a figure to show.
+    pub measured: bool,
+    /// The phase's per-second samples so far.
+    pub samples: Vec<Sample>,
+}
+
+mod imp {
+    use std::sync::OnceLock;
+
+    use glib::subclass::Signal;
+
+    use super::*;
+
+    #[derive(Debug, Default, glib::Properties)]
+    #[properties(wrapper_type = super::TestRun)]
+    pub struct TestRun {
+        /// Where the test is.
+        #[property(get, builder(RunState::default()))]
+        pub state: Cell<RunState>,
+        /// Fraction of the running phase done, 0.0 to 1.0.
+        #[property(get, minimum = 0.0, maximum = 1.0)]
+        pub fraction: Cell<f64>,
+        pub progress: RefCell<Progress>,
+        pub options: RefCell<Option<TestOptions>>,
+        pub report: RefCell<Option<Report>>,
+        pub worker: RefCell<Option<Worker>>,
+    }
+
+    #[glib::object_subclass]
+    impl ObjectSubclass for TestRun {
+        const NAME: &'static str = "AgnosticsTestRun";
+        type Type = super::TestRun;
+    }
+
+    #[glib::derived_properties]
+    impl ObjectImpl for TestRun {
+        fn signals() -> &'static [Signal] {
+            static SIGNALS: OnceLock<Vec<Signal>> = OnceLock::new();
+            SIGNALS.get_or_init(|| {
+                vec![
+                    // The progress snapshot changed (phase, figure or samples).
+                    Signal::builder("progress").build(),
+                    // The engine has a warning for the user.
+                    Signal::builder("warning")
+                        .param_types([String::static_type()])
+                        .build(),
+                ]
+            })
+        }
+    }
+}
+
+glib::wrapper! {
+    /// One test at a time: start it, watch it, cancel it, read its report.
+    pub struct TestRun(ObjectSubclass<imp::TestRun>);
+}
+
+impl Default for TestRun {
+    fn default() -> Self {
+        glib::Object::new()
+    }
+}
+
+impl TestRun {
+    /// A test run in the ready state.
+    pub fn new() -> TestRun {
+        TestRun::default()
+    }
+
+    /// True while the engine runs or cleans up after a cancel.
+    pub fn is_busy(&self) -> bool {
+        matches!(self.state(), RunState::Running | RunState::Cancelling)
+    }
+
+    /// Starts a test with `opts` on a worker thread; the state becomes
+    /// [`RunState::Running`] and later [`RunState::Finished`], [`RunState::Failed`] or (when
+    /// cancelled) [`RunState::Ready`].
+    ///
+    /// Errors: the thread could not be created; the state stays as it was. Does nothing and
+    /// returns `Ok` when a test is already running.
+    pub fn start(&self, opts: TestOptions) -> std::io::Result<()> {
+        if self.is_busy() {
+            return Ok(());
+        }
+        let imp = self.imp();
+        let worker = Worker::spawn(opts.clone())?;
+        let receiver = worker.receiver();
+        *imp.progress.borrow_mut() = Progress {
+            runs: opts.runs.max(1),
+            count: opts.profile.jobs.len(),
+            ..Progress::default()
+        };
+        imp.options.replace(Some(opts));
+        imp.report.replace(None);
+        imp.worker.replace(Some(worker));
+        self.set_fraction(0.0);
+        self.set_state(RunState::Running);
+        self.emit_by_name::<()>("progress", &[]);
+
+        let this = self.downgrade();
+        glib::spawn_future_local(async move {
+            while let Ok(message) = receiver.recv().await {
+                let Some(this) = this.upgrade() else { break };
+                this.handle(message);
+            }
+        });
+        Ok(())
+    }
+
+    /// Asks the running test to stop. The engine finishes the I/O in flight and removes its
+    /// test file; then the state returns to [`RunState::Ready`].
+    pub fn cancel(&self) {
+        if self.state() != RunState::Running {
+            return;
+        }
+        if let Some(worker) = self.imp().worker.borrow().as_ref() {
+            worker.cancel();
+        }
+        self.set_state(RunState::Cancelling);
+    }
+
+    /// A copy of what the running test is doing.
+    pub fn progress(&self) -> Progress {
+        self.imp().progress.borrow().clone()
+    }
+
+    /// The options of the last test started.
+    pub fn options(&self) -> Option<TestOptions> {
+        self.imp().options.borrow().clone()
+    }
+
+    /// The report of the last test that ended (finished, failed or cancelled).
+    pub fn report(&self) -> Option<Report> {
+        self.imp().report.borrow().clone()
+    }
+
+    /// True when the last test ended because it was cancelled.
+    pub fn was_cancelled(&self) -> bool {
+        self.imp()
+            .report
+            .borrow()
+            .as_ref()
+            .and_then(|r| r.error.as_ref())
+            .is_some_and(|e| e.kind == "cancelled")
+    }
+
+    /// Connects to the `progress` signal.
+    pub fn connect_progress<F: Fn(&TestRun) + 'static>(&self, f: F) -> glib::SignalHandlerId {
+        self.connect_local("progress", false, move |values| {
+            if let Some(Ok(run)) = values.first().map(|v| v.get::<TestRun>()) {
+                f(&run);
+            }
+            None
+        })
+    }
+
+    /// Connects to the `warning` signal (a message for people).
+    pub fn connect_warning<F: Fn(&TestRun, &str) + 'static>(&self, f: F) -> glib::SignalHandlerId {
+        self.connect_local("warning", false, move |values| {
+            let run = values.first().and_then(|v| v.get::<TestRun>().ok());
+            let text = values.get(1).and_then(|v| v.get::<String>().ok());
+            if let (Some(run), Some(text)) = (run, text) {
+                f(&run, &text);
+            }
+            None
+        })
+    }
+
+    fn set_state(&self, state: RunState) {
+        if self.imp().state.replace(state) != state {
+            self.notify_state();
+        }
+    }
+
+    fn set_fraction(&self, fraction: f64) {
+        let fraction = if fraction.is_finite() {
+            fraction.clamp(0.0, 1.0)
+        } else {
+            0.0
+        };
+        if self.imp().fraction.replace(fraction) != fraction {
+            self.notify_fraction();
+        }
+    }
+
+    fn handle(&self, message: Message) {
+        match message {
+            Message::Event(event) => self.handle_event(event),
+            Message::Finished(report) => self.finish(*report),
+        }
+    }
+
+    fn handle_event(&self, event: Event) {
+        let imp = self.imp();
+        match event {
+            Event::RunStarted { run, runs } => {
+                let mut p = imp.progress.borrow_mut();
+                p.run = run;
+                p.runs = runs;
+            }
+            Event::PhaseStarted {
+                run,
+                index,
+                count,
+                name,
+            } => {
+                let job = imp
+                    .options
+                    .borrow()
+                    .as_ref()
+                    .and_then(|o| o.profile.jobs.get(index).cloned());
+                let mut p = imp.progress.borrow_mut();
+                *p = Progress {
+                    run,
+                    runs: p.runs,
+                    index,
+                    count,
+                    rw: job
+                        .as_ref()
+                        .map(|j| j.rw.as_fio().to_owned())
+                        .unwrap_or_default(),
+                    bs: job.as_ref().map_or(0, |j| j.bs),
+                    name,
+                    ..Progress::default()
+                };
+                drop(p);
+                self.set_fraction(0.0);
+            }
+            Event::Progress {
+                fraction,
+                bytes,
+                ios,
+                elapsed_s,
+                ..
+            } => {
+                {
+                    let mut p = imp.progress.borrow_mut();
+                    p.fraction = fraction;
+                    if elapsed_s > 0.0 {
+                        p.bw_bytes = bytes as f64 / elapsed_s;
+                        p.iops = ios as f64 / elapsed_s;
+                        p.measured = true;
+                    }
+                }
+                self.set_fraction(fraction);
+            }
+            Event::Sample { sample, .. } => imp.progress.borrow_mut().samples.push(sample),
+            Event::PhaseFinished { result, .. } => {
+                {
+                    let mut p = imp.progress.borrow_mut();
+                    p.fraction = 1.0;
+                    p.bw_bytes = result.bw_bytes;
+                    p.iops = result.iops;
+                    p.measured = result.ios > 0;
+                    if p.samples.is_empty() {
+                        p.samples = result.samples;
+                    }
+                }
+                self.set_fraction(1.0);
+            }
+            Event::Warning(text) => {
+                self.emit_by_name::<()>("warning", &[&text]);
+                return;
+            }
+        }
+        self.emit_by_name::<()>("progress", &[]);
+    }
+
+    fn finish(&self, report: Report) {
+        let imp = self.imp();
+        // The thread has sent its last message and is ending: joining it is immediate.
+        drop(imp.worker.take());
+        let state = match &report.error {
+            Some(e) if e.kind == "cancelled" => RunState::Ready,
+            Some(_) => RunState::Failed,
+            None => RunState::Finished,
+        };
+        imp.report.replace(Some(report));
+        self.set_state(state);
+    }
+}

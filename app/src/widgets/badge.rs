@@ -1,0 +1,106 @@
+//! A PASS / FAIL / ERROR badge: text plus an icon plus a style class (`success`, `error`,
+//! `warning`), never colour alone (STYLE, "What that means here").
+
+use std::cell::{Cell, RefCell};
+
+use agnostics_core::i18n::{fill, gettext};
+use agnostics_core::verdict::Verdict;
+use gtk::glib;
+use gtk::prelude::*;
+use gtk::subclass::prelude::*;
+
+use crate::format::verdict_text;
+
+mod imp {
+    use super::*;
+
+    #[derive(Debug, Default)]
+    pub struct Badge {
+        pub icon: RefCell<Option<gtk::Image>>,
+        pub label: gtk::Label,
+        pub verdict: Cell<Option<Verdict>>,
+    }
+
+    #[glib::object_subclass]
+    impl ObjectSubclass for Badge {
+        const NAME: &'static str = "AgnosticsBadge";
+        type Type = super::Badge;
+        type ParentType = gtk::Box;
+
+        fn class_init(klass: &mut Self::Class) {
+            klass.set_css_name("badge");
+        }
+    }
+
+    impl ObjectImpl for Badge {
+        fn constructed(&self) {
+            self.parent_constructed();
+            let obj = self.obj();
+            obj.set_spacing(4);
+            obj.set_valign(gtk::Align::Center);
+            obj.add_css_class("badge");
+            // The icon repeats the text; screen readers skip it.
+            let icon = gtk::Image::builder()
+                .accessible_role(gtk::AccessibleRole::Presentation)
+                .build();
+            obj.append(&icon);
+            obj.append(&self.label);
+            self.icon.replace(Some(icon));
+        }
+    }
+
+    impl WidgetImpl for Badge {}
+    impl BoxImpl for Badge {}
+}
+
+glib::wrapper! {
+    /// A verdict shown as icon + text + style class.
+    pub struct Badge(ObjectSubclass<imp::Badge>)
+        @extends gtk::Box, gtk::Widget,
+        @implements gtk::Buildable, gtk::ConstraintTarget, gtk::Orientable;
+}
+
+impl Badge {
+    /// A badge for `verdict`.
+    pub fn new(verdict: Verdict) -> Badge {
+        let badge: Badge = glib::Object::new();
+        badge.set_verdict(verdict);
+        badge
+    }
+
+    /// Shows `verdict`: its text, its icon and its style class.
+    pub fn set_verdict(&self, verdict: Verdict) {
+        let imp = self.imp();
+        let (icon, class) = match verdict {
+            Verdict::Pass => ("object-select-symbolic", "success"),
+            Verdict::Fail => ("dialog-error-symbolic", "error"),
+            Verdict::Error => ("dialog-warning-symbolic", "warning"),
+        };
+        for old in ["success", "error", "warning"] {
+            self.remove_css_class(old);
+        }
+        self.add_css_class(class);
+        if let Some(image) = imp.icon.borrow().as_ref() {
+            image.set_icon_name(Some(icon));
+        }
+        imp.label.set_label(&verdict_text(verdict));
+        imp.verdict.set(Some(verdict));
+        crate::a11y::set_label(
+            self,
+            &fill(
+                &gettext("Result: {verdict}"),
+                &[("verdict", &verdict_text(verdict))],
+            ),
+        );
+    }
+
+    /// The verdict shown.
+    pub fn verdict(&self) -> Option<Verdict> {
+        self.imp().verdict.get()
+    }
+
+    /// The badge's text, e.g. "PASS".
+    pub fn text(&self) -> String {
+        self.imp().label.label().to_string()
+    }
+}

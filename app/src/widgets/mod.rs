@@ -1,0 +1,15 @@
+//! The window's parts: the drive chooser, the running test's view with its chart, the results
+//! with their PASS/FAIL badges.
+
+pub mod badge;
+pub mod chart;
+pub mod drive_row;
+pub mod progress_view;
+mod results_rows;
+pub mod results_view;
+
+pub use badge::Badge;
+pub use chart::Chart;
+pub use drive_row::DriveRow;
+pub use progress_view::ProgressView;
+pub use results_view::ResultsView;

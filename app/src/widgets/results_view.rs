@@ -1,0 +1,375 @@
+//! The results page: the verdict in words, one row per A1 check (sequential write, random
+//! write, random read) with its value in clear units, its target and a PASS/FAIL badge, the
+//! advice under a failing row, the ungraded figures, the A2 result, each run when there were
+//! several, which drive was tested, and **Run again** / **Copy results**.
+
+use std::cell::RefCell;
+
+use adw::prelude::*;
+use agnostics_core::advice::Advice;
+use agnostics_core::i18n::{fill, gettext};
+use agnostics_core::report::{Report, RunReport};
+use agnostics_core::units;
+use agnostics_core::verdict::{Metric, Standard, Verdict};
+use gtk::glib;
+use gtk::subclass::prelude::*;
+
+use super::results_rows::{advice_row, check_row, expander, fact_row, group, phase_row};
+use crate::format::target_report_label;
+use crate::widgets::Badge;
+
+/// What one graded row shows, read back from the widgets (for tests and for people who
+/// want to check what the screen says).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ShownCheck {
+    /// The row's title, e.g. "Random 4K write".
+    pub title: String,
+    /// The row's subtitle: value and target.
+    pub value: String,
+    /// The badge's text: PASS, FAIL or ERROR.
+    pub verdict: String,
+    /// The advice rows right under it.
+    pub advice: Vec<String>,
+}
+
+mod imp {
+    use super::*;
+
+    #[derive(Debug, Default, gtk::CompositeTemplate)]
+    #[template(file = "results_view.ui")]
+    pub struct ResultsView {
+        #[template_child]
+        pub scroller: TemplateChild<gtk::ScrolledWindow>,
+        #[template_child]
+        pub verdict_icon: TemplateChild<gtk::Image>,
+        #[template_child]
+        pub title_label: TemplateChild<gtk::Label>,
+        #[template_child]
+        pub subtitle_label: TemplateChild<gtk::Label>,
+        #[template_child]
+        pub groups: TemplateChild<gtk::Box>,
+        #[template_child]
+        pub copy_button: TemplateChild<gtk::Button>,
+        #[template_child]
+        pub run_again_button: TemplateChild<gtk::Button>,
+        /// The A1 rows of the deciding run, with their badges and advice.
+        pub checks: RefCell<Vec<(adw::ActionRow, Badge, Vec<adw::ActionRow>)>>,
+        /// The A2 row's badge.
+        pub a2_badge: RefCell<Option<Badge>>,
+        /// The ungraded figures' rows.
+        pub info_rows: RefCell<Vec<adw::ActionRow>>,
+        /// One expander per run when there were several.
+        pub run_rows: RefCell<Vec<adw::ExpanderRow>>,
+    }
+
+    #[glib::object_subclass]
+    impl ObjectSubclass for ResultsView {
+        const NAME: &'static str = "AgnosticsResultsView";
+        type Type = super::ResultsView;
+        type ParentType = gtk::Box;
+
+        fn class_init(klass: &mut Self::Class) {
+            klass.bind_template();
+        }
+
+        fn instance_init(obj: &glib::subclass::InitializingObject<Self>) {
+            obj.init_template();
+        }
+    }
+
+    impl ObjectImpl for ResultsView {}
+    impl WidgetImpl for ResultsView {}
+    impl BoxImpl for ResultsView {}
+}
+
+glib::wrapper! {
+    /// The results page.
+    pub struct ResultsView(ObjectSubclass<imp::ResultsView>)
+        @extends gtk::Box, gtk::Widget,
+        @implements gtk::Buildable, gtk::ConstraintTarget, gtk::Orientable;
+}
+
+/// The advice that belongs under the row of `metric` when that check failed.
+fn advice_for(metric: Metric, advice: &Advice) -> bool {
+    matches!(
+        (metric, advice),
+        (Metric::SeqWrite, Advice::SeqWriteSlow)
+            | (Metric::RandWrite | Metric::RandRead, Advice::RandomIoSlow)
+    )
+}
+
+impl ResultsView {
+    /// Shows `report` (a test that produced verdicts), replacing what was shown.
+    pub fn show_report(&self, report: &Report) {
+        let imp = self.imp();
+        while let Some(child) = imp.groups.first_child() {
+            imp.groups.remove(&child);
+        }
+        imp.checks.borrow_mut().clear();
+        imp.info_rows.borrow_mut().clear();
+        imp.run_rows.borrow_mut().clear();
+        imp.a2_badge.replace(None);
+
+        self.show_summary(report);
+        let mut placed: Vec<&Advice> = Vec::new();
+        if let Some(run) = report.deciding_run() {
+            self.add_a1_group(report, run, &mut placed);
+            self.add_a2_group(run);
+            self.add_info_group(run);
+        }
+        if report.runs.len() > 1 {
+            self.add_runs_group(report);
+        }
+        self.add_tested_group(report);
+        self.add_notes_group(report, &placed);
+        imp.scroller.vadjustment().set_value(0.0);
+    }
+
+    fn show_summary(&self, report: &Report) {
+        let imp = self.imp();
+        let (icon, class) = match report.verdict {
+            Verdict::Pass => ("emblem-ok-symbolic", "success"),
+            Verdict::Fail => ("dialog-error-symbolic", "error"),
+            Verdict::Error => ("dialog-warning-symbolic", "warning"),
+        };
+        imp.verdict_icon.set_icon_name(Some(icon));
+        for old in ["success", "error", "warning"] {
+            imp.verdict_icon.remove_css_class(old);
+        }
+        imp.verdict_icon.add_css_class(class);
+        let title = match (report.verdict, report.sd_graded) {
+            (Verdict::Pass, true) => gettext("Your SD card is fast enough"),
+            (Verdict::Fail, true) => gettext("Your SD card is too slow"),
+            (Verdict::Pass, false) => gettext("This drive meets the SD card targets"),
+            (Verdict::Fail, false) => gettext("This drive is below the SD card targets"),
+            (Verdict::Error, _) => gettext("Some figures could not be measured"),
+        };
+        imp.title_label.set_label(&title);
+        let subtitle = match &report.target {
+            Some(t) => fill(
+                &gettext("Tested: {drive}, in {path}"),
+                &[("drive", &target_report_label(t)), ("path", &t.path)],
+            ),
+            None => String::new(),
+        };
+        imp.subtitle_label.set_label(&subtitle);
+        imp.subtitle_label.set_visible(!subtitle.is_empty());
+    }
+
+    fn add_a1_group<'a>(&self, report: &'a Report, run: &RunReport, placed: &mut Vec<&'a Advice>) {
+        let mut description = if report.sd_graded {
+            gettext("The minimum for running Raspberry Pi OS from a card.")
+        } else {
+            gettext("SD card targets, for reference only: this drive is not an SD card.")
+        };
+        if report.runs.len() > 1 {
+            description.push(' ');
+            description.push_str(&fill(
+                &gettext("Figures of run {run} of {runs}."),
+                &[("run", &run.run), ("runs", &report.runs.len())],
+            ));
+        }
+        let a1 = group(
+            &gettext("Application Performance Class A1"),
+            Some(&description),
+        );
+        for metric in [Metric::SeqWrite, Metric::RandWrite, Metric::RandRead] {
+            let Some(check) = run.check(metric, Standard::A1) else {
+                continue;
+            };
+            let (row, badge) = check_row(check);
+            a1.add(&row);
+            let mut advice_rows = Vec::new();
+            if check.verdict == Verdict::Fail {
+                for advice in &report.advice {
+                    if advice_for(metric, advice) && !placed.contains(&advice) {
+                        let advice_row = advice_row(&advice.text(), "dialog-information-symbolic");
+                        a1.add(&advice_row);
+                        advice_rows.push(advice_row);
+                        placed.push(advice);
+                    }
+                }
+            }
+            self.imp()
+                .checks
+                .borrow_mut()
+                .push((row, badge, advice_rows));
+        }
+        self.imp().groups.append(&a1);
+    }
+
+    fn add_a2_group(&self, run: &RunReport) {
+        let a2 = group(&gettext("Faster cards"), None);
+        let (row, badge) = expander(
+            &gettext("Application Performance Class A2"),
+            &gettext("10 MB/s, 2000 write IOPS and 4000 read IOPS. Only a Raspberry Pi 5 or later makes use of it."),
+            run.a2_verdict,
+        );
+        for check in run.checks.iter().filter(|c| c.standard == Standard::A2) {
+            let (child, _) = check_row(check);
+            row.add_row(&child);
+        }
+        a2.add(&row);
+        self.imp().a2_badge.replace(Some(badge));
+        self.imp().groups.append(&a2);
+    }
+
+    fn add_info_group(&self, run: &RunReport) {
+        let graded: Vec<&str> = [Metric::SeqWrite, Metric::RandWrite, Metric::RandRead]
+            .iter()
+            .map(|m| m.phase())
+            .collect();
+        let phases: Vec<_> = run
+            .phases
+            .iter()
+            .filter(|p| !graded.contains(&p.name.as_str()))
+            .collect();
+        if phases.is_empty() {
+            return;
+        }
+        let info = group(
+            &gettext("Other measurements"),
+            Some(&gettext("Measured for information; not graded.")),
+        );
+        for phase in phases {
+            let row = phase_row(phase);
+            info.add(&row);
+            self.imp().info_rows.borrow_mut().push(row);
+        }
+        self.imp().groups.append(&info);
+    }
+
+    fn add_runs_group(&self, report: &Report) {
+        let runs = group(
+            &gettext("Each run"),
+            Some(&gettext(
+                "The test runs up to three times and stops at the first run that passes.",
+            )),
+        );
+        for run in &report.runs {
+            let (row, _) = expander(
+                &fill(&gettext("Run {run}"), &[("run", &run.run)]),
+                &gettext("A1 checks"),
+                run.verdict,
+            );
+            for check in run.checks.iter().filter(|c| c.standard == Standard::A1) {
+                let (child, _) = check_row(check);
+                row.add_row(&child);
+            }
+            runs.add(&row);
+            self.imp().run_rows.borrow_mut().push(row);
+        }
+        self.imp().groups.append(&runs);
+    }
+
+    fn add_tested_group(&self, report: &Report) {
+        let tested = group(&gettext("What was tested"), None);
+        if let Some(t) = &report.target {
+            tested.add(&fact_row(&gettext("Drive"), &target_report_label(t)));
+            if let Some(partition) = t
+                .partition
+                .as_ref()
+                .filter(|p| Some(*p) != t.device.as_ref())
+            {
+                tested.add(&fact_row(&gettext("Partition"), partition));
+            }
+            tested.add(&fact_row(&gettext("Folder"), &t.path));
+        }
+        let engine = if report.io_path.is_empty() {
+            report.engine.as_str().to_owned()
+        } else {
+            format!("{} ({})", report.engine.as_str(), report.io_path)
+        };
+        tested.add(&fact_row(&gettext("Measured with"), &engine));
+        tested.add(&fact_row(
+            &gettext("Test"),
+            &fill(
+                &gettext("{profile}, {size} test file"),
+                &[
+                    ("profile", &report.profile.name),
+                    ("size", &units::human_bytes(report.profile.size_bytes)),
+                ],
+            ),
+        ));
+        self.imp().groups.append(&tested);
+    }
+
+    fn add_notes_group(&self, report: &Report, placed: &[&Advice]) {
+        let advice: Vec<&Advice> = report
+            .advice
+            .iter()
+            .filter(|a| !placed.contains(a))
+            .collect();
+        if advice.is_empty() && report.warnings.is_empty() {
+            return;
+        }
+        let notes = group(&gettext("Notes"), None);
+        for a in advice {
+            notes.add(&advice_row(&a.text(), "dialog-information-symbolic"));
+        }
+        for w in &report.warnings {
+            notes.add(&advice_row(w, "dialog-warning-symbolic"));
+        }
+        self.imp().groups.append(&notes);
+    }
+
+    /// The A1 rows as shown: title, value, badge text and the advice under each.
+    pub fn shown_checks(&self) -> Vec<ShownCheck> {
+        self.imp()
+            .checks
+            .borrow()
+            .iter()
+            .map(|(row, badge, advice)| ShownCheck {
+                title: row.title().to_string(),
+                value: row.subtitle().map(|s| s.to_string()).unwrap_or_default(),
+                verdict: badge.text(),
+                advice: advice.iter().map(|r| r.title().to_string()).collect(),
+            })
+            .collect()
+    }
+
+    /// The A2 badge's text, when a run was graded.
+    pub fn a2_text(&self) -> Option<String> {
+        self.imp().a2_badge.borrow().as_ref().map(Badge::text)
+    }
+
+    /// The titles and figures of the ungraded rows.
+    pub fn shown_info(&self) -> Vec<(String, String)> {
+        self.imp()
+            .info_rows
+            .borrow()
+            .iter()
+            .map(|r| {
+                (
+                    r.title().to_string(),
+                    r.subtitle().map(|s| s.to_string()).unwrap_or_default(),
+                )
+            })
+            .collect()
+    }
+
+    /// The number of per-run rows (0 when there was one run).
+    pub fn run_count(&self) -> usize {
+        self.imp().run_rows.borrow().len()
+    }
+
+    /// The verdict line, e.g. "Your SD card is fast enough".
+    pub fn title_text(&self) -> String {
+        self.imp().title_label.label().to_string()
+    }
+
+    /// The line naming the drive tested.
+    pub fn subtitle_text(&self) -> String {
+        self.imp().subtitle_label.label().to_string()
+    }
+
+    /// **Run again**.
+    pub fn run_again_button(&self) -> gtk::Button {
+        self.imp().run_again_button.get()
+    }
+
+    /// **Copy results**.
+    pub fn copy_button(&self) -> gtk::Button {
+        self.imp().copy_button.get()
+    }
+}

@@ -1,0 +1,432 @@
+//! Helpers for the UI tests: a libtest-like runner for one GTK main thread, waiting on the main
+//! loop, small profiles, scratch folders on a real disk, a tmpfs folder, a throttled loop-mounted
+//! ext4 filesystem (as root), and PNG snapshots of the window.
+
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use adw::prelude::*;
+use agnostics_core::profile::Profile;
+use agnostics_gtk::Window;
+use gtk::{gdk, glib, graphene};
+
+/// The longest any wait may take before the test fails. Generous on purpose: this is an upper
+/// bound for a stuck test, not a timing assertion.
+pub const PATIENCE: Duration = Duration::from_secs(600);
+
+/// One named test.
+pub type TestFn = fn(&agnostics_gtk::Application);
+
+/// Runs `tests` in order on this (the GTK) thread, like libtest prints them; a test whose name
+/// does not contain the first command-line filter is left out. Returns the exit status.
+pub fn run_tests(app: &agnostics_gtk::Application, tests: &[(&str, TestFn)]) -> i32 {
+    let filter = std::env::args()
+        .skip(1)
+        .find(|a| !a.starts_with('-'))
+        .unwrap_or_default();
+    let chosen: Vec<_> = tests.iter().filter(|(n, _)| n.contains(&filter)).collect();
+    println!("\nrunning {} tests", chosen.len());
+    let (mut passed, mut failed) = (0, Vec::new());
+    for (name, test) in chosen {
+        let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| test(app)));
+        close_all_windows(app);
+        match outcome {
+            Ok(()) => {
+                println!("test {name} ... ok");
+                passed += 1;
+            }
+            Err(_) => {
+                println!("test {name} ... FAILED");
+                failed.push(*name);
+            }
+        }
+    }
+    let filtered = tests.len() - passed - failed.len();
+    if failed.is_empty() {
+        println!("\ntest result: ok. {passed} passed; 0 failed; 0 ignored; 0 measured; {filtered} filtered out\n");
+        0
+    } else {
+        println!("\nfailures:");
+        for name in &failed {
+            println!("    {name}");
+        }
+        println!(
+            "\ntest result: FAILED. {passed} passed; {} failed; 0 ignored; 0 measured; {filtered} filtered out\n",
+            failed.len()
+        );
+        101
+    }
+}
+
+/// Destroys every window left by a test (a failed one may leave a test running: cancel it and
+/// wait for its file to go first).
+fn close_all_windows(app: &agnostics_gtk::Application) {
+    for window in app.windows() {
+        if let Ok(win) = window.clone().downcast::<Window>() {
+            let run = win.test_run();
+            run.cancel();
+            let _ = try_wait_until(PATIENCE, || !run.is_busy());
+        }
+        window.destroy();
+    }
+    iterate_briefly();
+}
+
+/// Iterates the main loop until `done()` or `limit`; false on timeout.
+pub fn try_wait_until(limit: Duration, mut done: impl FnMut() -> bool) -> bool {
+    let context = glib::MainContext::default();
+    // A tick so that a blocking iteration always wakes up to look at `done` again.
+    let tick = glib::timeout_add_local(Duration::from_millis(20), || glib::ControlFlow::Continue);
+    let start = Instant::now();
+    let mut ok = true;
+    while !done() {
+        if start.elapsed() > limit {
+            ok = false;
+            break;
+        }
+        context.iteration(true);
+    }
+    tick.remove();
+    ok
+}
+
+/// Iterates the main loop until `done()`, failing the test with `what` after [`PATIENCE`].
+pub fn wait_until(what: &str, done: impl FnMut() -> bool) {
+    assert!(try_wait_until(PATIENCE, done), "gave up waiting for {what}");
+}
+
+/// Lets pending events, layout and drawing happen.
+pub fn iterate_briefly() {
+    let until = Instant::now() + Duration::from_millis(200);
+    let _ = try_wait_until(Duration::from_secs(5), || Instant::now() >= until);
+}
+
+/// A window of `app` whose content (header bar and page) is 800×480, a Raspberry Pi
+/// touchscreen, its drives listed.
+pub fn new_window(app: &agnostics_gtk::Application) -> Window {
+    let window = Window::new(app);
+    window.set_default_size(800, 480);
+    window.present();
+    wait_until("the list of drives", || window.drives_loaded());
+    iterate_briefly();
+    // The window's frame (resize borders without a window manager) takes some of its size.
+    let content = window.content().expect("the window has content");
+    let (extra_w, extra_h) = (800 - content.width(), 480 - content.height());
+    if (extra_w, extra_h) != (0, 0) {
+        window.set_default_size(800 + extra_w, 480 + extra_h);
+        wait_until("an 800×480 window", || {
+            content.width() == 800 && content.height() == 480
+        });
+    }
+    window
+}
+
+/// Points `window` at `dir` (and `profile`), and waits for the drives to be listed again.
+pub fn aim(window: &Window, dir: &Path, profile: Option<Profile>) {
+    window.set_launch(Some(dir.to_path_buf()), profile, false);
+    wait_until("the list of drives", || window.drives_loaded());
+    assert_eq!(
+        window.drive_row().selected_choice().map(|c| c.dir),
+        Some(dir.to_path_buf()),
+        "the folder given is the one selected"
+    );
+}
+
+/// A scratch folder on the real disk (/var/tmp is ext4 here; /tmp may be tmpfs).
+pub fn scratch_dir() -> tempfile::TempDir {
+    tempfile::Builder::new()
+        .prefix("agnostics-ui-test.")
+        .tempdir_in("/var/tmp")
+        .expect("a scratch folder under /var/tmp")
+}
+
+/// Writes `text` as a job file in `dir` and loads it the way `--profile FILE` does.
+pub fn profile_file(dir: &Path, name: &str, text: &str) -> Profile {
+    let path = dir.join(name);
+    std::fs::write(&path, text).expect("writing the job file");
+    Profile::load(&path).unwrap_or_else(|e| panic!("bad test profile: {e}"))
+}
+
+/// The standard test's five phases, small: an 8 MiB file, 1 MiB sequential blocks, 4 KiB random
+/// blocks for at most a second.
+pub const SMALL_PROFILE: &str = "\
+[global]
+ioengine=libaio
+direct=1
+iodepth=8
+size=8m
+end_fsync=1
+
+[prepare-file]
+rw=write
+bs=1m
+stonewall
+
+[seq-write]
+rw=write
+bs=1m
+stonewall
+
+[seq-read]
+rw=read
+bs=1m
+stonewall
+
+[rand-4k-write]
+rw=randwrite
+bs=4k
+runtime=1
+stonewall
+
+[rand-4k-read]
+rw=randread
+bs=4k
+runtime=1
+stonewall
+";
+
+/// One long phase (random 4 KiB writes, one at a time, for up to 20 s over 1 GiB), so that a
+/// test can cancel it in the middle whatever the disk.
+pub const LONG_PROFILE: &str = "\
+[global]
+ioengine=libaio
+direct=1
+iodepth=1
+size=1g
+
+[rand-4k-write]
+rw=randwrite
+bs=4k
+runtime=20
+";
+
+/// Names of the program's test files in `dir` (none must be left behind).
+pub fn test_files(dir: &Path) -> Vec<String> {
+    std::fs::read_dir(dir)
+        .map(|entries| {
+            entries
+                .filter_map(Result::ok)
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .filter(|n| n.starts_with(".agnostics-test"))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// True when running as root.
+pub fn is_root() -> bool {
+    nix::unistd::geteuid().is_root()
+}
+
+fn run(cmd: &mut Command) -> String {
+    let out = cmd.output().unwrap_or_else(|e| panic!("{cmd:?}: {e}"));
+    assert!(
+        out.status.success(),
+        "{cmd:?} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).trim().to_owned()
+}
+
+fn fs_type_of(path: &Path) -> String {
+    run(Command::new("stat").args(["-f", "-c", "%T"]).arg(path))
+}
+
+/// A folder on tmpfs: one under /dev/shm when that is tmpfs, else (as root) a tmpfs mounted on
+/// a scratch folder and unmounted on drop. `None` when neither is possible.
+#[derive(Debug)]
+pub struct TmpfsDir {
+    dir: Option<tempfile::TempDir>,
+    mount: Option<tempfile::TempDir>,
+}
+
+impl TmpfsDir {
+    /// A fresh folder on tmpfs.
+    pub fn new() -> Option<TmpfsDir> {
+        if Path::new("/dev/shm").is_dir() && fs_type_of(Path::new("/dev/shm")) == "tmpfs" {
+            let dir = tempfile::Builder::new()
+                .prefix("agnostics-ui-test.")
+                .tempdir_in("/dev/shm")
+                .ok()?;
+            return Some(TmpfsDir {
+                dir: Some(dir),
+                mount: None,
+            });
+        }
+        if !is_root() {
+            return None;
+        }
+        let mount = scratch_dir();
+        run(Command::new("mount")
+            .args(["-t", "tmpfs", "-o", "size=64m", "agnostics-test"])
+            .arg(mount.path()));
+        Some(TmpfsDir {
+            dir: None,
+            mount: Some(mount),
+        })
+    }
+
+    /// The folder.
+    pub fn path(&self) -> &Path {
+        self.dir
+            .as_ref()
+            .or(self.mount.as_ref())
+            .map(|d| d.path())
+            .expect("a folder")
+    }
+}
+
+impl Drop for TmpfsDir {
+    fn drop(&mut self) {
+        if let Some(mount) = &self.mount {
+            let _ = Command::new("umount").arg(mount.path()).status();
+        }
+    }
+}
+
+/// An ext4 filesystem on a loop device (direct I/O on) whose speed is set by a cgroup-v1 blkio
+/// throttle on this process, like a slow SD card whose speed is known by construction (DESIGN,
+/// "Testing against a card whose speed is known"). Needs root and cgroup v1 blkio. Torn down in
+/// reverse order on drop: process back to the root group, group removed, unmount, detach,
+/// image removed.
+#[derive(Debug)]
+pub struct ThrottledDisk {
+    holder: Option<tempfile::TempDir>,
+    image: PathBuf,
+    device: String,
+    mount: PathBuf,
+    mounted: bool,
+    cgroup: Option<PathBuf>,
+}
+
+/// Where cgroup v1's blkio controller is mounted.
+const BLKIO: &str = "/sys/fs/cgroup/blkio";
+
+impl ThrottledDisk {
+    /// A `size_mib` MiB filesystem limited to `write_bps`/`read_bps` bytes and
+    /// `write_iops`/`read_iops` operations per second. `None` (with the reason) when this
+    /// machine cannot make one.
+    pub fn new(
+        size_mib: u64,
+        write_bps: u64,
+        read_bps: u64,
+        write_iops: u64,
+        read_iops: u64,
+    ) -> Result<ThrottledDisk, String> {
+        if !is_root() {
+            return Err("needs root".into());
+        }
+        if !Path::new(BLKIO).join("cgroup.procs").exists() {
+            return Err("needs cgroup v1 blkio".into());
+        }
+        let holder = scratch_dir();
+        let image = holder.path().join("card.img");
+        let mount = holder.path().join("card");
+        std::fs::create_dir(&mount).map_err(|e| e.to_string())?;
+        std::fs::File::create(&image)
+            .and_then(|f| f.set_len(size_mib << 20))
+            .map_err(|e| e.to_string())?;
+        let mut disk = ThrottledDisk {
+            holder: Some(holder),
+            image: image.clone(),
+            device: String::new(),
+            mount: mount.clone(),
+            mounted: false,
+            cgroup: None,
+        };
+        disk.device = run(Command::new("losetup")
+            .args(["--direct-io=on", "-f", "--show"])
+            .arg(&image));
+        run(Command::new("mkfs.ext4").args([
+            "-q",
+            "-F",
+            "-E",
+            "lazy_itable_init=0,lazy_journal_init=0",
+            &disk.device,
+        ]));
+        run(Command::new("mount").arg(&disk.device).arg(&mount));
+        disk.mounted = true;
+
+        use std::os::unix::fs::MetadataExt;
+        let rdev = std::fs::metadata(&disk.device)
+            .map_err(|e| e.to_string())?
+            .rdev();
+        let dev = format!(
+            "{}:{}",
+            nix::sys::stat::major(rdev),
+            nix::sys::stat::minor(rdev)
+        );
+        let group = Path::new(BLKIO).join(format!("agnostics-ui-{}", std::process::id()));
+        std::fs::create_dir(&group).map_err(|e| e.to_string())?;
+        disk.cgroup = Some(group.clone());
+        for (file, value) in [
+            ("blkio.throttle.write_bps_device", write_bps),
+            ("blkio.throttle.read_bps_device", read_bps),
+            ("blkio.throttle.write_iops_device", write_iops),
+            ("blkio.throttle.read_iops_device", read_iops),
+        ] {
+            std::fs::write(group.join(file), format!("{dev} {value}"))
+                .map_err(|e| format!("{file}: {e}"))?;
+        }
+        std::fs::write(group.join("cgroup.procs"), std::process::id().to_string())
+            .map_err(|e| e.to_string())?;
+        Ok(disk)
+    }
+
+    /// The mounted filesystem's root (writable by root).
+    pub fn path(&self) -> &Path {
+        &self.mount
+    }
+}
+
+impl Drop for ThrottledDisk {
+    fn drop(&mut self) {
+        if let Some(group) = self.cgroup.take() {
+            let _ = std::fs::write(
+                Path::new(BLKIO).join("cgroup.procs"),
+                std::process::id().to_string(),
+            );
+            let _ = std::fs::remove_dir(&group);
+        }
+        if self.mounted {
+            let _ = Command::new("umount").arg(&self.mount).status();
+        }
+        if !self.device.is_empty() {
+            let _ = Command::new("losetup").arg("-d").arg(&self.device).status();
+        }
+        let _ = std::fs::remove_file(&self.image);
+        drop(self.holder.take());
+    }
+}
+
+/// Renders the window's content (header bar and page) with GTK's own renderer and saves it as
+/// a PNG, the size of the window's content (800×480 for [`new_window`]).
+pub fn save_png(window: &Window, path: &Path) {
+    wait_until("the page transition to end", || window.page_settled());
+    iterate_briefly();
+    let content = window.content().expect("the window has content");
+    let (w, h) = (content.width() as f32, content.height() as f32);
+    assert!(w > 0.0 && h > 0.0, "the window is shown");
+    let snapshot = gtk::Snapshot::new();
+    #[allow(deprecated)] // StyleContext::lookup_color: the GTK 4.8 way.
+    let background = content
+        .style_context()
+        .lookup_color("window_bg_color")
+        .unwrap_or(gdk::RGBA::WHITE);
+    let bounds = graphene::Rect::new(0.0, 0.0, w, h);
+    snapshot.append_color(&background, &bounds);
+    gtk::WidgetPaintable::new(Some(&content)).snapshot(&snapshot, f64::from(w), f64::from(h));
+    let node = snapshot.to_node().expect("something was drawn");
+    let renderer = window.renderer().expect("the window is realized");
+    let texture = renderer.render_texture(&node, Some(&bounds));
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir).expect("the screenshots folder");
+    }
+    texture
+        .save_to_png(path)
+        .unwrap_or_else(|e| panic!("saving {}: {e}", path.display()));
+    println!("  wrote {} ({w}×{h})", path.display());
+}

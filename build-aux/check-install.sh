@@ -1,0 +1,34 @@
+#!/bin/sh
+# Checks that `meson install --destdir D` put every file in place under PREFIX (D/usr/local
+# for the default prefix): binaries, profile, desktop entry, metainfo, icons, catalogues,
+# man pages and completions.
+#
+# usage: check-install.sh D/PREFIX
+set -eu
+prefix=$1
+id=io.github.agnostics_rs.Agnostics
+missing=0
+for f in \
+    bin/agnostics \
+    bin/agnostics-cli \
+    share/agnostics/sd_bench.fio \
+    share/applications/$id.desktop \
+    share/metainfo/$id.metainfo.xml \
+    share/icons/hicolor/scalable/apps/$id.svg \
+    share/icons/hicolor/symbolic/apps/$id-symbolic.svg \
+    share/man/man1/agnostics-cli.1 \
+    share/man/man1/agnostics-cli-run.1 \
+    share/bash-completion/completions/agnostics-cli \
+    share/zsh/vendor-completions/_agnostics-cli \
+    share/fish/vendor_completions.d/agnostics-cli.fish; do
+    [ -s "$prefix/$f" ] || { echo "not installed: $prefix/$f" >&2; missing=1; }
+done
+for lang in $(grep -v -e '^#' -e '^$' "$(dirname "$0")/../po/LINGUAS"); do
+    f=share/locale/$lang/LC_MESSAGES/agnostics.mo
+    [ -s "$prefix/$f" ] || { echo "not installed: $prefix/$f" >&2; missing=1; }
+done
+for bin in agnostics agnostics-cli; do
+    [ -x "$prefix/bin/$bin" ] || { echo "not executable: $prefix/bin/$bin" >&2; missing=1; }
+done
+[ "$missing" = 0 ] && echo "meson install: every file in place under $prefix"
+exit "$missing"

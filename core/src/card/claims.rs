@@ -1,0 +1,432 @@
+//! Claims against measurements: what the card says it is (its SD Status ratings) next to what
+//! a run measured, and figures the link cannot carry.
+//!
+//! - Application Performance Class (SD Physical Layer Simplified Specification,
+//!   "Application Performance Class"): A1 = 1500 random 4 KiB read IOPS and 500 write IOPS,
+//!   A2 = 4000 and 2000, against the `rand-4k-read` and `rand-4k-write` phases.
+//! - Speed Class, UHS Speed Grade and Video Speed Class (minimum sustained sequential write:
+//!   Class 2/4/6/10 = 2/4/6/10 MB/s, U1 = 10, U3 = 30, V6/V10/V30/V60/V90 = 6/10/30/60/90 MB/s)
+//!   against the `seq-write` phase; the strongest claim is compared.
+//! - A phase faster than the link's ceiling ([`super::link`]) cannot be the device's own
+//!   speed: it is flagged, and the test must not be graded PASS on it.
+
+use serde::{Deserialize, Serialize};
+
+use super::{CardInfo, CardKind};
+use crate::engine::PhaseResult;
+use crate::i18n::{fill, gettext, number};
+use crate::report::RunReport;
+use crate::verdict::Metric;
+
+/// How a measurement compares with a claim.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Outcome {
+    /// At or above the claim.
+    Meets,
+    /// Below the claim (for A2: below A2 but at least A1).
+    BelowClaim,
+    /// Below even A1 (Application Performance Class only).
+    BelowA1,
+}
+
+/// One comparison of a claim with a measurement, or an implausible figure.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Finding {
+    /// The card's A1/A2 rating against the random 4 KiB phases.
+    AppPerfClass {
+        /// `A1` or `A2`.
+        claimed: String,
+        /// The class's random read minimum, IOPS.
+        claimed_read_iops: f64,
+        /// The class's random write minimum, IOPS.
+        claimed_write_iops: f64,
+        /// Measured random 4 KiB read, IOPS.
+        measured_read_iops: f64,
+        /// Measured random 4 KiB write, IOPS.
+        measured_write_iops: f64,
+        /// The comparison.
+        outcome: Outcome,
+    },
+    /// The card's Speed Class / UHS grade / Video class against the sequential write.
+    SpeedRating {
+        /// Every sequential-write rating the card claims, e.g. `["Class 10", "U3", "V30"]`.
+        claimed: Vec<String>,
+        /// The strongest of them, bytes per second (MB/s × 10⁶).
+        claimed_bw_bytes: f64,
+        /// Measured sequential write, bytes per second.
+        measured_bw_bytes: f64,
+        /// [`Outcome::Meets`] or [`Outcome::BelowClaim`].
+        outcome: Outcome,
+    },
+    /// A phase measured faster than the link can carry: the figure cannot be real.
+    Implausible {
+        /// The phase, e.g. `seq-read`.
+        phase: String,
+        /// Its bandwidth, bytes per second.
+        measured_bw_bytes: f64,
+        /// The link, e.g. `USB 2.0 high-speed (480 Mbit/s)`.
+        link: String,
+        /// The link's ceiling, bytes per second.
+        link_bw_bytes: f64,
+    },
+}
+
+/// A1 and A2 minimums: (read IOPS, write IOPS).
+const A1_IOPS: (f64, f64) = (1500.0, 500.0);
+const A2_IOPS: (f64, f64) = (4000.0, 2000.0);
+
+/// Measurements within this factor of the ceiling are accepted (clock and timer rounding).
+const LINK_TOLERANCE: f64 = 1.02;
+
+fn mb(bytes_per_s: f64) -> String {
+    number(bytes_per_s / 1e6, 1)
+}
+
+impl Finding {
+    /// True for a figure that cannot be real.
+    pub fn is_implausible(&self) -> bool {
+        matches!(self, Finding::Implausible { .. })
+    }
+
+    /// The finding for people, translated.
+    pub fn text(&self) -> String {
+        match self {
+            Finding::AppPerfClass {
+                claimed,
+                claimed_read_iops,
+                claimed_write_iops,
+                measured_read_iops,
+                measured_write_iops,
+                outcome,
+            } => {
+                let template = match outcome {
+                    // Translators: {class} is A1 or A2; IOPS figures are read / write.
+                    Outcome::Meets => gettext("Card reports {class} ({read}/{write} IOPS); measured {mread} / {mwrite} IOPS: meets its class."),
+                    Outcome::BelowClaim => gettext("Card reports {class} ({read}/{write} IOPS); measured {mread} / {mwrite} IOPS: below {class}, but meets A1. A2 speeds need a host with command queueing, such as a Raspberry Pi 5."),
+                    Outcome::BelowA1 => gettext("Card reports {class} ({read}/{write} IOPS); measured {mread} / {mwrite} IOPS: below A1."),
+                };
+                fill(
+                    &template,
+                    &[
+                        ("class", claimed),
+                        ("read", &number(*claimed_read_iops, 0)),
+                        ("write", &number(*claimed_write_iops, 0)),
+                        ("mread", &number(*measured_read_iops, 0)),
+                        ("mwrite", &number(*measured_write_iops, 0)),
+                    ],
+                )
+            }
+            Finding::SpeedRating {
+                claimed,
+                claimed_bw_bytes,
+                measured_bw_bytes,
+                outcome,
+            } => {
+                let template = match outcome {
+                    Outcome::Meets => gettext("Card reports {claims} (sustained sequential write of at least {claimed} MB/s); measured {measured} MB/s: meets it."),
+                    _ => gettext("Card reports {claims} (sustained sequential write of at least {claimed} MB/s); measured {measured} MB/s: below its rating. Speed classes are rated on a freshly formatted card; a well-used card can be slower."),
+                };
+                fill(
+                    &template,
+                    &[
+                        ("claims", &claimed.join(", ")),
+                        ("claimed", &number(claimed_bw_bytes / 1e6, 0)),
+                        ("measured", &mb(*measured_bw_bytes)),
+                    ],
+                )
+            }
+            Finding::Implausible {
+                phase,
+                measured_bw_bytes,
+                link,
+                link_bw_bytes,
+            } => fill(
+                &gettext("{phase}: {measured} MB/s is more than the {link} link can carry (at most {max} MB/s). This figure cannot be real, so the test is not graded: a cache or another device answered instead."),
+                &[
+                    ("phase", phase),
+                    ("measured", &mb(*measured_bw_bytes)),
+                    ("link", link),
+                    ("max", &mb(*link_bw_bytes)),
+                ],
+            ),
+        }
+    }
+}
+
+/// The sequential-write ratings the card claims and the strongest of them, bytes per second.
+fn speed_claims(card: &CardInfo) -> Option<(Vec<String>, f64)> {
+    let s = card.ssr.as_ref()?;
+    let mut claims = Vec::new();
+    let mut best: f64 = 0.0;
+    if let Some(c) = s.speed_class.filter(|c| *c > 0) {
+        claims.push(format!("Class {c}"));
+        best = best.max(f64::from(c));
+    }
+    if let Some(u) = s.uhs_grade.filter(|u| *u > 0) {
+        claims.push(format!("U{u}"));
+        best = best.max(if u == 3 { 30.0 } else { 10.0 });
+    }
+    if let Some(v) = s.video_class.filter(|v| *v > 0) {
+        claims.push(format!("V{v}"));
+        best = best.max(f64::from(v));
+    }
+    (!claims.is_empty()).then_some((claims, best * 1e6))
+}
+
+fn usable(p: &PhaseResult) -> bool {
+    p.seconds > 0.0 && p.bytes > 0 && p.bw_bytes.is_finite() && p.iops.is_finite()
+}
+
+/// Every finding for `run` on the device `card`: phases faster than the link (any device
+/// whose link is known), then for SD cards with an SD Status the Application Performance
+/// Class and the strongest sequential-write rating. A claim whose phase is implausible or
+/// missing is not compared.
+pub fn findings(card: Option<&CardInfo>, run: &RunReport) -> Vec<Finding> {
+    let Some(card) = card else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    if let Some(link) = &card.link {
+        for p in run.phases.iter().filter(|p| usable(p)) {
+            if p.bw_bytes > link.max_bw_bytes * LINK_TOLERANCE {
+                out.push(Finding::Implausible {
+                    phase: p.name.clone(),
+                    measured_bw_bytes: p.bw_bytes,
+                    link: link.name.clone(),
+                    link_bw_bytes: link.max_bw_bytes,
+                });
+            }
+        }
+    }
+    if card.kind != CardKind::Sd {
+        return out;
+    }
+    let implausible = |name: &str| {
+        out.iter()
+            .any(|f| matches!(f, Finding::Implausible { phase, .. } if phase == name))
+    };
+    let phase = |m: Metric| {
+        run.phase(m.phase())
+            .filter(|p| usable(p) && !implausible(m.phase()))
+    };
+    let mut claims = Vec::new();
+    if let (Some(class), Some(r), Some(w)) = (
+        card.ssr.as_ref().and_then(|s| s.app_perf_class.clone()),
+        phase(Metric::RandRead),
+        phase(Metric::RandWrite),
+    ) {
+        let (cr, cw) = if class == "A2" { A2_IOPS } else { A1_IOPS };
+        let outcome = if r.iops >= cr && w.iops >= cw {
+            Outcome::Meets
+        } else if r.iops >= A1_IOPS.0 && w.iops >= A1_IOPS.1 {
+            Outcome::BelowClaim
+        } else {
+            Outcome::BelowA1
+        };
+        claims.push(Finding::AppPerfClass {
+            claimed: class,
+            claimed_read_iops: cr,
+            claimed_write_iops: cw,
+            measured_read_iops: r.iops,
+            measured_write_iops: w.iops,
+            outcome,
+        });
+    }
+    if let (Some((claimed, bw)), Some(p)) = (speed_claims(card), phase(Metric::SeqWrite)) {
+        claims.push(Finding::SpeedRating {
+            claimed,
+            claimed_bw_bytes: bw,
+            measured_bw_bytes: p.bw_bytes,
+            outcome: if p.bw_bytes >= bw {
+                Outcome::Meets
+            } else {
+                Outcome::BelowClaim
+            },
+        });
+    }
+    out.extend(claims);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::ssr;
+    use super::super::LinkInfo;
+    use super::*;
+
+    fn phase(name: &str, bw_bytes: f64, iops: f64) -> PhaseResult {
+        PhaseResult {
+            name: name.into(),
+            bytes: 1 << 20,
+            ios: 100,
+            seconds: 1.0,
+            bw_bytes,
+            iops,
+            ..Default::default()
+        }
+    }
+
+    fn run(seq_mb: f64, read_iops: f64, write_iops: f64) -> RunReport {
+        RunReport::grade(
+            1,
+            vec![
+                phase("seq-write", seq_mb * 1e6, seq_mb),
+                phase("seq-read", 40e6, 10.0),
+                phase("rand-4k-write", write_iops * 4096.0, write_iops),
+                phase("rand-4k-read", read_iops * 4096.0, read_iops),
+            ],
+        )
+    }
+
+    fn sd_card(ssr_hex: &str) -> CardInfo {
+        let v = super::super::regs::parse_hex(ssr_hex, 64).unwrap();
+        let mut a = [0u8; 64];
+        a.copy_from_slice(&v);
+        CardInfo {
+            device: "mmcblk0".into(),
+            kind: CardKind::Sd,
+            ssr: Some(ssr::decode(&a)),
+            ..CardInfo::default()
+        }
+    }
+
+    const A2_U3_V30: &str = "000000000800000004009000011b391e000800000002ff0003000000000000000000000000000000000000000000000000000000000000000000000000000000";
+
+    #[test]
+    fn a2_card_measured_below_a1() {
+        let card = sd_card(A2_U3_V30);
+        let f = findings(Some(&card), &run(12.0, 1210.0, 350.0));
+        assert_eq!(f.len(), 2);
+        match &f[0] {
+            Finding::AppPerfClass {
+                claimed, outcome, ..
+            } => {
+                assert_eq!((claimed.as_str(), *outcome), ("A2", Outcome::BelowA1));
+            }
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(
+            f[0].text(),
+            "Card reports A2 (4000/2000 IOPS); measured 1210 / 350 IOPS: below A1."
+        );
+        match &f[1] {
+            Finding::SpeedRating {
+                claimed,
+                claimed_bw_bytes,
+                outcome,
+                ..
+            } => {
+                assert_eq!(claimed, &["Class 10", "U3", "V30"]);
+                assert_eq!(*claimed_bw_bytes, 30e6);
+                assert_eq!(*outcome, Outcome::BelowClaim);
+            }
+            other => panic!("{other:?}"),
+        }
+        assert!(f[1].text().contains("measured 12.0 MB/s: below its rating"));
+    }
+
+    #[test]
+    fn a2_card_between_a1_and_a2_and_one_that_meets_it() {
+        let card = sd_card(A2_U3_V30);
+        let f = findings(Some(&card), &run(35.0, 2500.0, 900.0));
+        assert!(matches!(
+            f[0],
+            Finding::AppPerfClass {
+                outcome: Outcome::BelowClaim,
+                ..
+            }
+        ));
+        assert!(f[0].text().contains("meets A1"));
+        assert!(matches!(
+            f[1],
+            Finding::SpeedRating {
+                outcome: Outcome::Meets,
+                ..
+            }
+        ));
+        let f = findings(Some(&card), &run(35.0, 4000.0, 2000.0));
+        assert!(matches!(
+            f[0],
+            Finding::AppPerfClass {
+                outcome: Outcome::Meets,
+                ..
+            }
+        ));
+    }
+
+    #[test]
+    fn speed_class_thresholds() {
+        // Class 4, no UHS, no video, no A-class (Panasonic 8 GB).
+        let card = sd_card("80000000030000000202900008070000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000");
+        let f = findings(Some(&card), &run(4.0, 100.0, 10.0));
+        assert_eq!(f.len(), 1);
+        match &f[0] {
+            Finding::SpeedRating {
+                claimed,
+                claimed_bw_bytes,
+                outcome,
+                ..
+            } => {
+                assert_eq!(claimed, &["Class 4"]);
+                assert_eq!(*claimed_bw_bytes, 4e6);
+                assert_eq!(*outcome, Outcome::Meets);
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn faster_than_usb_2_cannot_be_real() {
+        let card = CardInfo {
+            device: "sda".into(),
+            kind: CardKind::Usb,
+            link: super::super::link::usb(480.0),
+            ..CardInfo::default()
+        };
+        let f = findings(Some(&card), &run(95.0, 1000.0, 1000.0));
+        assert_eq!(f.len(), 1);
+        assert!(f[0].is_implausible());
+        assert!(f[0].text().contains("cannot be real"), "{}", f[0].text());
+        // 40 MB/s over USB 2.0 is real.
+        assert!(findings(Some(&card), &run(40.0, 1000.0, 1000.0)).is_empty());
+    }
+
+    #[test]
+    fn an_implausible_phase_is_not_compared_with_the_claim() {
+        let mut card = sd_card(A2_U3_V30);
+        card.link = Some(LinkInfo {
+            name: "SD high speed".into(),
+            max_bw_bytes: 25e6,
+            basis: String::new(),
+        });
+        let f = findings(Some(&card), &run(80.0, 5000.0, 3000.0));
+        assert!(f[0].is_implausible());
+        assert!(f.iter().all(|x| !matches!(x, Finding::SpeedRating { .. })));
+        assert!(f.iter().any(|x| matches!(x, Finding::AppPerfClass { .. })));
+    }
+
+    #[test]
+    fn nothing_without_a_card_or_ratings() {
+        assert!(findings(None, &run(10.0, 1.0, 1.0)).is_empty());
+        let card = CardInfo {
+            kind: CardKind::Sd,
+            ..CardInfo::default()
+        };
+        assert!(findings(Some(&card), &run(10.0, 1.0, 1.0)).is_empty());
+        let empty = RunReport::grade(1, vec![]);
+        assert!(findings(Some(&sd_card(A2_U3_V30)), &empty).is_empty());
+    }
+
+    #[test]
+    fn findings_round_trip_through_json() {
+        let card = sd_card(A2_U3_V30);
+        let f = findings(Some(&card), &run(12.0, 1210.0, 350.0));
+        let json = serde_json::to_string(&f).unwrap();
+        assert!(json.contains("\"kind\":\"app_perf_class\""));
+        assert!(json.contains("\"outcome\":\"below_a1\""));
+        let back: Vec<Finding> = serde_json::from_str(&json).unwrap();
+        assert_eq!(back, f);
+    }
+}

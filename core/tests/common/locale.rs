@@ -1,0 +1,83 @@
+//! Locales for the tests: the project's catalogues compiled with `msgfmt` into a temporary
+//! locale directory, and a German glibc locale (decimal comma) built with `localedef` into a
+//! temporary `LOCPATH`, so no test depends on what the machine has generated.
+//!
+//! Shared by `core/tests/` and `cli/tests/` (through `#[path]`).
+
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use super::po;
+
+/// A scratch directory on disk (not tmpfs): under the workspace's `target/`.
+pub fn scratch_dir(prefix: &str) -> tempfile::TempDir {
+    let base = po::source_root().join("target").join("test-scratch");
+    std::fs::create_dir_all(&base).expect("create target/test-scratch");
+    tempfile::Builder::new()
+        .prefix(prefix)
+        .tempdir_in(base)
+        .expect("create scratch directory")
+}
+
+/// Compiles `po/<lang>.po` for each of `langs` into `dir/<lang>/LC_MESSAGES/agnostics.mo`
+/// (what `bindtextdomain` expects) with `msgfmt --check`. Panics when msgfmt is missing or
+/// refuses a catalogue: gettext is a build dependency (tools/setup installs it).
+pub fn compile_catalogues(dir: &Path, langs: &[&str]) {
+    for lang in langs {
+        let out_dir = dir.join(lang).join("LC_MESSAGES");
+        std::fs::create_dir_all(&out_dir).expect("create LC_MESSAGES");
+        let status = Command::new("msgfmt")
+            .arg("--check")
+            .arg("--output-file")
+            .arg(out_dir.join("agnostics.mo"))
+            .arg(po::po_dir().join(format!("{lang}.po")))
+            .status()
+            .expect("run msgfmt (install gettext: tools/setup)");
+        assert!(status.success(), "msgfmt refused po/{lang}.po");
+    }
+}
+
+/// Builds the glibc locale `de_DE.UTF-8` into `dir` (use it as `LOCPATH`) and returns its
+/// name, or `None` with the reason printed when `localedef` or the locale sources
+/// (package `locales`) are missing.
+pub fn german_locale(dir: &Path) -> Option<&'static str> {
+    let name = "de_DE.UTF-8";
+    let out = Command::new("localedef")
+        .args(["-i", "de_DE", "-f", "UTF-8"])
+        .arg(dir.join(name))
+        .output();
+    match out {
+        Ok(o) if dir.join(name).join("LC_NUMERIC").exists() => {
+            let _ = o;
+            Some(name)
+        }
+        Ok(o) => {
+            println!(
+                "skipping the decimal-comma checks: localedef could not build {name}: {}",
+                String::from_utf8_lossy(&o.stderr).trim()
+            );
+            None
+        }
+        Err(e) => {
+            println!("skipping the decimal-comma checks: no localedef ({e}); install the package locales");
+            None
+        }
+    }
+}
+
+/// The translation of `msgid` in `po/<lang>.po`; panics when it is missing or untranslated.
+pub fn translation(lang: &str, msgid: &str) -> String {
+    let entries = po::read(&po::po_dir().join(format!("{lang}.po")));
+    let text = po::lookup(&entries, msgid)
+        .unwrap_or_else(|| panic!("po/{lang}.po does not translate {msgid:?}"))
+        .to_owned();
+    assert_ne!(text, msgid, "po/{lang}.po leaves {msgid:?} in English");
+    text
+}
+
+/// Where the compiled catalogues of a test live.
+pub fn catalogue_dir(scratch: &Path) -> PathBuf {
+    scratch.join("locale")
+}

@@ -1,0 +1,224 @@
+//! A small reader of gettext `.po` files for the tests: entries with their context, msgid,
+//! plural msgid, translations and flags. Obsolete (`#~`) entries are skipped.
+//!
+//! Shared by `core/tests/po_catalogues.rs` and `cli/tests/i18n.rs` (through `#[path]`).
+
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+
+/// One message of a catalogue.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Entry {
+    /// `msgctxt`, when there is one.
+    pub context: Option<String>,
+    /// `msgid`; empty for the header.
+    pub msgid: String,
+    /// `msgid_plural`, for plural messages.
+    pub msgid_plural: Option<String>,
+    /// `msgstr`, or `msgstr[0]`, `msgstr[1]`, … for plural messages.
+    pub msgstr: Vec<String>,
+    /// The `#,` flags (`fuzzy`, `c-format`, …).
+    pub flags: Vec<String>,
+    /// Line of the `msgid` keyword, 1-based.
+    pub line: usize,
+}
+
+impl Entry {
+    /// True when every form is translated and the entry is not fuzzy.
+    pub fn is_translated(&self) -> bool {
+        !self.flags.iter().any(|f| f == "fuzzy")
+            && !self.msgstr.is_empty()
+            && self.msgstr.iter().all(|s| !s.is_empty())
+    }
+}
+
+/// The top of the source tree (the workspace).
+pub fn source_root() -> PathBuf {
+    // CARGO_MANIFEST_DIR is core/ or cli/; the workspace is its parent.
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("crate directory has a parent")
+        .to_path_buf()
+}
+
+/// The `po/` directory.
+pub fn po_dir() -> PathBuf {
+    source_root().join("po")
+}
+
+/// The languages in `po/LINGUAS`, in file order.
+pub fn linguas() -> Vec<String> {
+    let text = std::fs::read_to_string(po_dir().join("LINGUAS")).expect("read po/LINGUAS");
+    text.lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .map(str::to_owned)
+        .collect()
+}
+
+/// Reads and parses `path`; panics with the path and line on malformed input.
+pub fn read(path: &Path) -> Vec<Entry> {
+    let text = std::fs::read_to_string(path)
+        .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
+    parse(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// The translation of `msgid` (no context, singular) in `entries`, if translated.
+pub fn lookup<'a>(entries: &'a [Entry], msgid: &str) -> Option<&'a str> {
+    entries
+        .iter()
+        .find(|e| e.context.is_none() && e.msgid == msgid && e.is_translated())
+        .map(|e| e.msgstr[0].as_str())
+}
+
+#[derive(Clone, Copy, PartialEq)]
+enum Field {
+    None,
+    Context,
+    Id,
+    IdPlural,
+    Str(usize),
+}
+
+/// Parses the text of a `.po` file.
+pub fn parse(text: &str) -> Result<Vec<Entry>, String> {
+    let mut entries = Vec::new();
+    let mut cur = Entry::default();
+    let mut field = Field::None;
+    let mut started = false;
+
+    fn push(entries: &mut Vec<Entry>, cur: &mut Entry, started: &mut bool) {
+        if *started {
+            entries.push(std::mem::take(cur));
+        }
+        *cur = Entry::default();
+        *started = false;
+    }
+
+    for (n, raw) in text.lines().enumerate() {
+        let line_no = n + 1;
+        let line = raw.trim();
+        if line.is_empty() {
+            push(&mut entries, &mut cur, &mut started);
+            field = Field::None;
+            continue;
+        }
+        if line.starts_with("#~") {
+            continue;
+        }
+        if let Some(flags) = line.strip_prefix("#,") {
+            if started && field != Field::None && !cur.msgstr.is_empty() {
+                push(&mut entries, &mut cur, &mut started);
+            }
+            cur.flags
+                .extend(flags.split(',').map(|f| f.trim().to_owned()));
+            continue;
+        }
+        if line.starts_with('#') {
+            continue;
+        }
+        let (keyword, rest) = match line.find(' ') {
+            Some(i) if !line.starts_with('"') => (&line[..i], line[i + 1..].trim()),
+            _ => ("", line),
+        };
+        let value = unquote(rest).map_err(|e| format!("line {line_no}: {e}"))?;
+        match keyword {
+            "" => match field {
+                Field::Context => cur.context.get_or_insert_with(String::new).push_str(&value),
+                Field::Id => cur.msgid.push_str(&value),
+                Field::IdPlural => cur
+                    .msgid_plural
+                    .get_or_insert_with(String::new)
+                    .push_str(&value),
+                Field::Str(i) => cur.msgstr[i].push_str(&value),
+                Field::None => return Err(format!("line {line_no}: string outside an entry")),
+            },
+            "msgctxt" => {
+                if started && !cur.msgstr.is_empty() {
+                    push(&mut entries, &mut cur, &mut started);
+                }
+                started = true;
+                cur.context = Some(value);
+                field = Field::Context;
+            }
+            "msgid" => {
+                if started && !cur.msgstr.is_empty() {
+                    push(&mut entries, &mut cur, &mut started);
+                }
+                started = true;
+                cur.msgid = value;
+                cur.line = line_no;
+                field = Field::Id;
+            }
+            "msgid_plural" => {
+                cur.msgid_plural = Some(value);
+                field = Field::IdPlural;
+            }
+            "msgstr" => {
+                cur.msgstr = vec![value];
+                field = Field::Str(0);
+            }
+            k if k.starts_with("msgstr[") && k.ends_with(']') => {
+                let i: usize = k[7..k.len() - 1]
+                    .parse()
+                    .map_err(|_| format!("line {line_no}: bad index in {k}"))?;
+                if cur.msgstr.len() != i {
+                    return Err(format!("line {line_no}: {k} out of order"));
+                }
+                cur.msgstr.push(value);
+                field = Field::Str(i);
+            }
+            other => return Err(format!("line {line_no}: unknown keyword {other:?}")),
+        }
+    }
+    push(&mut entries, &mut cur, &mut started);
+    Ok(entries)
+}
+
+/// The contents of a C-style quoted string, escapes resolved.
+fn unquote(s: &str) -> Result<String, String> {
+    let inner = s
+        .strip_prefix('"')
+        .and_then(|s| s.strip_suffix('"'))
+        .ok_or_else(|| format!("expected a quoted string, found {s:?}"))?;
+    let mut out = String::with_capacity(inner.len());
+    let mut chars = inner.chars();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        match chars.next() {
+            Some('n') => out.push('\n'),
+            Some('t') => out.push('\t'),
+            Some('"') => out.push('"'),
+            Some('\\') => out.push('\\'),
+            other => return Err(format!("unknown escape \\{other:?} in {s:?}")),
+        }
+    }
+    Ok(out)
+}
+
+/// The `{name}` placeholders in `s` (names of ASCII letters, digits and `_`), sorted, without
+/// repeats.
+pub fn placeholders(s: &str) -> Vec<String> {
+    let mut found = Vec::new();
+    let mut rest = s;
+    while let Some(open) = rest.find('{') {
+        let after = &rest[open + 1..];
+        match after.find('}') {
+            Some(close) => {
+                let name = &after[..close];
+                if !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+                    found.push(name.to_owned());
+                }
+                rest = &after[close + 1..];
+            }
+            None => break,
+        }
+    }
+    found.sort();
+    found.dedup();
+    found
+}
