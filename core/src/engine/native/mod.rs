@@ -150,7 +150,8 @@ pub fn run_profile_with(
 
 /// Gives a fresh test file the profile's size when the profile's first job writes the whole
 /// of it (the standard test's `prepare-file`), as the fio engine does so that fio does not
-/// lay the file out itself; both engines then write the same kind of file.
+/// lay the file out itself; both engines then write the same kind of file. Returns whether
+/// it did.
 ///
 /// Errors: [`EngineError::NoSpace`] or [`EngineError::Io`] (phase `setup`, op `truncate`).
 pub fn pre_size(profile: &Profile, file: &TestFile) -> Result<bool, EngineError> {
