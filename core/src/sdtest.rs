@@ -234,7 +234,7 @@ fn set_engine_error(report: &mut Report, e: &EngineError) {
     };
     report.error = Some(ErrorReport {
         kind: e.kind().to_owned(),
-        message: e.to_string(),
+        message: e.message(),
         hint: advice.text(),
     });
     report.advice.push(advice);
@@ -256,7 +256,7 @@ fn advice_for_target(e: &TargetError) -> Advice {
 fn target_error_report(e: &TargetError) -> ErrorReport {
     ErrorReport {
         kind: e.kind().to_owned(),
-        message: e.to_string(),
+        message: e.message(),
         hint: advice_for_target(e).text(),
     }
 }

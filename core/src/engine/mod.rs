@@ -227,6 +227,35 @@ impl EngineError {
         }
     }
 
+    /// What happened, for people, translated (the `Display` form stays English for logs).
+    pub fn message(&self) -> String {
+        use crate::i18n::{fill, gettext};
+        match self {
+            EngineError::NoSpace { phase } => fill(
+                // Translators: {phase} is a fio job name such as "seq-write".
+                &gettext("the drive is full (no space left while running {phase})"),
+                &[("phase", phase)],
+            ),
+            EngineError::Io { phase, op, source } => fill(
+                // Translators: {op} is "read", "write", "fsync" or "open"; {error} is the system's message.
+                &gettext("{op} failed during {phase}: {error}"),
+                &[("op", op), ("phase", phase), ("error", source)],
+            ),
+            EngineError::DirectIoRefused { fs_type } => fill(
+                &gettext("the filesystem ({fs_type}) does not allow direct I/O (O_DIRECT)"),
+                &[("fs_type", fs_type)],
+            ),
+            EngineError::Cancelled => gettext("cancelled"),
+            EngineError::FioMissing { program } => fill(
+                &gettext("fio is not installed (looked for “{program}”)"),
+                &[("program", program)],
+            ),
+            EngineError::FioFailed { message } => {
+                fill(&gettext("fio failed: {error}"), &[("error", message)])
+            }
+        }
+    }
+
     /// Maps an OS error during `phase`/`op` to [`EngineError::NoSpace`] or [`EngineError::Io`].
     pub fn from_io(phase: &str, op: &'static str, source: std::io::Error) -> EngineError {
         if source.raw_os_error() == Some(libc::ENOSPC)

@@ -179,6 +179,57 @@ impl TargetError {
     }
 }
 
+impl TargetError {
+    /// What happened, for people, translated (the `Display` form stays English for logs).
+    pub fn message(&self) -> String {
+        use crate::i18n::{fill, gettext};
+        use crate::units::human_bytes;
+        match self {
+            TargetError::Missing { path } => fill(
+                &gettext("{path} does not exist"),
+                &[("path", &path.display())],
+            ),
+            TargetError::NotADirectory { path } => fill(
+                &gettext("{path} is not a directory"),
+                &[("path", &path.display())],
+            ),
+            TargetError::NotWritable { path } => fill(
+                &gettext("{path} is not writable by this user"),
+                &[("path", &path.display())],
+            ),
+            TargetError::ReadOnly { path } => fill(
+                &gettext("{path} is on a read-only filesystem"),
+                &[("path", &path.display())],
+            ),
+            TargetError::Memory { path, fs_type } => fill(
+                &gettext("{path} is in memory ({fs_type}), not on storage"),
+                &[("path", &path.display()), ("fs_type", fs_type)],
+            ),
+            TargetError::NotStorage { path, fs_type } => fill(
+                &gettext("{path} is a kernel interface ({fs_type}), not storage"),
+                &[("path", &path.display()), ("fs_type", fs_type)],
+            ),
+            TargetError::NoSpace {
+                path,
+                free_bytes,
+                needed_bytes,
+            } => fill(
+                // Translators: {free} and {needed} are sizes such as "120 MiB" or "21.3 GB".
+                &gettext("not enough free space in {path}: {free} free, {needed} needed"),
+                &[
+                    ("path", &path.display()),
+                    ("free", &human_bytes(*free_bytes)),
+                    ("needed", &human_bytes(*needed_bytes)),
+                ],
+            ),
+            TargetError::Inspect { path, message } => fill(
+                &gettext("cannot inspect {path}: {error}"),
+                &[("path", &path.display()), ("error", message)],
+            ),
+        }
+    }
+}
+
 /// The free space a profile needs: file size + 10 % + 32 MiB, bytes.
 pub fn needed_bytes(file_size_bytes: u64) -> u64 {
     file_size_bytes
