@@ -5,13 +5,16 @@
 //!
 //! The names tell the architecture: [`application`] and [`window`] (the UI), [`widgets`] (its
 //! parts), [`test_run`] (the state object the window observes), [`worker`] (the one bridge to
-//! the engine, on its own thread), [`format`] (figures and names for people), [`theme`]
+//! the engine, on its own thread; [`scripts_worker`] the same for test scripts), [`rpdiags`]
+//! (the `~/rpdiags.txt` log), [`format`] (figures and names for people), [`theme`]
 //! (Raspberry Pi OS dark mode), [`config`] (build-time values).
 
 pub mod a11y;
 pub mod application;
 pub mod config;
 pub mod format;
+pub mod rpdiags;
+pub mod scripts_worker;
 pub mod test_run;
 pub mod theme;
 pub mod widgets;

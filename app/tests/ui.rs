@@ -13,11 +13,14 @@ mod support;
 use std::cell::RefCell;
 use std::path::PathBuf;
 use std::rc::Rc;
+use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
 use adw::prelude::*;
 use agnostics_core::advice::Advice;
+use agnostics_core::card;
 use agnostics_core::report::{self, Report};
+use agnostics_core::sdtest::{self, TestOptions};
 use agnostics_core::verdict::{Metric, Standard};
 use agnostics_gtk::test_run::RunState;
 use agnostics_gtk::{config, Application, Window};
@@ -26,6 +29,10 @@ use gtk::{gio, glib};
 use support::*;
 
 fn main() {
+    // Keep the tester's own ~/rpdiags.txt out of it: every test's log goes here (set before
+    // any thread starts).
+    let log_dir = scratch_dir();
+    std::env::set_var("AGNOSTICS_LOG", log_dir.path().join("rpdiags.txt"));
     if let Err(e) = gtk::init() {
         eprintln!("the UI tests need a display (run them under xvfb-run -a): {e}");
         std::process::exit(101);
@@ -45,6 +52,10 @@ fn main() {
             (
                 "runs_a_small_profile_and_shows_the_engines_verdicts",
                 runs_a_small_profile_and_shows_the_engines_verdicts,
+            ),
+            (
+                "results_show_the_cards_identity_and_claims",
+                results_show_the_cards_identity_and_claims,
             ),
             (
                 "cancel_in_the_middle_removes_the_test_file_and_returns_to_ready",
@@ -74,6 +85,7 @@ fn main() {
             ),
         ],
     );
+    drop(log_dir);
     std::process::exit(code);
 }
 
@@ -262,6 +274,88 @@ fn runs_a_small_profile_and_shows_the_engines_verdicts(app: &Application) {
                 .last_report()
                 .is_some_and(|r| r.started >= report.started)
     });
+}
+
+/// The results' card group for a real card's registers (a fixture sysfs tree: the test
+/// folder is not on that card, so the engine's report gets the card as `card::identify` reads
+/// it, and its findings against the measured run).
+fn results_show_the_cards_identity_and_claims(app: &Application) {
+    let dir = scratch_dir();
+    let mut opts = TestOptions::standard(dir.path().to_path_buf());
+    opts.profile = profile_file(dir.path(), "small.fio", SMALL_PROFILE);
+    opts.runs = 1;
+    let mut report = sdtest::run(&opts, &AtomicBool::new(false), &|_| {});
+    assert!(report.error.is_none(), "{:?}", report.error);
+    let run = report.deciding_run().expect("a run").clone();
+    let fixture = "kingston-sd64g-2019-imx.json";
+    let card_info = |name: &str, without: &[&str], zeroed: &[&str]| {
+        let root = dir.path().join(name);
+        card::identify(&card_sysfs(&root, fixture, without, zeroed), "mmcblk0")
+    };
+    report.card = card_info("sysfs", &[], &[]);
+    report.findings = card::findings(report.card.as_ref(), &run);
+
+    let window = new_window(app);
+    let results = window.results_view();
+    results.show_report(&report);
+    let (title, facts) = results.shown_card().expect("a card group");
+    assert_eq!(title, "Card");
+    let fact = |title: &str| {
+        facts
+            .iter()
+            .find(|(t, _)| t == title)
+            .map(|(_, v)| v.clone())
+            .unwrap_or_else(|| panic!("no {title} row in {facts:?}"))
+    };
+    assert!(
+        fact("Manufacturer").starts_with("Kingston / Texas Instruments (0x9F)\n"),
+        "shared ID, raw ID and the table's note: {facts:?}"
+    );
+    assert_eq!(fact("Product name"), "SD64G, revision 6.1");
+    assert_eq!(fact("Capacity"), "62.3 GB (62277025792 bytes)");
+    assert_eq!(fact("Manufactured"), "November 2019");
+    assert_eq!(
+        fact("Ratings the card claims"),
+        "Speed Class 10, UHS Speed Grade U3, Video Speed Class V30, Application Performance Class A2"
+    );
+    let notes = results.shown_card_notes();
+    assert!(
+        notes
+            .iter()
+            .any(|n| n.starts_with("Card reports A2 (4000/2000 IOPS); measured ")),
+        "{notes:?}"
+    );
+    assert!(
+        !results
+            .shown_info()
+            .iter()
+            .any(|(t, _)| t.starts_with("Card:")),
+        "no second summary line of the card"
+    );
+
+    // A reader that does not expose the SD Status, and a card that reports all zeros.
+    report.card = card_info("no-ssr", &["ssr"], &[]);
+    report.findings = card::findings(report.card.as_ref(), &run);
+    results.show_report(&report);
+    let (_, facts) = results.shown_card().expect("a card group");
+    assert!(
+        facts.contains(&(
+            "Ratings the card claims".into(),
+            "Not exposed by this reader".into()
+        )),
+        "{facts:?}"
+    );
+    report.card = card_info("zero-ssr", &[], &["ssr"]);
+    results.show_report(&report);
+    let (_, facts) = results.shown_card().expect("a card group");
+    assert!(
+        facts.contains(&(
+            "Ratings the card claims".into(),
+            "The card reports none (its register is all zeros)".into()
+        )),
+        "{facts:?}"
+    );
+    assert_fits_800x480(&window, "results with a card");
 }
 
 fn cancel_in_the_middle_removes_the_test_file_and_returns_to_ready(app: &Application) {

@@ -2,6 +2,7 @@
 //! with their PASS/FAIL badges.
 
 pub mod badge;
+pub mod card_group;
 pub mod chart;
 pub mod drive_row;
 pub mod progress_view;
