@@ -28,8 +28,8 @@ use gtk::glib;
 use gtk::prelude::*;
 
 /// Runs the app with the process's command line: translations from [`config::LOCALEDIR`],
-/// then the application (which parses `--target`, `--profile`, `--run`). Returns the exit
-/// status.
+/// then the application (which parses `--target`, `--profile`, `--dir`, `--run`). Returns
+/// the exit status.
 pub fn run() -> glib::ExitCode {
     agnostics_core::i18n::init(std::path::Path::new(config::LOCALEDIR));
     glib::set_application_name(&agnostics_core::i18n::gettext("Raspberry Pi Diagnostics"));

@@ -70,6 +70,14 @@ fn main() {
                 refused_tmpfs_target_shows_the_error_dialog,
             ),
             (
+                "runs_the_selected_scripts_shows_their_results_and_logs_them",
+                runs_the_selected_scripts_shows_their_results_and_logs_them,
+            ),
+            (
+                "stop_aborts_the_running_script",
+                stop_aborts_the_running_script,
+            ),
+            (
                 "follows_raspberry_pi_os_dark_theme",
                 follows_raspberry_pi_os_dark_theme,
             ),
@@ -263,6 +271,10 @@ fn runs_a_small_profile_and_shows_the_engines_verdicts(app: &Application) {
         .expect("some text");
     assert_eq!(copied.as_str(), report::to_text(&report));
     assert!(copied.contains("Random write speed "), "{copied}");
+
+    // Like upstream, the result is in the log too.
+    let log = std::fs::read_to_string(log_path()).expect("the log");
+    assert!(log.contains("\nTest : SD Card Speed Test\n"), "{log}");
 
     // Back and run again: the same folder, a new report.
     WidgetExt::activate_action(&window, "win.back", None).expect("win.back");
@@ -483,6 +495,197 @@ fn refused_tmpfs_target_shows_the_error_dialog(app: &Application) {
     assert!(window.run_button().is_sensitive(), "ready for another try");
 }
 
+/// A folder of test scripts: one that passes, one that fails with status 3, one whose name is
+/// markup characters, and (with `slow`) one that sleeps.
+fn script_folder(dir: &std::path::Path, slow: bool) -> PathBuf {
+    let folder = dir.join("scripts");
+    std::fs::create_dir_all(&folder).expect("the scripts folder");
+    let mut scripts = vec![
+        (
+            "pass.sh",
+            "#NAME=Passes\n#DESC=Exits with status 0\necho all fine\n",
+        ),
+        (
+            "fail.sh",
+            "#NAME=Fails\n#DESC=Exits with status 3\necho broken >&2\nexit 3\n",
+        ),
+        (
+            "markup.sh",
+            "#NAME=<b>&</b>\n#DESC=Named <i>like markup</i> & more\necho ok\n",
+        ),
+    ];
+    if slow {
+        scripts.push(("slow.sh", "#NAME=Slow\n#DESC=Sleeps a minute\nsleep 60\n"));
+    }
+    for (file, text) in scripts {
+        std::fs::write(folder.join(file), text).expect("a script");
+    }
+    folder
+}
+
+/// Lists the scripts in `folder` alone: `$XDG_DATA_DIRS` names an empty folder while the
+/// window reads it.
+fn list_scripts(window: &Window, folder: PathBuf, empty: &std::path::Path) {
+    let before = std::env::var_os("XDG_DATA_DIRS");
+    std::env::set_var("XDG_DATA_DIRS", empty);
+    window.set_script_dirs(vec![folder]);
+    match before {
+        Some(value) => std::env::set_var("XDG_DATA_DIRS", value),
+        None => std::env::remove_var("XDG_DATA_DIRS"),
+    }
+    wait_until("the list of tests", || window.scripts_loaded());
+}
+
+/// The log the tests write (`$AGNOSTICS_LOG`, set by `main`).
+fn log_path() -> PathBuf {
+    std::env::var_os("AGNOSTICS_LOG")
+        .expect("AGNOSTICS_LOG")
+        .into()
+}
+
+/// Every label inside `widget`.
+fn labels(widget: &gtk::Widget) -> Vec<gtk::Label> {
+    let mut found = Vec::new();
+    let mut child = widget.first_child();
+    while let Some(c) = child {
+        if let Ok(label) = c.clone().downcast::<gtk::Label>() {
+            found.push(label);
+        }
+        found.extend(labels(&c));
+        child = c.next_sibling();
+    }
+    found
+}
+
+fn runs_the_selected_scripts_shows_their_results_and_logs_them(app: &Application) {
+    let dir = scratch_dir();
+    let empty = dir.path().join("empty");
+    std::fs::create_dir(&empty).expect("an empty folder");
+    let window = new_window(app);
+    let _stop = StopOnDrop(window.clone());
+    aim(
+        &window,
+        dir.path(),
+        Some(profile_file(dir.path(), "small.fio", SMALL_PROFILE)),
+    );
+    list_scripts(&window, script_folder(dir.path(), false), &empty);
+    window.set_visible_view("tests");
+    iterate_briefly();
+    let view = window.tests_view();
+    let titles: Vec<String> = view.shown_tests().into_iter().map(|t| t.title).collect();
+    assert_eq!(
+        titles,
+        ["SD card speed test", "<b>&</b>", "Fails", "Passes"]
+    );
+    assert!(view
+        .shown_tests()
+        .iter()
+        .all(|t| t.selected && t.result.is_empty()));
+    assert_eq!(
+        window.default_widget(),
+        Some(view.run_button().upcast()),
+        "Enter runs the tests"
+    );
+    assert_fits_800x480(&window, "tests");
+
+    // The scripts only.
+    view.set_selected(0, false);
+    view.run_button().emit_clicked();
+    assert!(window.is_running_tests());
+    wait_until("the tests to end", || !window.is_running_tests());
+    let results: Vec<String> = view.shown_tests().into_iter().map(|t| t.result).collect();
+    assert_eq!(results, ["", "PASS", "FAIL", "PASS"]);
+    let rows = view.rows();
+    let failed = rows[2].script_result().expect("a result");
+    assert_eq!(failed.exit_code, Some(3));
+    assert!(failed.output.contains("broken"), "{}", failed.output);
+    // The name and description are text, not markup.
+    let shown = labels(rows[1].row.upcast_ref());
+    assert!(
+        shown
+            .iter()
+            .any(|l| l.label() == "<b>&</b>" && !l.uses_markup() && l.text() == "<b>&</b>"),
+        "{:?}",
+        shown.iter().map(|l| l.label()).collect::<Vec<_>>()
+    );
+    assert!(shown
+        .iter()
+        .any(|l| l.text() == "Named <i>like markup</i> & more"));
+
+    let log = std::fs::read_to_string(log_path()).expect("the log");
+    assert!(
+        log.starts_with("Raspberry Pi Diagnostics - version "),
+        "{log}"
+    );
+    for expected in [
+        "\nTest : <b>&</b>\nok\nTest PASS\n",
+        "\nTest : Fails\nbroken\nExit status 3\nTest FAIL\n",
+        "\nTest : Passes\nall fine\nTest PASS\n",
+    ] {
+        assert!(log.contains(expected), "{expected:?} in {log}");
+    }
+    assert!(!log.contains("SD Card Speed Test"), "{log}");
+    assert_eq!(
+        view.show_log_button().action_name().as_deref(),
+        Some("win.show-log")
+    );
+    assert!(view.show_log_button().is_sensitive());
+
+    // Reset: no results, every test chosen again.
+    view.reset_button().emit_clicked();
+    assert!(view
+        .shown_tests()
+        .iter()
+        .all(|t| t.selected && t.result.is_empty()));
+
+    // The SD card test first (the window's own flow), then a script, in one log.
+    for row in [1, 2] {
+        view.set_selected(row, false);
+    }
+    view.run_button().emit_clicked();
+    wait_until("the tests to end", || !window.is_running_tests());
+    let report = window.last_report().expect("the SD card test's report");
+    let results: Vec<String> = view.shown_tests().into_iter().map(|t| t.result).collect();
+    assert_eq!(results, [report.verdict.as_str(), "", "", "PASS"]);
+    let log = std::fs::read_to_string(log_path()).expect("the log");
+    let sd = log
+        .find("\nTest : SD Card Speed Test\n")
+        .expect("the SD card test logged");
+    let script = log.find("\nTest : Passes\n").expect("the script logged");
+    assert!(sd < script, "{log}");
+    assert!(!log.contains("Test : Fails"), "{log}");
+    assert!(test_files(dir.path()).is_empty());
+}
+
+fn stop_aborts_the_running_script(app: &Application) {
+    let dir = scratch_dir();
+    let empty = dir.path().join("empty");
+    std::fs::create_dir(&empty).expect("an empty folder");
+    let window = new_window(app);
+    list_scripts(&window, script_folder(dir.path(), true), &empty);
+    window.set_visible_view("tests");
+    let view = window.tests_view();
+    for row in 0..4 {
+        view.set_selected(row, false);
+    }
+    assert_eq!(view.shown_tests()[4].title, "Slow");
+    view.run_button().emit_clicked();
+    wait_until("the script to start", || {
+        view.shown_tests()[4].result == "…"
+    });
+    assert!(view.stop_button().is_visible());
+    view.stop_button().emit_clicked();
+    wait_until("the tests to end", || !window.is_running_tests());
+    assert_eq!(view.shown_tests()[4].result, "Aborted");
+    let result = view.rows()[4].script_result().expect("a result");
+    assert!(
+        agnostics_core::scripts::live_group_members(result.pid).is_empty(),
+        "the script's group is gone"
+    );
+    let log = std::fs::read_to_string(log_path()).expect("the log");
+    assert!(log.contains("\nTest : Slow\nTest aborted\n"), "{log}");
+}
+
 fn follows_raspberry_pi_os_dark_theme(app: &Application) {
     let _window = new_window(app);
     let settings = gtk::Settings::default().expect("settings");
@@ -562,7 +765,13 @@ fn invalid_profile_on_the_command_line_exits_with_status_2(_app: &Application) {
         .output()
         .expect("running agnostics --help");
     let help = String::from_utf8_lossy(&help.stdout);
-    for option in ["--target=DIR", "--profile=FILE", "--run", "--version"] {
+    for option in [
+        "--target=DIR",
+        "--profile=FILE",
+        "--dir=DIR",
+        "--run",
+        "--version",
+    ] {
         assert!(help.contains(option), "--help lacks {option}: {help}");
     }
 }
