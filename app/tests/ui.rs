@@ -4,8 +4,9 @@
 //! lines. Tests run real profiles on real folders on disk and compare the window with the
 //! engine's own report.
 //!
-//! `AGNOSTICS_SCREENSHOTS=DIR` also renders the three states (ready, running, results) to
-//! `DIR/{ready,running,results}.png` at 800×480 (see `tools/screenshots`).
+//! `AGNOSTICS_SCREENSHOTS=DIR` also renders the All Tests page and the SD card test's three
+//! states (ready, running, results) to `DIR/{tests,ready,running,results}.png` at 800×480 (see
+//! `tools/screenshots`).
 
 #[path = "ui_support/mod.rs"]
 mod support;
@@ -273,7 +274,7 @@ fn runs_a_small_profile_and_shows_the_engines_verdicts(app: &Application) {
     assert!(copied.contains("Random write speed "), "{copied}");
 
     // Like upstream, the result is in the log too.
-    let log = std::fs::read_to_string(log_path()).expect("the log");
+    let log = read_log();
     assert!(log.contains("\nTest : SD Card Speed Test\n"), "{log}");
 
     // Back and run again: the same folder, a new report.
@@ -496,7 +497,8 @@ fn refused_tmpfs_target_shows_the_error_dialog(app: &Application) {
 }
 
 /// A folder of test scripts: one that passes, one that fails with status 3, one whose name is
-/// markup characters, and (with `slow`) one that sleeps.
+/// markup characters, then (with `slow`) one that sleeps, or (without) one that prints
+/// non-UTF-8 bytes and 2 MB.
 fn script_folder(dir: &std::path::Path, slow: bool) -> PathBuf {
     let folder = dir.join("scripts");
     std::fs::create_dir_all(&folder).expect("the scripts folder");
@@ -514,6 +516,12 @@ fn script_folder(dir: &std::path::Path, slow: bool) -> PathBuf {
             "#NAME=<b>&</b>\n#DESC=Named <i>like markup</i> & more\necho ok\n",
         ),
     ];
+    if !slow {
+        scripts.push((
+            "big.sh",
+            "#NAME=Big output\n#DESC=Prints 2 MB\nprintf '\\377\\n'; head -c 2000000 /dev/zero | tr '\\0' x\n",
+        ));
+    }
     if slow {
         scripts.push(("slow.sh", "#NAME=Slow\n#DESC=Sleeps a minute\nsleep 60\n"));
     }
@@ -541,6 +549,11 @@ fn log_path() -> PathBuf {
     std::env::var_os("AGNOSTICS_LOG")
         .expect("AGNOSTICS_LOG")
         .into()
+}
+
+/// The log, bytes that are not UTF-8 replaced.
+fn read_log() -> String {
+    String::from_utf8_lossy(&std::fs::read(log_path()).expect("the log")).into_owned()
 }
 
 /// Every label inside `widget`.
@@ -575,7 +588,13 @@ fn runs_the_selected_scripts_shows_their_results_and_logs_them(app: &Application
     let titles: Vec<String> = view.shown_tests().into_iter().map(|t| t.title).collect();
     assert_eq!(
         titles,
-        ["SD card speed test", "<b>&</b>", "Fails", "Passes"]
+        [
+            "SD card speed test",
+            "<b>&</b>",
+            "Big output",
+            "Fails",
+            "Passes"
+        ]
     );
     assert!(view
         .shown_tests()
@@ -594,9 +613,25 @@ fn runs_the_selected_scripts_shows_their_results_and_logs_them(app: &Application
     assert!(window.is_running_tests());
     wait_until("the tests to end", || !window.is_running_tests());
     let results: Vec<String> = view.shown_tests().into_iter().map(|t| t.result).collect();
-    assert_eq!(results, ["", "PASS", "FAIL", "PASS"]);
+    assert_eq!(results, ["", "PASS", "PASS", "FAIL", "PASS"]);
     let rows = view.rows();
-    let failed = rows[2].script_result().expect("a result");
+    let big = rows[2].script_result().expect("a result");
+    assert_eq!(big.output_bytes, 2_000_002);
+    assert!(
+        big.output.starts_with('\u{FFFD}'),
+        "invalid UTF-8 shown replaced"
+    );
+    assert!(big.output.len() < 100_000, "the window shows a capped copy");
+    view.show_output(&big);
+    iterate_briefly();
+    let dialog = gtk::Window::list_toplevels()
+        .into_iter()
+        .find_map(|w| w.downcast::<adw::MessageDialog>().ok())
+        .expect("the output dialog");
+    assert_eq!(dialog.heading().as_deref(), Some("Big output"));
+    dialog.response("close");
+    iterate_briefly();
+    let failed = rows[3].script_result().expect("a result");
     assert_eq!(failed.exit_code, Some(3));
     assert!(failed.output.contains("broken"), "{}", failed.output);
     // The name and description are text, not markup.
@@ -612,19 +647,17 @@ fn runs_the_selected_scripts_shows_their_results_and_logs_them(app: &Application
         .iter()
         .any(|l| l.text() == "Named <i>like markup</i> & more"));
 
-    let log = std::fs::read_to_string(log_path()).expect("the log");
-    assert!(
-        log.starts_with("Raspberry Pi Diagnostics - version "),
-        "{log}"
-    );
+    let log = read_log();
+    assert!(log.starts_with("Raspberry Pi Diagnostics - version "));
     for expected in [
         "\nTest : <b>&</b>\nok\nTest PASS\n",
         "\nTest : Fails\nbroken\nExit status 3\nTest FAIL\n",
         "\nTest : Passes\nall fine\nTest PASS\n",
     ] {
-        assert!(log.contains(expected), "{expected:?} in {log}");
+        assert!(log.contains(expected), "{expected:?} is not in the log");
     }
-    assert!(!log.contains("SD Card Speed Test"), "{log}");
+    assert!(!log.contains("SD Card Speed Test"));
+    assert!(log.len() > 2_000_000, "the log keeps every byte");
     assert_eq!(
         view.show_log_button().action_name().as_deref(),
         Some("win.show-log")
@@ -639,15 +672,15 @@ fn runs_the_selected_scripts_shows_their_results_and_logs_them(app: &Application
         .all(|t| t.selected && t.result.is_empty()));
 
     // The SD card test first (the window's own flow), then a script, in one log.
-    for row in [1, 2] {
+    for row in [1, 2, 3] {
         view.set_selected(row, false);
     }
     view.run_button().emit_clicked();
     wait_until("the tests to end", || !window.is_running_tests());
     let report = window.last_report().expect("the SD card test's report");
     let results: Vec<String> = view.shown_tests().into_iter().map(|t| t.result).collect();
-    assert_eq!(results, [report.verdict.as_str(), "", "", "PASS"]);
-    let log = std::fs::read_to_string(log_path()).expect("the log");
+    assert_eq!(results, [report.verdict.as_str(), "", "", "", "PASS"]);
+    let log = read_log();
     let sd = log
         .find("\nTest : SD Card Speed Test\n")
         .expect("the SD card test logged");
@@ -682,7 +715,7 @@ fn stop_aborts_the_running_script(app: &Application) {
         agnostics_core::scripts::live_group_members(result.pid).is_empty(),
         "the script's group is gone"
     );
-    let log = std::fs::read_to_string(log_path()).expect("the log");
+    let log = read_log();
     assert!(log.contains("\nTest : Slow\nTest aborted\n"), "{log}");
 }
 
@@ -705,14 +738,16 @@ fn follows_raspberry_pi_os_dark_theme(app: &Application) {
     assert!(!style.is_dark());
 }
 
-/// With `AGNOSTICS_SCREENSHOTS=DIR`: the standard test on a loop-mounted ext4 throttled like a
-/// slow card (12 MiB/s writes, 700 write IOPS, 1200 read IOPS), rendered at 800×480 when ready,
-/// in the middle of its random-write phase, and with its results.
+/// With `AGNOSTICS_SCREENSHOTS=DIR`: the All Tests page after two real scripts ran (no root
+/// needed); then the standard test on a loop-mounted ext4 throttled like a slow card (12 MiB/s
+/// writes, 700 write IOPS, 1200 read IOPS), rendered at 800×480 when ready, in the middle of
+/// its random-write phase, and with its results.
 fn renders_screenshots(app: &Application) {
     let Some(out) = std::env::var_os("AGNOSTICS_SCREENSHOTS").map(PathBuf::from) else {
         println!("  skipping: set AGNOSTICS_SCREENSHOTS=DIR to render the screenshots");
         return;
     };
+    render_tests_page(app, &out.join("tests.png"));
     let disk = match ThrottledDisk::new(512, 12 << 20, 40 << 20, 700, 1200) {
         Ok(disk) => disk,
         Err(reason) => {
@@ -740,6 +775,38 @@ fn renders_screenshots(app: &Application) {
         window.last_report().and_then(|r| r.error)
     );
     save_png(&window, &out.join("results.png"));
+}
+
+/// The All Tests page with two scripts that ask the system real questions: one passes, one
+/// fails where `vcgencmd` (Raspberry Pi firmware) is missing.
+fn render_tests_page(app: &Application, png: &std::path::Path) {
+    let dir = scratch_dir();
+    let folder = dir.path().join("scripts");
+    let empty = dir.path().join("empty");
+    for d in [&folder, &empty] {
+        std::fs::create_dir(d).expect("a folder");
+    }
+    for (file, text) in [
+        (
+            "space.sh",
+            "#NAME=Free space\n#DESC=Shows the free space on the root filesystem.\ndf -h /\n",
+        ),
+        (
+            "throttle.sh",
+            "#NAME=Power and temperature\n#DESC=Asks the firmware whether the Raspberry Pi was throttled\\n(under-voltage or overheating).\nvcgencmd get_throttled\n",
+        ),
+    ] {
+        std::fs::write(folder.join(file), text).expect("a script");
+    }
+    let window = new_window(app);
+    list_scripts(&window, folder, &empty);
+    window.set_visible_view("tests");
+    let view = window.tests_view();
+    view.set_selected(0, false);
+    view.run_button().emit_clicked();
+    wait_until("the tests to end", || !window.is_running_tests());
+    save_png(&window, png);
+    window.destroy();
 }
 
 fn invalid_profile_on_the_command_line_exits_with_status_2(_app: &Application) {
