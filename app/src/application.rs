@@ -1,7 +1,7 @@
 //! The application: one instance per session (a second `agnostics` hands its command line to
-//! the first), the command line (`--target DIR`, `--profile FILE`, `--run`, `--version`,
-//! `--help`), the `app.quit` (Ctrl+Q) and `app.about` actions, the style sheet, and following
-//! Raspberry Pi OS's dark theme.
+//! the first), the command line (`--target DIR`, `--profile FILE`, `--dir DIR`…, `--run`,
+//! `--version`, `--help`), the `app.quit` (Ctrl+Q) and `app.about` actions, the style
+//! sheet, and following Raspberry Pi OS's dark theme.
 
 use std::path::PathBuf;
 
@@ -133,6 +133,14 @@ impl Application {
             Some(&gettext("FILE")),
         );
         self.add_main_option(
+            "dir",
+            glib::Char::from(0),
+            glib::OptionFlags::NONE,
+            glib::OptionArg::FilenameArray,
+            &gettext("Also list the test scripts in this folder (may be repeated)"),
+            Some(&gettext("DIR")),
+        );
+        self.add_main_option(
             "run",
             glib::Char::from(0),
             glib::OptionFlags::NONE,
@@ -174,8 +182,19 @@ impl Application {
             },
             None => None,
         };
+        let dirs: Vec<PathBuf> = options
+            .lookup::<Vec<PathBuf>>("dir")
+            .ok()
+            .flatten()
+            .unwrap_or_default()
+            .into_iter()
+            .map(|p| if p.is_relative() { cwd.join(p) } else { p })
+            .collect();
         let run = options.contains("run");
         let window = self.main_window();
+        if !dirs.is_empty() {
+            window.set_script_dirs(dirs);
+        }
         window.set_launch(target, profile, run);
         window.present();
         glib::ExitCode::SUCCESS
@@ -223,6 +242,8 @@ impl Application {
     }
 
     fn show_about(&self) {
+        // Before the About window joins the application and becomes its active window.
+        let parent = self.active_window();
         let about = adw::AboutWindow::builder()
             .application_name(gettext("Raspberry Pi Diagnostics"))
             .application_icon(APP_ID)
@@ -242,7 +263,7 @@ impl Application {
         if credits != "translator-credits" {
             about.set_translator_credits(&credits);
         }
-        if let Some(window) = self.active_window() {
+        if let Some(window) = parent {
             about.set_transient_for(Some(&window));
         }
         about.present();

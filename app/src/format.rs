@@ -6,6 +6,7 @@
 
 use agnostics_core::i18n::{fill, gettext, number};
 use agnostics_core::report::TargetReport;
+use agnostics_core::scripts::ScriptVerdict;
 use agnostics_core::target::{TargetInfo, Transport};
 use agnostics_core::units;
 use agnostics_core::verdict::{Check, Metric, Unit, Verdict};
@@ -234,6 +235,18 @@ pub fn verdict_text(verdict: Verdict) -> String {
         Verdict::Pass => gettext("PASS"),
         Verdict::Fail => gettext("FAIL"),
         Verdict::Error => gettext("ERROR"),
+    }
+}
+
+/// A test script's verdict for its badge: PASS, FAIL, "Aborted", "Timed out".
+pub fn script_verdict_text(verdict: ScriptVerdict) -> String {
+    match verdict {
+        ScriptVerdict::Pass => gettext("PASS"),
+        ScriptVerdict::Fail => gettext("FAIL"),
+        // Translators: a test that the user stopped (upstream's word).
+        ScriptVerdict::Aborted => gettext("Aborted"),
+        // Translators: a test script that ran longer than its time limit and was stopped.
+        ScriptVerdict::Timeout => gettext("Timed out"),
     }
 }
 

@@ -5,13 +5,16 @@
 //!
 //! The names tell the architecture: [`application`] and [`window`] (the UI), [`widgets`] (its
 //! parts), [`test_run`] (the state object the window observes), [`worker`] (the one bridge to
-//! the engine, on its own thread), [`format`] (figures and names for people), [`theme`]
+//! the engine, on its own thread; [`scripts_worker`] the same for test scripts), [`rpdiags`]
+//! (the `~/rpdiags.txt` log), [`format`] (figures and names for people), [`theme`]
 //! (Raspberry Pi OS dark mode), [`config`] (build-time values).
 
 pub mod a11y;
 pub mod application;
 pub mod config;
 pub mod format;
+pub mod rpdiags;
+pub mod scripts_worker;
 pub mod test_run;
 pub mod theme;
 pub mod widgets;
@@ -25,8 +28,8 @@ use gtk::glib;
 use gtk::prelude::*;
 
 /// Runs the app with the process's command line: translations from [`config::LOCALEDIR`],
-/// then the application (which parses `--target`, `--profile`, `--run`). Returns the exit
-/// status.
+/// then the application (which parses `--target`, `--profile`, `--dir`, `--run`). Returns
+/// the exit status.
 pub fn run() -> glib::ExitCode {
     agnostics_core::i18n::init(std::path::Path::new(config::LOCALEDIR));
     glib::set_application_name(&agnostics_core::i18n::gettext("Raspberry Pi Diagnostics"));

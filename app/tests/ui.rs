@@ -4,8 +4,9 @@
 //! lines. Tests run real profiles on real folders on disk and compare the window with the
 //! engine's own report.
 //!
-//! `AGNOSTICS_SCREENSHOTS=DIR` also renders the three states (ready, running, results) to
-//! `DIR/{ready,running,results}.png` at 800×480 (see `tools/screenshots`).
+//! `AGNOSTICS_SCREENSHOTS=DIR` also renders the All Tests page and the SD card test's three
+//! states (ready, running, results) to `DIR/{tests,ready,running,results}.png` at 800×480 (see
+//! `tools/screenshots`).
 
 #[path = "ui_support/mod.rs"]
 mod support;
@@ -13,11 +14,14 @@ mod support;
 use std::cell::RefCell;
 use std::path::PathBuf;
 use std::rc::Rc;
+use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
 use adw::prelude::*;
 use agnostics_core::advice::Advice;
+use agnostics_core::card;
 use agnostics_core::report::{self, Report};
+use agnostics_core::sdtest::{self, TestOptions};
 use agnostics_core::verdict::{Metric, Standard};
 use agnostics_gtk::test_run::RunState;
 use agnostics_gtk::{config, Application, Window};
@@ -26,6 +30,10 @@ use gtk::{gio, glib};
 use support::*;
 
 fn main() {
+    // Keep the tester's own ~/rpdiags.txt out of it: every test's log goes here (set before
+    // any thread starts).
+    let log_dir = scratch_dir();
+    std::env::set_var("AGNOSTICS_LOG", log_dir.path().join("rpdiags.txt"));
     if let Err(e) = gtk::init() {
         eprintln!("the UI tests need a display (run them under xvfb-run -a): {e}");
         std::process::exit(101);
@@ -47,6 +55,10 @@ fn main() {
                 runs_a_small_profile_and_shows_the_engines_verdicts,
             ),
             (
+                "results_show_the_cards_identity_and_claims",
+                results_show_the_cards_identity_and_claims,
+            ),
+            (
                 "cancel_in_the_middle_removes_the_test_file_and_returns_to_ready",
                 cancel_in_the_middle_removes_the_test_file_and_returns_to_ready,
             ),
@@ -57,6 +69,14 @@ fn main() {
             (
                 "refused_tmpfs_target_shows_the_error_dialog",
                 refused_tmpfs_target_shows_the_error_dialog,
+            ),
+            (
+                "runs_the_selected_scripts_shows_their_results_and_logs_them",
+                runs_the_selected_scripts_shows_their_results_and_logs_them,
+            ),
+            (
+                "stop_aborts_the_running_script",
+                stop_aborts_the_running_script,
             ),
             (
                 "follows_raspberry_pi_os_dark_theme",
@@ -74,6 +94,7 @@ fn main() {
             ),
         ],
     );
+    drop(log_dir);
     std::process::exit(code);
 }
 
@@ -252,6 +273,10 @@ fn runs_a_small_profile_and_shows_the_engines_verdicts(app: &Application) {
     assert_eq!(copied.as_str(), report::to_text(&report));
     assert!(copied.contains("Random write speed "), "{copied}");
 
+    // Like upstream, the result is in the log too.
+    let log = read_log();
+    assert!(log.contains("\nTest : SD Card Speed Test\n"), "{log}");
+
     // Back and run again: the same folder, a new report.
     WidgetExt::activate_action(&window, "win.back", None).expect("win.back");
     assert_eq!(window.visible_page(), "ready");
@@ -262,6 +287,88 @@ fn runs_a_small_profile_and_shows_the_engines_verdicts(app: &Application) {
                 .last_report()
                 .is_some_and(|r| r.started >= report.started)
     });
+}
+
+/// The results' card group for a real card's registers (a fixture sysfs tree: the test
+/// folder is not on that card, so the engine's report gets the card as `card::identify` reads
+/// it, and its findings against the measured run).
+fn results_show_the_cards_identity_and_claims(app: &Application) {
+    let dir = scratch_dir();
+    let mut opts = TestOptions::standard(dir.path().to_path_buf());
+    opts.profile = profile_file(dir.path(), "small.fio", SMALL_PROFILE);
+    opts.runs = 1;
+    let mut report = sdtest::run(&opts, &AtomicBool::new(false), &|_| {});
+    assert!(report.error.is_none(), "{:?}", report.error);
+    let run = report.deciding_run().expect("a run").clone();
+    let fixture = "kingston-sd64g-2019-imx.json";
+    let card_info = |name: &str, without: &[&str], zeroed: &[&str]| {
+        let root = dir.path().join(name);
+        card::identify(&card_sysfs(&root, fixture, without, zeroed), "mmcblk0")
+    };
+    report.card = card_info("sysfs", &[], &[]);
+    report.findings = card::findings(report.card.as_ref(), &run);
+
+    let window = new_window(app);
+    let results = window.results_view();
+    results.show_report(&report);
+    let (title, facts) = results.shown_card().expect("a card group");
+    assert_eq!(title, "Card");
+    let fact = |title: &str| {
+        facts
+            .iter()
+            .find(|(t, _)| t == title)
+            .map(|(_, v)| v.clone())
+            .unwrap_or_else(|| panic!("no {title} row in {facts:?}"))
+    };
+    assert!(
+        fact("Manufacturer").starts_with("Kingston / Texas Instruments (0x9F)\n"),
+        "shared ID, raw ID and the table's note: {facts:?}"
+    );
+    assert_eq!(fact("Product name"), "SD64G, revision 6.1");
+    assert_eq!(fact("Capacity"), "62.3 GB (62277025792 bytes)");
+    assert_eq!(fact("Manufactured"), "November 2019");
+    assert_eq!(
+        fact("Ratings the card claims"),
+        "Speed Class 10, UHS Speed Grade U3, Video Speed Class V30, Application Performance Class A2"
+    );
+    let notes = results.shown_card_notes();
+    assert!(
+        notes
+            .iter()
+            .any(|n| n.starts_with("Card reports A2 (4000/2000 IOPS); measured ")),
+        "{notes:?}"
+    );
+    assert!(
+        !results
+            .shown_info()
+            .iter()
+            .any(|(t, _)| t.starts_with("Card:")),
+        "no second summary line of the card"
+    );
+
+    // A reader that does not expose the SD Status, and a card that reports all zeros.
+    report.card = card_info("no-ssr", &["ssr"], &[]);
+    report.findings = card::findings(report.card.as_ref(), &run);
+    results.show_report(&report);
+    let (_, facts) = results.shown_card().expect("a card group");
+    assert!(
+        facts.contains(&(
+            "Ratings the card claims".into(),
+            "Not exposed by this reader".into()
+        )),
+        "{facts:?}"
+    );
+    report.card = card_info("zero-ssr", &[], &["ssr"]);
+    results.show_report(&report);
+    let (_, facts) = results.shown_card().expect("a card group");
+    assert!(
+        facts.contains(&(
+            "Ratings the card claims".into(),
+            "The card reports none (its register is all zeros)".into()
+        )),
+        "{facts:?}"
+    );
+    assert_fits_800x480(&window, "results with a card");
 }
 
 fn cancel_in_the_middle_removes_the_test_file_and_returns_to_ready(app: &Application) {
@@ -389,6 +496,229 @@ fn refused_tmpfs_target_shows_the_error_dialog(app: &Application) {
     assert!(window.run_button().is_sensitive(), "ready for another try");
 }
 
+/// A folder of test scripts: one that passes, one that fails with status 3, one whose name is
+/// markup characters, then (with `slow`) one that sleeps, or (without) one that prints
+/// non-UTF-8 bytes and 2 MB.
+fn script_folder(dir: &std::path::Path, slow: bool) -> PathBuf {
+    let folder = dir.join("scripts");
+    std::fs::create_dir_all(&folder).expect("the scripts folder");
+    let mut scripts = vec![
+        (
+            "pass.sh",
+            "#NAME=Passes\n#DESC=Exits with status 0\necho all fine\n",
+        ),
+        (
+            "fail.sh",
+            "#NAME=Fails\n#DESC=Exits with status 3\necho broken >&2\nexit 3\n",
+        ),
+        (
+            "markup.sh",
+            "#NAME=<b>&</b>\n#DESC=Named <i>like markup</i> & more\necho ok\n",
+        ),
+    ];
+    if !slow {
+        scripts.push((
+            "big.sh",
+            "#NAME=Big output\n#DESC=Prints 2 MB\nprintf '\\377\\n'; head -c 2000000 /dev/zero | tr '\\0' x\n",
+        ));
+    }
+    if slow {
+        scripts.push(("slow.sh", "#NAME=Slow\n#DESC=Sleeps a minute\nsleep 60\n"));
+    }
+    for (file, text) in scripts {
+        std::fs::write(folder.join(file), text).expect("a script");
+    }
+    folder
+}
+
+/// Lists the scripts in `folder` alone: `$XDG_DATA_DIRS` names an empty folder while the
+/// window reads it.
+fn list_scripts(window: &Window, folder: PathBuf, empty: &std::path::Path) {
+    let before = std::env::var_os("XDG_DATA_DIRS");
+    std::env::set_var("XDG_DATA_DIRS", empty);
+    window.set_script_dirs(vec![folder]);
+    match before {
+        Some(value) => std::env::set_var("XDG_DATA_DIRS", value),
+        None => std::env::remove_var("XDG_DATA_DIRS"),
+    }
+    wait_until("the list of tests", || window.scripts_loaded());
+}
+
+/// The log the tests write (`$AGNOSTICS_LOG`, set by `main`).
+fn log_path() -> PathBuf {
+    std::env::var_os("AGNOSTICS_LOG")
+        .expect("AGNOSTICS_LOG")
+        .into()
+}
+
+/// The log, bytes that are not UTF-8 replaced.
+fn read_log() -> String {
+    String::from_utf8_lossy(&std::fs::read(log_path()).expect("the log")).into_owned()
+}
+
+/// Every label inside `widget`.
+fn labels(widget: &gtk::Widget) -> Vec<gtk::Label> {
+    let mut found = Vec::new();
+    let mut child = widget.first_child();
+    while let Some(c) = child {
+        if let Ok(label) = c.clone().downcast::<gtk::Label>() {
+            found.push(label);
+        }
+        found.extend(labels(&c));
+        child = c.next_sibling();
+    }
+    found
+}
+
+fn runs_the_selected_scripts_shows_their_results_and_logs_them(app: &Application) {
+    let dir = scratch_dir();
+    let empty = dir.path().join("empty");
+    std::fs::create_dir(&empty).expect("an empty folder");
+    let window = new_window(app);
+    let _stop = StopOnDrop(window.clone());
+    aim(
+        &window,
+        dir.path(),
+        Some(profile_file(dir.path(), "small.fio", SMALL_PROFILE)),
+    );
+    list_scripts(&window, script_folder(dir.path(), false), &empty);
+    window.set_visible_view("tests");
+    iterate_briefly();
+    let view = window.tests_view();
+    let titles: Vec<String> = view.shown_tests().into_iter().map(|t| t.title).collect();
+    assert_eq!(
+        titles,
+        [
+            "SD card speed test",
+            "<b>&</b>",
+            "Big output",
+            "Fails",
+            "Passes"
+        ]
+    );
+    assert!(view
+        .shown_tests()
+        .iter()
+        .all(|t| t.selected && t.result.is_empty()));
+    assert_eq!(
+        window.default_widget(),
+        Some(view.run_button().upcast()),
+        "Enter runs the tests"
+    );
+    assert_fits_800x480(&window, "tests");
+
+    // The scripts only.
+    view.set_selected(0, false);
+    view.run_button().emit_clicked();
+    assert!(window.is_running_tests());
+    wait_until("the tests to end", || !window.is_running_tests());
+    let results: Vec<String> = view.shown_tests().into_iter().map(|t| t.result).collect();
+    assert_eq!(results, ["", "PASS", "PASS", "FAIL", "PASS"]);
+    let rows = view.rows();
+    let big = rows[2].script_result().expect("a result");
+    assert_eq!(big.output_bytes, 2_000_002);
+    assert!(
+        big.output.starts_with('\u{FFFD}'),
+        "invalid UTF-8 shown replaced"
+    );
+    assert!(big.output.len() < 100_000, "the window shows a capped copy");
+    view.show_output(&big);
+    iterate_briefly();
+    let dialog = gtk::Window::list_toplevels()
+        .into_iter()
+        .find_map(|w| w.downcast::<adw::MessageDialog>().ok())
+        .expect("the output dialog");
+    assert_eq!(dialog.heading().as_deref(), Some("Big output"));
+    dialog.response("close");
+    iterate_briefly();
+    let failed = rows[3].script_result().expect("a result");
+    assert_eq!(failed.exit_code, Some(3));
+    assert!(failed.output.contains("broken"), "{}", failed.output);
+    // The name and description are text, not markup.
+    let shown = labels(rows[1].row.upcast_ref());
+    assert!(
+        shown
+            .iter()
+            .any(|l| l.label() == "<b>&</b>" && !l.uses_markup() && l.text() == "<b>&</b>"),
+        "{:?}",
+        shown.iter().map(|l| l.label()).collect::<Vec<_>>()
+    );
+    assert!(shown
+        .iter()
+        .any(|l| l.text() == "Named <i>like markup</i> & more"));
+
+    let log = read_log();
+    assert!(log.starts_with("Raspberry Pi Diagnostics - version "));
+    for expected in [
+        "\nTest : <b>&</b>\nok\nTest PASS\n",
+        "\nTest : Fails\nbroken\nExit status 3\nTest FAIL\n",
+        "\nTest : Passes\nall fine\nTest PASS\n",
+    ] {
+        assert!(log.contains(expected), "{expected:?} is not in the log");
+    }
+    assert!(!log.contains("SD Card Speed Test"));
+    assert!(log.len() > 2_000_000, "the log keeps every byte");
+    assert_eq!(
+        view.show_log_button().action_name().as_deref(),
+        Some("win.show-log")
+    );
+    assert!(view.show_log_button().is_sensitive());
+
+    // Reset: no results, every test chosen again.
+    view.reset_button().emit_clicked();
+    assert!(view
+        .shown_tests()
+        .iter()
+        .all(|t| t.selected && t.result.is_empty()));
+
+    // The SD card test first (the window's own flow), then a script, in one log.
+    for row in [1, 2, 3] {
+        view.set_selected(row, false);
+    }
+    view.run_button().emit_clicked();
+    wait_until("the tests to end", || !window.is_running_tests());
+    let report = window.last_report().expect("the SD card test's report");
+    let results: Vec<String> = view.shown_tests().into_iter().map(|t| t.result).collect();
+    assert_eq!(results, [report.verdict.as_str(), "", "", "", "PASS"]);
+    let log = read_log();
+    let sd = log
+        .find("\nTest : SD Card Speed Test\n")
+        .expect("the SD card test logged");
+    let script = log.find("\nTest : Passes\n").expect("the script logged");
+    assert!(sd < script, "{log}");
+    assert!(!log.contains("Test : Fails"), "{log}");
+    assert!(test_files(dir.path()).is_empty());
+}
+
+fn stop_aborts_the_running_script(app: &Application) {
+    let dir = scratch_dir();
+    let empty = dir.path().join("empty");
+    std::fs::create_dir(&empty).expect("an empty folder");
+    let window = new_window(app);
+    list_scripts(&window, script_folder(dir.path(), true), &empty);
+    window.set_visible_view("tests");
+    let view = window.tests_view();
+    for row in 0..4 {
+        view.set_selected(row, false);
+    }
+    assert_eq!(view.shown_tests()[4].title, "Slow");
+    view.run_button().emit_clicked();
+    wait_until("the script to start", || {
+        view.shown_tests()[4].result == "…"
+    });
+    assert!(view.stop_button().is_visible());
+    view.stop_button().emit_clicked();
+    wait_until("the tests to end", || !window.is_running_tests());
+    assert_eq!(view.shown_tests()[4].result, "Aborted");
+    let result = view.rows()[4].script_result().expect("a result");
+    assert!(
+        agnostics_core::scripts::live_group_members(result.pid).is_empty(),
+        "the script's group is gone"
+    );
+    let log = read_log();
+    assert!(log.contains("\nTest : Slow\nTest aborted\n"), "{log}");
+}
+
 fn follows_raspberry_pi_os_dark_theme(app: &Application) {
     let _window = new_window(app);
     let settings = gtk::Settings::default().expect("settings");
@@ -408,14 +738,16 @@ fn follows_raspberry_pi_os_dark_theme(app: &Application) {
     assert!(!style.is_dark());
 }
 
-/// With `AGNOSTICS_SCREENSHOTS=DIR`: the standard test on a loop-mounted ext4 throttled like a
-/// slow card (12 MiB/s writes, 700 write IOPS, 1200 read IOPS), rendered at 800×480 when ready,
-/// in the middle of its random-write phase, and with its results.
+/// With `AGNOSTICS_SCREENSHOTS=DIR`: the All Tests page after two real scripts ran (no root
+/// needed); then the standard test on a loop-mounted ext4 throttled like a slow card (12 MiB/s
+/// writes, 700 write IOPS, 1200 read IOPS), rendered at 800×480 when ready, in the middle of
+/// its random-write phase, and with its results.
 fn renders_screenshots(app: &Application) {
     let Some(out) = std::env::var_os("AGNOSTICS_SCREENSHOTS").map(PathBuf::from) else {
         println!("  skipping: set AGNOSTICS_SCREENSHOTS=DIR to render the screenshots");
         return;
     };
+    render_tests_page(app, &out.join("tests.png"));
     let disk = match ThrottledDisk::new(512, 12 << 20, 40 << 20, 700, 1200) {
         Ok(disk) => disk,
         Err(reason) => {
@@ -445,6 +777,38 @@ fn renders_screenshots(app: &Application) {
     save_png(&window, &out.join("results.png"));
 }
 
+/// The All Tests page with two scripts that ask the system real questions: one passes, one
+/// fails where `vcgencmd` (Raspberry Pi firmware) is missing.
+fn render_tests_page(app: &Application, png: &std::path::Path) {
+    let dir = scratch_dir();
+    let folder = dir.path().join("scripts");
+    let empty = dir.path().join("empty");
+    for d in [&folder, &empty] {
+        std::fs::create_dir(d).expect("a folder");
+    }
+    for (file, text) in [
+        (
+            "space.sh",
+            "#NAME=Free space\n#DESC=Shows the free space on the root filesystem.\ndf -h /\n",
+        ),
+        (
+            "throttle.sh",
+            "#NAME=Power and temperature\n#DESC=Asks the firmware whether the Raspberry Pi was throttled\\n(under-voltage or overheating).\nvcgencmd get_throttled\n",
+        ),
+    ] {
+        std::fs::write(folder.join(file), text).expect("a script");
+    }
+    let window = new_window(app);
+    list_scripts(&window, folder, &empty);
+    window.set_visible_view("tests");
+    let view = window.tests_view();
+    view.set_selected(0, false);
+    view.run_button().emit_clicked();
+    wait_until("the tests to end", || !window.is_running_tests());
+    save_png(&window, png);
+    window.destroy();
+}
+
 fn invalid_profile_on_the_command_line_exits_with_status_2(_app: &Application) {
     // GApplication parses a command line once per process: the program itself, then.
     let program = env!("CARGO_BIN_EXE_agnostics");
@@ -468,7 +832,13 @@ fn invalid_profile_on_the_command_line_exits_with_status_2(_app: &Application) {
         .output()
         .expect("running agnostics --help");
     let help = String::from_utf8_lossy(&help.stdout);
-    for option in ["--target=DIR", "--profile=FILE", "--run", "--version"] {
+    for option in [
+        "--target=DIR",
+        "--profile=FILE",
+        "--dir=DIR",
+        "--run",
+        "--version",
+    ] {
         assert!(help.contains(option), "--help lacks {option}: {help}");
     }
 }

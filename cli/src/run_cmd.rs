@@ -146,11 +146,7 @@ impl Stopper {
 
 /// Rewrites the log (`$AGNOSTICS_LOG`, else `~/rpdiags.txt`) with this test's results.
 fn write_log(report: &report::Report) -> Result<std::path::PathBuf, scripts::ScriptError> {
-    let path = match std::env::var_os("AGNOSTICS_LOG") {
-        Some(p) => p.into(),
-        None => scripts::default_log_path()?,
-    };
-    let mut log = scripts::LogWriter::create(&path)?;
+    let mut log = scripts::LogWriter::create(&scripts::log_path()?)?;
     scripts::log_sd_test(&mut log, report);
     log.finish()
 }

@@ -1,15 +1,16 @@
-//! A PASS / FAIL / ERROR badge: text plus an icon plus a style class (`success`, `error`,
+//! A PASS / FAIL / ERROR badge (and a test script's Aborted / Timed out): text plus an icon plus a style class (`success`, `error`,
 //! `warning`), never colour alone (STYLE, "What that means here").
 
 use std::cell::{Cell, RefCell};
 
 use agnostics_core::i18n::{fill, gettext};
+use agnostics_core::scripts::ScriptVerdict;
 use agnostics_core::verdict::Verdict;
 use gtk::glib;
 use gtk::prelude::*;
 use gtk::subclass::prelude::*;
 
-use crate::format::verdict_text;
+use crate::format::{script_verdict_text, verdict_text};
 
 mod imp {
     use super::*;
@@ -70,12 +71,37 @@ impl Badge {
 
     /// Shows `verdict`: its text, its icon and its style class.
     pub fn set_verdict(&self, verdict: Verdict) {
-        let imp = self.imp();
         let (icon, class) = match verdict {
             Verdict::Pass => ("object-select-symbolic", "success"),
             Verdict::Fail => ("dialog-error-symbolic", "error"),
             Verdict::Error => ("dialog-warning-symbolic", "warning"),
         };
+        self.show(icon, class, &verdict_text(verdict), Some(verdict));
+    }
+
+    /// Shows a test script's verdict: PASS, FAIL, "Aborted" or "Timed out" (a timeout is a
+    /// failure, with its own words).
+    pub fn set_script_verdict(&self, verdict: ScriptVerdict) {
+        match verdict {
+            ScriptVerdict::Pass => self.set_verdict(Verdict::Pass),
+            ScriptVerdict::Fail => self.set_verdict(Verdict::Fail),
+            ScriptVerdict::Timeout => self.show(
+                "dialog-error-symbolic",
+                "error",
+                &script_verdict_text(verdict),
+                Some(Verdict::Fail),
+            ),
+            ScriptVerdict::Aborted => self.show(
+                "process-stop-symbolic",
+                "warning",
+                &script_verdict_text(verdict),
+                None,
+            ),
+        }
+    }
+
+    fn show(&self, icon: &str, class: &str, text: &str, verdict: Option<Verdict>) {
+        let imp = self.imp();
         for old in ["success", "error", "warning"] {
             self.remove_css_class(old);
         }
@@ -83,18 +109,15 @@ impl Badge {
         if let Some(image) = imp.icon.borrow().as_ref() {
             image.set_icon_name(Some(icon));
         }
-        imp.label.set_label(&verdict_text(verdict));
-        imp.verdict.set(Some(verdict));
+        imp.label.set_label(text);
+        imp.verdict.set(verdict);
         crate::a11y::set_label(
             self,
-            &fill(
-                &gettext("Result: {verdict}"),
-                &[("verdict", &verdict_text(verdict))],
-            ),
+            &fill(&gettext("Result: {verdict}"), &[("verdict", &text)]),
         );
     }
 
-    /// The verdict shown.
+    /// The verdict shown (`None` for an aborted test).
     pub fn verdict(&self) -> Option<Verdict> {
         self.imp().verdict.get()
     }

@@ -1,15 +1,19 @@
 //! The window's parts: the drive chooser, the running test's view with its chart, the results
-//! with their PASS/FAIL badges.
+//! with their PASS/FAIL badges and the card group, the list of all tests.
 
 pub mod badge;
+pub mod card_group;
 pub mod chart;
 pub mod drive_row;
 pub mod progress_view;
 mod results_rows;
 pub mod results_view;
+pub mod test_row;
+pub mod tests_view;
 
 pub use badge::Badge;
 pub use chart::Chart;
 pub use drive_row::DriveRow;
 pub use progress_view::ProgressView;
 pub use results_view::ResultsView;
+pub use tests_view::TestsView;

@@ -1,14 +1,13 @@
 //! The results page: the verdict in words, one row per A1 check (sequential write, random
 //! write, random read) with its value in clear units, its target and a PASS/FAIL badge, the
 //! advice under a failing row, the ungraded figures, the A2 result, each run when there were
-//! several, which drive was tested, and **Run again** / **Copy results**.
+//! several, which drive was tested, the card or drive with its claims against the
+//! measurements, and **Run again** / **Copy results**.
 
 use std::cell::RefCell;
 
 use adw::prelude::*;
 use agnostics_core::advice::Advice;
-use agnostics_core::card::claims::Outcome;
-use agnostics_core::card::Finding;
 use agnostics_core::i18n::{fill, gettext};
 use agnostics_core::report::{Report, RunReport};
 use agnostics_core::units;
@@ -16,6 +15,7 @@ use agnostics_core::verdict::{Metric, Standard, Verdict};
 use gtk::glib;
 use gtk::subclass::prelude::*;
 
+use super::card_group::{card_group, CardGroup};
 use super::results_rows::{advice_row, check_row, expander, fact_row, group, phase_row};
 use crate::format::target_report_label;
 use crate::widgets::Badge;
@@ -62,6 +62,8 @@ mod imp {
         pub info_rows: RefCell<Vec<adw::ActionRow>>,
         /// One expander per run when there were several.
         pub run_rows: RefCell<Vec<adw::ExpanderRow>>,
+        /// The card or drive group, when there is one.
+        pub card: RefCell<Option<CardGroup>>,
     }
 
     #[glib::object_subclass]
@@ -123,7 +125,7 @@ impl ResultsView {
             self.add_runs_group(report);
         }
         self.add_tested_group(report);
-        self.add_findings_group(report);
+        self.add_card_group(report);
         self.add_notes_group(report, &placed);
         imp.scroller.vadjustment().set_value(0.0);
     }
@@ -278,9 +280,6 @@ impl ResultsView {
             }
             tested.add(&fact_row(&gettext("Folder"), &t.path));
         }
-        if let Some(summary) = report.card.as_ref().and_then(|c| c.summary()) {
-            tested.add(&advice_row(&summary, "media-flash-symbolic"));
-        }
         let engine = if report.io_path.is_empty() {
             report.engine.as_str().to_owned()
         } else {
@@ -300,25 +299,14 @@ impl ResultsView {
         self.imp().groups.append(&tested);
     }
 
-    /// What the card claims (its speed and application classes) against what was measured,
-    /// and figures faster than the link can carry.
-    fn add_findings_group(&self, report: &Report) {
-        if report.findings.is_empty() {
-            return;
+    /// The card or drive: what it says about itself, and its claims against the measurements.
+    fn add_card_group(&self, report: &Report) {
+        let imp = self.imp();
+        imp.card.replace(None);
+        if let Some(card) = card_group(report.card.as_ref(), &report.findings) {
+            imp.groups.append(&card.group);
+            imp.card.replace(Some(card));
         }
-        let findings = group(&gettext("The card's own ratings"), None);
-        for finding in &report.findings {
-            let icon = match finding {
-                Finding::AppPerfClass { outcome, .. } | Finding::SpeedRating { outcome, .. }
-                    if *outcome == Outcome::Meets =>
-                {
-                    "object-select-symbolic"
-                }
-                _ => "dialog-warning-symbolic",
-            };
-            findings.add(&advice_row(&finding.text(), icon));
-        }
-        self.imp().groups.append(&findings);
     }
 
     fn add_notes_group(&self, report: &Report, placed: &[&Advice]) {
@@ -373,6 +361,34 @@ impl ResultsView {
                 )
             })
             .collect()
+    }
+
+    /// The card group as shown: its title (`Card` or `Drive`) and its fact rows (title,
+    /// value); `None` when there is none.
+    pub fn shown_card(&self) -> Option<(String, Vec<(String, String)>)> {
+        let card = self.imp().card.borrow();
+        let card = card.as_ref()?;
+        let facts = card
+            .facts
+            .iter()
+            .map(|r| {
+                (
+                    r.title().to_string(),
+                    r.subtitle().map(|s| s.to_string()).unwrap_or_default(),
+                )
+            })
+            .collect();
+        Some((card.group.title().to_string(), facts))
+    }
+
+    /// The card group's warnings and findings, as shown.
+    pub fn shown_card_notes(&self) -> Vec<String> {
+        self.imp()
+            .card
+            .borrow()
+            .as_ref()
+            .map(|c| c.notes.iter().map(|r| r.title().to_string()).collect())
+            .unwrap_or_default()
     }
 
     /// The number of per-run rows (0 when there was one run).

@@ -91,10 +91,12 @@ impl Window {
     }
 
     pub(super) fn confirm_close(&self) {
-        let dialog = self.message_dialog(
-            &gettext("Stop the test?"),
-            &gettext("The SD card test is still running. If you close the window now, the test stops, its test file is removed and nothing is graded."),
-        );
+        let body = if self.is_running_tests() && !self.imp().test_run.is_busy() {
+            gettext("Tests are still running. If you close the window now, the running test is stopped and the tests after it do not run.")
+        } else {
+            gettext("The SD card test is still running. If you close the window now, the test stops, its test file is removed and nothing is graded.")
+        };
+        let dialog = self.message_dialog(&gettext("Stop the test?"), &body);
         dialog.add_responses(&[
             ("keep", &gettext("_Keep Testing")),
             ("stop", &gettext("_Stop and Close")),
@@ -110,6 +112,7 @@ impl Window {
                 move |_, response| {
                     if response == "stop" {
                         win.imp().close_when_stopped.set(true);
+                        win.cancel_tests();
                         win.cancel_test();
                         // Closes once the worker has removed its file (see sync_state).
                         win.sync_state();

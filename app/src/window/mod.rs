@@ -1,11 +1,13 @@
-//! The main window: ready (choose a drive, **Run SD card test**) → running (phase, progress,
-//! live figure, chart, **Cancel**) → results (PASS/FAIL rows and advice, **Run again**,
-//! **Copy results**); errors in a dialog that says what happened and what to do, then back to
-//! ready. It observes the [`TestRun`] state object and never blocks: the engine runs on the
-//! worker's thread.
+//! The main window, two pages in a view stack. **SD Card**: ready (choose a drive, **Run SD
+//! card test**) → running (phase, progress, live figure, chart, **Cancel**) → results
+//! (PASS/FAIL rows and advice, the card, **Run again**, **Copy results**); errors in a dialog
+//! that says what happened and what to do, then back to ready. **All Tests**: upstream's list
+//! of tests with **Run Tests**, **Show Log** and **Reset** (see [`tests`]). It observes the
+//! [`TestRun`] state object and never blocks: the engine and the scripts run on workers'
+//! threads. Every test's result goes to `rpdiags.txt` ([`crate::rpdiags`]).
 //!
 //! While a test runs, suspend and logout are inhibited, and closing the window asks first; if
-//! confirmed, the test is cancelled, its file removed, and then the window closes.
+//! confirmed, the tests are stopped, the test file removed, and then the window closes.
 
 use std::cell::{Cell, RefCell};
 use std::path::PathBuf;
@@ -25,9 +27,10 @@ use crate::config::APP_ID;
 use crate::format::{about_size, drive_label};
 use crate::test_run::{RunState, TestRun};
 use crate::widgets::drive_row::{choices, DriveChoice};
-use crate::widgets::{DriveRow, ProgressView, ResultsView};
+use crate::widgets::{DriveRow, ProgressView, ResultsView, TestsView};
 
 mod dialogs;
+mod tests;
 
 /// How many times the standard test runs at most (upstream: 3, stopping at the first pass).
 pub const RUNS: u32 = 3;
@@ -43,6 +46,8 @@ mod imp {
         #[template_child]
         pub toast_overlay: TemplateChild<adw::ToastOverlay>,
         #[template_child]
+        pub view_stack: TemplateChild<adw::ViewStack>,
+        #[template_child]
         pub stack: TemplateChild<gtk::Stack>,
         #[template_child]
         pub intro_label: TemplateChild<gtk::Label>,
@@ -56,6 +61,8 @@ mod imp {
         pub progress_view: TemplateChild<ProgressView>,
         #[template_child]
         pub results_view: TemplateChild<ResultsView>,
+        #[template_child]
+        pub tests_view: TemplateChild<TestsView>,
 
         pub test_run: TestRun,
         pub profile: RefCell<Option<Profile>>,
@@ -68,6 +75,12 @@ mod imp {
         pub close_when_stopped: Cell<bool>,
         pub dialog: RefCell<Option<adw::MessageDialog>>,
         pub chooser: RefCell<Option<gtk::FileChooserNative>>,
+        pub script_dirs: RefCell<Vec<PathBuf>>,
+        pub scripts_loaded: Cell<bool>,
+        pub scripts_generation: Cell<u64>,
+        pub session: RefCell<Option<tests::Session>>,
+        /// The SD card test started has not had its result logged yet.
+        pub sd_log_pending: Cell<bool>,
     }
 
     #[glib::object_subclass]
@@ -80,12 +93,17 @@ mod imp {
             DriveRow::ensure_type();
             ProgressView::ensure_type();
             ResultsView::ensure_type();
+            TestsView::ensure_type();
             klass.bind_template();
             klass.install_action("win.run", None, |win, _, _| win.start_test());
             klass.install_action("win.cancel", None, |win, _, _| win.cancel_test());
             klass.install_action("win.copy-results", None, |win, _, _| win.copy_results());
             klass.install_action("win.back", None, |win, _, _| win.show_ready());
             klass.install_action("win.choose-folder", None, |win, _, _| win.choose_folder());
+            klass.install_action("win.run-tests", None, |win, _, _| win.run_tests());
+            klass.install_action("win.cancel-tests", None, |win, _, _| win.cancel_tests());
+            klass.install_action("win.reset-tests", None, |win, _, _| win.reset_tests());
+            klass.install_action("win.show-log", None, |win, _, _| win.show_log());
             klass.add_binding_action(gdk::Key::Left, gdk::ModifierType::ALT_MASK, "win.back");
         }
 
@@ -107,7 +125,7 @@ mod imp {
     impl WindowImpl for Window {
         fn close_request(&self) -> glib::Propagation {
             let obj = self.obj();
-            if self.test_run.is_busy() {
+            if obj.is_busy() {
                 if !self.close_when_stopped.get() {
                     obj.confirm_close();
                 }
@@ -165,7 +183,17 @@ impl Window {
             self,
             move |_| win.update_folder_label()
         ));
+        imp.view_stack
+            .connect_visible_child_name_notify(glib::clone!(
+                #[weak(rename_to = win)]
+                self,
+                move |_| {
+                    win.sync_header();
+                    win.sync_focus();
+                }
+            ));
         self.load_drives();
+        self.load_scripts();
         self.sync_state();
     }
 
@@ -305,14 +333,17 @@ impl Window {
             None => choice.dir.display().to_string(),
         };
         imp.progress_view.reset(&drive);
-        if let Err(e) = imp.test_run.start(opts) {
-            self.show_message(
-                &gettext("The test could not start"),
-                &fill(
-                    &gettext("{error}\n\nClose some programs and try again."),
-                    &[("error", &e)],
-                ),
-            );
+        match imp.test_run.start(opts) {
+            Ok(()) => imp.sd_log_pending.set(true),
+            Err(e) => {
+                self.show_message(
+                    &gettext("The test could not start"),
+                    &fill(
+                        &gettext("{error}\n\nClose some programs and try again."),
+                        &[("error", &e)],
+                    ),
+                );
+            }
         }
     }
 
@@ -338,24 +369,48 @@ impl Window {
     }
 
     fn show_page(&self, name: &str) {
+        self.imp().stack.set_visible_child_name(name);
+        self.sync_header();
+        self.sync_focus();
+        self.sync_actions();
+    }
+
+    /// The back button shows on the SD Card page's results.
+    fn sync_header(&self) {
         let imp = self.imp();
-        imp.stack.set_visible_child_name(name);
-        imp.back_button.set_visible(name == "results");
-        let focus: gtk::Widget = match name {
-            "running" => imp.progress_view.cancel_button().upcast(),
-            "results" => imp.results_view.run_again_button().upcast(),
-            _ => imp.run_button.get().upcast(),
+        let results = imp.stack.visible_child_name().as_deref() == Some("results");
+        imp.back_button
+            .set_visible(results && self.visible_view() == "sd");
+    }
+
+    /// Enter presses the main button of the page shown, which has the focus.
+    fn sync_focus(&self) {
+        let imp = self.imp();
+        let focus: gtk::Widget = if self.visible_view() == "tests" {
+            if self.is_running_tests() {
+                imp.tests_view.stop_button().upcast()
+            } else {
+                imp.tests_view.run_button().upcast()
+            }
+        } else {
+            match imp.stack.visible_child_name().as_deref() {
+                Some("running") => imp.progress_view.cancel_button().upcast(),
+                Some("results") => imp.results_view.run_again_button().upcast(),
+                _ => imp.run_button.get().upcast(),
+            }
         };
         self.set_default_widget(Some(&focus));
         focus.grab_focus();
-        self.sync_actions();
     }
 
     fn sync_actions(&self) {
         let imp = self.imp();
-        let busy = imp.test_run.is_busy();
+        let busy = self.is_busy();
         let page = imp.stack.visible_child_name();
         self.action_set_enabled("win.run", !busy && imp.drives_loaded.get());
+        self.action_set_enabled("win.run-tests", !busy && imp.drives_loaded.get());
+        self.action_set_enabled("win.cancel-tests", self.is_running_tests());
+        self.action_set_enabled("win.reset-tests", !busy);
         self.action_set_enabled("win.cancel", imp.test_run.state() == RunState::Running);
         self.action_set_enabled(
             "win.copy-results",
@@ -377,7 +432,7 @@ impl Window {
                 self.show_page("ready");
             }
             RunState::Running => {
-                self.inhibit();
+                self.inhibit(&gettext("An SD card test is running"));
                 self.show_page("running");
             }
             RunState::Cancelling => {
@@ -399,12 +454,23 @@ impl Window {
                 }
             }
         }
-        if !run.is_busy() && imp.close_when_stopped.get() {
+        if !run.is_busy() && imp.sd_log_pending.take() {
+            if let Some(report) = run.report() {
+                self.sd_test_ended(report);
+            }
+        }
+        if !self.is_busy() && imp.close_when_stopped.get() {
             self.close();
         }
     }
 
-    fn inhibit(&self) {
+    /// True while the SD card test or a **Run Tests** session runs.
+    pub fn is_busy(&self) -> bool {
+        self.imp().test_run.is_busy() || self.is_running_tests()
+    }
+
+    /// Inhibits suspend and logout, saying `reason` (once; a second call keeps the first).
+    fn inhibit(&self, reason: &str) {
         let imp = self.imp();
         if imp.inhibit_cookie.get() != 0 {
             return;
@@ -413,7 +479,7 @@ impl Window {
             let cookie = app.inhibit(
                 Some(self),
                 gtk::ApplicationInhibitFlags::SUSPEND | gtk::ApplicationInhibitFlags::LOGOUT,
-                Some(&gettext("An SD card test is running")),
+                Some(reason),
             );
             imp.inhibit_cookie.set(cookie);
         }
@@ -456,6 +522,25 @@ impl Window {
             .visible_child_name()
             .map(|n| n.to_string())
             .unwrap_or_default()
+    }
+
+    /// The view shown: `sd` (the SD card test) or `tests` (all tests).
+    pub fn visible_view(&self) -> String {
+        self.imp()
+            .view_stack
+            .visible_child_name()
+            .map(|n| n.to_string())
+            .unwrap_or_default()
+    }
+
+    /// Shows the view `name`: `sd` or `tests`.
+    pub fn set_visible_view(&self, name: &str) {
+        self.imp().view_stack.set_visible_child_name(name);
+    }
+
+    /// The list of all tests.
+    pub fn tests_view(&self) -> TestsView {
+        self.imp().tests_view.get()
     }
 
     /// True when no page transition is running (the page shown is fully drawn).

@@ -461,3 +461,31 @@ pub fn save_png(window: &Window, path: &Path) {
         .unwrap_or_else(|e| panic!("saving {}: {e}", path.display()));
     println!("  wrote {} ({w}×{h})", path.display());
 }
+
+/// The fixtures of real cards' registers (`../shared/fixtures/cards/*.json`).
+pub const CARD_FIXTURES: &str = "/work/shared/fixtures/cards";
+
+/// A sysfs tree under `root` for the card in fixture `name`: each of its `sysfs` keys as
+/// `root/block/mmcblk0/device/<key>`, except those in `without`; those in `zeroed` are written
+/// as all zeros of the same length. Returns `root`.
+pub fn card_sysfs(root: &Path, name: &str, without: &[&str], zeroed: &[&str]) -> PathBuf {
+    let text = std::fs::read_to_string(Path::new(CARD_FIXTURES).join(name))
+        .unwrap_or_else(|e| panic!("fixture {name}: {e}"));
+    let fixture: serde_json::Value = serde_json::from_str(&text).expect("fixture JSON");
+    let device = root.join("block/mmcblk0/device");
+    std::fs::create_dir_all(&device).expect("the fixture tree");
+    let keys = fixture["sysfs"].as_object().expect("a sysfs object");
+    for (key, value) in keys {
+        if without.contains(&key.as_str()) {
+            continue;
+        }
+        let value = value.as_str().expect("text");
+        let value = if zeroed.contains(&key.as_str()) {
+            "0".repeat(value.len())
+        } else {
+            value.to_owned()
+        };
+        std::fs::write(device.join(key), format!("{value}\n")).expect("a fixture file");
+    }
+    root.to_path_buf()
+}

@@ -58,6 +58,16 @@ pub fn default_log_path() -> Result<PathBuf, ScriptError> {
     Ok(home.join(LOG_FILE_NAME))
 }
 
+/// The log the programs write: `$AGNOSTICS_LOG` when it is set and not empty (tests and
+/// people who keep the log elsewhere), else [`default_log_path`]. The desktop app and
+/// `agnostics-cli run` use it. Errors: [`ScriptError::NoHome`].
+pub fn log_path() -> Result<PathBuf, ScriptError> {
+    match std::env::var_os("AGNOSTICS_LOG") {
+        Some(p) if !p.is_empty() => Ok(PathBuf::from(p)),
+        _ => default_log_path(),
+    }
+}
+
 /// The header upstream writes at the top of the log: title and version, the date in
 /// `asctime` form, an empty line.
 pub fn header(version: &str, when: chrono::NaiveDateTime) -> String {

@@ -1,0 +1,197 @@
+//! The bridge for **Run Tests**: runs one session of test scripts on its own thread with the
+//! core's [`scripts::run_all`] and forwards what happens over a bounded [`async_channel`] to
+//! the main loop. Like [`crate::worker`] for the SD card test; cancel goes the other way
+//! through a shared flag, and the core then stops the running script's whole process group
+//! (SIGTERM, SIGKILL after the grace period).
+//!
+//! The session's log is written here too ([`crate::rpdiags::open`]): the header, the SD card
+//! test's result when it ran first, then every byte of every script's output. The window is
+//! told only when a script starts, is being stopped and has finished (its result carries the
+//! capped display copy of its output), so a script that prints megabytes cannot flood the
+//! main loop.
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::thread::JoinHandle;
+
+use agnostics_core::report::Report;
+use agnostics_core::scripts::{
+    self, RunOptions, ScriptEvent, ScriptResult, ScriptTest, ScriptVerdict,
+};
+
+/// Room in the channel, in messages: three per script at most, so it is rarely full.
+pub const CHANNEL_CAPACITY: usize = 16;
+
+/// What the scripts' thread tells the main loop. `index` is the script's position in the
+/// list given to [`ScriptsWorker::spawn`].
+#[derive(Debug, Clone)]
+pub enum ScriptMessage {
+    /// The script's shell has started.
+    Started {
+        /// Position in the list.
+        index: usize,
+    },
+    /// The script is being stopped (cancel or timeout).
+    Stopping {
+        /// Position in the list.
+        index: usize,
+        /// ABORTED or TIMEOUT.
+        verdict: ScriptVerdict,
+    },
+    /// The script has ended, no process of its group is left.
+    Finished {
+        /// Position in the list.
+        index: usize,
+        /// Its result.
+        result: Box<ScriptResult>,
+    },
+    /// The session is over; the last message. `Ok`: the log written. `Err`: what stopped the
+    /// session or spoiled the log, for people.
+    Done(Result<PathBuf, String>),
+}
+
+/// A session of scripts running on its own thread.
+///
+/// Dropping it while scripts run cancels them and waits for the thread (at most the core's
+/// grace period and output drain limit).
+#[derive(Debug)]
+pub struct ScriptsWorker {
+    receiver: async_channel::Receiver<ScriptMessage>,
+    cancel: Arc<AtomicBool>,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl ScriptsWorker {
+    /// Starts a session on a new thread named `agnostics-scripts`: the log at `log` (with
+    /// `sd`, the SD card test's report, first when it ran), then `tests` in order with `opts`.
+    ///
+    /// Errors: the OS refused to create the thread.
+    pub fn spawn(
+        log: PathBuf,
+        sd: Option<Report>,
+        tests: Vec<ScriptTest>,
+        opts: RunOptions,
+    ) -> std::io::Result<ScriptsWorker> {
+        let (sender, receiver) = async_channel::bounded(CHANNEL_CAPACITY);
+        let cancel = Arc::new(AtomicBool::new(false));
+        let thread_cancel = Arc::clone(&cancel);
+        let thread = std::thread::Builder::new()
+            .name("agnostics-scripts".into())
+            .spawn(move || {
+                let done = session(&log, sd.as_ref(), &tests, &opts, &thread_cancel, &sender);
+                // The window may be gone already.
+                let _ = sender.send_blocking(ScriptMessage::Done(done));
+            })?;
+        Ok(ScriptsWorker {
+            receiver,
+            cancel,
+            thread: Some(thread),
+        })
+    }
+
+    /// The session's messages, for the main loop to `recv().await`. The channel closes after
+    /// [`ScriptMessage::Done`].
+    pub fn receiver(&self) -> async_channel::Receiver<ScriptMessage> {
+        self.receiver.clone()
+    }
+
+    /// Stops the session: the running script is ABORTED (its group killed), the rest do not
+    /// run.
+    pub fn cancel(&self) {
+        self.cancel.store(true, Ordering::SeqCst);
+    }
+}
+
+impl Drop for ScriptsWorker {
+    fn drop(&mut self) {
+        self.cancel();
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
+}
+
+/// The whole session, on the worker thread.
+fn session(
+    log: &Path,
+    sd: Option<&Report>,
+    tests: &[ScriptTest],
+    opts: &RunOptions,
+    cancel: &AtomicBool,
+    sender: &async_channel::Sender<ScriptMessage>,
+) -> Result<PathBuf, String> {
+    let mut log = crate::rpdiags::open(log, sd).map_err(|e| e.to_string())?;
+    let on_event = |event: ScriptEvent| {
+        let message = match event {
+            ScriptEvent::Started { index, .. } => ScriptMessage::Started { index },
+            ScriptEvent::Stopping { index, verdict } => ScriptMessage::Stopping { index, verdict },
+            ScriptEvent::Finished { index, result } => ScriptMessage::Finished {
+                index,
+                result: Box::new(result),
+            },
+            // Every byte goes to the log; the window shows the result's capped copy.
+            ScriptEvent::Output { .. } => return,
+        };
+        if sender.send_blocking(message).is_err() {
+            // Nobody listens any more (the window went away): stop.
+            cancel.store(true, Ordering::SeqCst);
+        }
+    };
+    let outcome = scripts::run_all(tests, opts, &mut log, cancel, &on_event);
+    let finished = log.finish();
+    outcome.map_err(|e| e.to_string())?;
+    finished.map_err(|e| e.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn script(dir: &std::path::Path, file: &str, name: &str, body: &str) -> ScriptTest {
+        let path = dir.join(file);
+        std::fs::write(&path, format!("#NAME={name}\n#DESC=d\n{body}\n")).unwrap();
+        ScriptTest {
+            name: name.into(),
+            description: "d".into(),
+            file: path,
+        }
+    }
+
+    #[test]
+    fn big_output_reaches_the_log_but_only_results_reach_the_window() {
+        let dir = tempfile::tempdir_in("/var/tmp").unwrap();
+        let log = dir.path().join("rpdiags.txt");
+        let tests = vec![
+            script(
+                dir.path(),
+                "big.sh",
+                "Big",
+                "head -c 300000 /dev/zero | tr '\\0' x; printf '\\377\\n'",
+            ),
+            script(dir.path(), "three.sh", "Three", "exit 3"),
+        ];
+        let worker = ScriptsWorker::spawn(log.clone(), None, tests, RunOptions::default()).unwrap();
+        let receiver = worker.receiver();
+        let mut messages = Vec::new();
+        while let Ok(m) = receiver.recv_blocking() {
+            messages.push(m);
+        }
+        assert_eq!(messages.len(), 5, "{messages:?}");
+        let verdicts: Vec<ScriptVerdict> = messages
+            .iter()
+            .filter_map(|m| match m {
+                ScriptMessage::Finished { result, .. } => Some(result.verdict),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(verdicts, [ScriptVerdict::Pass, ScriptVerdict::Fail]);
+        match messages.last() {
+            Some(ScriptMessage::Done(Ok(path))) => assert_eq!(path, &log),
+            other => panic!("{other:?}"),
+        }
+        let text = std::fs::read(&log).unwrap();
+        assert!(text.len() > 300_000);
+        assert!(String::from_utf8_lossy(&text).contains("Test : Three\nExit status 3\nTest FAIL\n"));
+    }
+}
