@@ -20,8 +20,8 @@ use std::time::Duration;
 
 use agnostics_core::i18n::{fill, gettext, ngettext};
 use agnostics_core::scripts::{
-    default_log_path, discover, run_all, script_dirs, Discovery, LogWriter, RunOptions,
-    ScriptEvent, ScriptResult, ScriptsReport,
+    discover, log_path, run_all, script_dirs, Discovery, LogWriter, RunOptions, ScriptEvent,
+    ScriptResult, ScriptsReport,
 };
 
 use crate::args::ScriptsArgs;
@@ -66,7 +66,7 @@ pub fn main(args: &ScriptsArgs) -> i32 {
         return 0;
     }
 
-    let log_path = match default_log_path() {
+    let log_path = match log_path() {
         Ok(p) => p,
         Err(e) => return error(args, &report, &e.to_string()),
     };

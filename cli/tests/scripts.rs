@@ -30,7 +30,9 @@ impl Setup {
 
     fn cli(&self, args: &[&str]) -> Command {
         let mut c = support::cli();
-        c.env("HOME", self.home.path())
+        // These tests check ~/rpdiags.txt itself.
+        c.env_remove("AGNOSTICS_LOG")
+            .env("HOME", self.home.path())
             .env("XDG_DATA_DIRS", self.xdg.path())
             .arg("scripts")
             .arg("--dir")
