@@ -27,11 +27,12 @@ pub use window::Window;
 use gtk::glib;
 use gtk::prelude::*;
 
-/// Runs the app with the process's command line: translations from [`config::LOCALEDIR`],
+/// Runs the app with the process's command line: translations from `$AGNOSTICS_LOCALEDIR` or
+/// [`config::LOCALEDIR`],
 /// then the application (which parses `--target`, `--profile`, `--dir`, `--run`). Returns
 /// the exit status.
 pub fn run() -> glib::ExitCode {
-    agnostics_core::i18n::init(std::path::Path::new(config::LOCALEDIR));
+    agnostics_core::i18n::init(&agnostics_core::i18n::locale_dir(config::LOCALEDIR));
     glib::set_application_name(&agnostics_core::i18n::gettext("Raspberry Pi Diagnostics"));
     Application::new().run()
 }

@@ -16,7 +16,9 @@ use clap::Parser;
 use args::{Cli, Command};
 
 fn main() {
-    agnostics_core::i18n::init(&locale_dir());
+    agnostics_core::i18n::init(&agnostics_core::i18n::locale_dir(
+        option_env!("LOCALEDIR").unwrap_or("/usr/share/locale"),
+    ));
     let cli = Cli::parse();
     let code = match cli.command {
         None => run_cmd::main(&cli.run),
@@ -27,15 +29,4 @@ fn main() {
         Some(Command::Generate(ref a)) => generate::main(a),
     };
     std::process::exit(code);
-}
-
-/// Where the `.mo` catalogues are: `$AGNOSTICS_LOCALEDIR`, else the build-time
-/// `LOCALEDIR` (meson sets it), else `/usr/share/locale`.
-fn locale_dir() -> std::path::PathBuf {
-    if let Some(dir) = std::env::var_os("AGNOSTICS_LOCALEDIR") {
-        return dir.into();
-    }
-    option_env!("LOCALEDIR")
-        .unwrap_or("/usr/share/locale")
-        .into()
 }

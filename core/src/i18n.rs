@@ -27,6 +27,16 @@ pub fn fill(template: &str, args: &[(&str, &dyn std::fmt::Display)]) -> String {
     out
 }
 
+/// Where the `.mo` catalogues are: `$AGNOSTICS_LOCALEDIR` when set (tests, running from the
+/// build tree), else `build_time` (the `LOCALEDIR` meson passed to cargo, or the caller's
+/// default).
+pub fn locale_dir(build_time: &str) -> std::path::PathBuf {
+    match std::env::var_os("AGNOSTICS_LOCALEDIR") {
+        Some(dir) if !dir.is_empty() => dir.into(),
+        _ => build_time.into(),
+    }
+}
+
 /// Binds the `agnostics` domain to `locale_dir` and selects the user's locale from the
 /// environment (`LANG`, `LC_ALL`, `LANGUAGE`).
 ///
