@@ -3,18 +3,18 @@
 
 mod support;
 
-use std::fs;
 use std::path::Path;
 
+use agnostics_testkit::write_card_tree;
 use serde_json::Value;
 use support::*;
 
 /// A published Kingston Canvas Go! Plus dump (fixtures/cards/kingston-sd64g-2019-imx.json),
 /// as `ROOT/block/mmcblk0/device/*`.
 fn kingston_tree(root: &Path) {
-    let dev = root.join("block/mmcblk0/device");
-    fs::create_dir_all(&dev).unwrap();
-    for (k, v) in [
+    write_card_tree(
+        root,
+        &[
         ("type", "SD"),
         ("cid", "9f544953443634476136980065013b00"),
         ("csd", "400e00325b590001cfff7f800a400000"),
@@ -27,9 +27,8 @@ fn kingston_tree(root: &Path) {
         ("serial", "0x36980065"),
         ("hwrev", "0x6"),
         ("fwrev", "0x1"),
-    ] {
-        fs::write(dev.join(k), format!("{v}\n")).unwrap();
-    }
+        ],
+    );
 }
 
 #[test]

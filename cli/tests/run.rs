@@ -5,7 +5,8 @@ mod support;
 
 use std::time::{Duration, Instant};
 
-use support::{cli, is_root, json, leftovers, scratch, small_profile, LoopFs, Tmpfs};
+use agnostics_testkit::{is_root, test_files, LoopFs, Tmpfs};
+use support::{cli, json, scratch, small_profile};
 
 fn stderr(out: &std::process::Output) -> String {
     String::from_utf8_lossy(&out.stderr).into_owned()
@@ -72,7 +73,7 @@ fn json_report_has_the_documented_shape() {
     assert_eq!(checks[2]["target"], 1500.0);
     assert_eq!(checks[3]["standard"], "A2");
     assert!(v["warnings"].is_array());
-    assert!(leftovers(dir.path()).is_empty());
+    assert!(test_files(dir.path()).is_empty());
 }
 
 #[test]
@@ -98,7 +99,7 @@ fn text_output_starts_with_upstreams_compat_lines() {
     assert!(text
         .lines()
         .any(|l| l.starts_with("Random read speed ") && l.contains(" IOPS (target 1500) - ")));
-    assert!(leftovers(dir.path()).is_empty());
+    assert!(test_files(dir.path()).is_empty());
 }
 
 #[test]
@@ -141,7 +142,7 @@ fn refuses_a_bad_profile_naming_line_and_key() {
     assert_eq!(out.status.code(), Some(2));
     let err = stderr(&out);
     assert!(err.contains("bad.fio:3: verify"), "{err}");
-    assert!(leftovers(dir.path()).is_empty());
+    assert!(test_files(dir.path()).is_empty());
 }
 
 #[test]
@@ -150,7 +151,7 @@ fn refuses_tmpfs_target() {
         eprintln!("skipping refuses_tmpfs_target: needs root to mount a tmpfs");
         return;
     }
-    let fs = Tmpfs::new();
+    let fs = Tmpfs::new(600);
     let out = cli()
         .args(["--json", "--target"])
         .arg(&fs.mount)
@@ -161,7 +162,7 @@ fn refuses_tmpfs_target() {
     assert_eq!(v["error"]["kind"], "memory");
     assert!(v["error"]["message"].as_str().unwrap().contains("memory"));
     assert_eq!(v["verdict"], "ERROR");
-    assert!(leftovers(&fs.mount).is_empty());
+    assert!(test_files(&fs.mount).is_empty());
 }
 
 #[test]
@@ -170,11 +171,14 @@ fn refuses_a_read_only_mount() {
         eprintln!("skipping refuses_a_read_only_mount: needs root for a loop device");
         return;
     }
-    let fs = LoopFs::new(64, "ro");
+    let fs = LoopFs::builder(64)
+        .options("ro")
+        .no_reserved_blocks()
+        .mount();
     let out = cli().arg("--target").arg(&fs.mount).output().unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert!(stderr(&out).contains("read-only"), "{}", stderr(&out));
-    assert!(leftovers(&fs.mount).is_empty());
+    assert!(test_files(&fs.mount).is_empty());
 }
 
 #[test]
@@ -183,7 +187,10 @@ fn refuses_a_filesystem_without_room() {
         eprintln!("skipping refuses_a_filesystem_without_room: needs root for a loop device");
         return;
     }
-    let fs = LoopFs::new(48, "rw");
+    let fs = LoopFs::builder(48)
+        .options("rw")
+        .no_reserved_blocks()
+        .mount();
     let out = cli()
         .args(["--json", "--target"])
         .arg(&fs.mount)
@@ -193,7 +200,7 @@ fn refuses_a_filesystem_without_room() {
     let v = json(&out);
     assert_eq!(v["error"]["kind"], "no_space");
     assert!(v["runs"].as_array().unwrap().is_empty());
-    assert!(leftovers(&fs.mount).is_empty());
+    assert!(test_files(&fs.mount).is_empty());
 }
 
 #[test]
@@ -216,7 +223,7 @@ fn fio_engine_without_fio_is_an_error_not_a_pass() {
         .as_str()
         .unwrap()
         .contains("apt install fio"));
-    assert!(leftovers(dir.path()).is_empty());
+    assert!(test_files(dir.path()).is_empty());
 }
 
 /// Starts a long run, sends `signal` once its file exists, and checks that the run is
@@ -242,11 +249,11 @@ fn signal_cancels_and_removes_the_file(signal: nix::sys::signal::Signal, code: i
         .unwrap();
     // Wait until the test file exists, i.e. the run has started writing.
     let start = Instant::now();
-    while leftovers(dir.path()).is_empty() && start.elapsed() < Duration::from_secs(60) {
+    while test_files(dir.path()).is_empty() && start.elapsed() < Duration::from_secs(60) {
         std::thread::sleep(Duration::from_millis(20));
     }
     assert!(
-        !leftovers(dir.path()).is_empty(),
+        !test_files(dir.path()).is_empty(),
         "the run never created its file"
     );
     std::thread::sleep(Duration::from_millis(300));
@@ -258,9 +265,9 @@ fn signal_cancels_and_removes_the_file(signal: nix::sys::signal::Signal, code: i
     assert_eq!(v["error"]["kind"], "cancelled");
     assert_eq!(v["verdict"], "ERROR");
     assert!(
-        leftovers(dir.path()).is_empty(),
+        test_files(dir.path()).is_empty(),
         "{:?}",
-        leftovers(dir.path())
+        test_files(dir.path())
     );
 }
 
@@ -307,7 +314,7 @@ fn a_closed_stdout_does_not_panic_and_still_writes_the_log() {
     assert!(std::fs::read_to_string(&log)
         .unwrap()
         .contains("Test : SD Card Speed Test"));
-    assert!(leftovers(dir.path()).is_empty());
+    assert!(test_files(dir.path()).is_empty());
 }
 
 #[test]
@@ -329,7 +336,7 @@ fn a_full_stdout_is_an_error_not_a_panic() {
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
     assert!(!stderr(&out).contains("panicked"), "{}", stderr(&out));
     assert!(stderr(&out).contains("No space left"), "{}", stderr(&out));
-    assert!(leftovers(dir.path()).is_empty());
+    assert!(test_files(dir.path()).is_empty());
 }
 
 #[test]
@@ -350,12 +357,12 @@ fn removes_a_stale_file_of_a_killed_run_but_nothing_else() {
         .spawn()
         .unwrap();
     let start = Instant::now();
-    while leftovers(dir.path()).is_empty() && start.elapsed() < Duration::from_secs(60) {
+    while test_files(dir.path()).is_empty() && start.elapsed() < Duration::from_secs(60) {
         std::thread::sleep(Duration::from_millis(20));
     }
     child.kill().unwrap(); // SIGKILL: no chance to clean up
     child.wait().unwrap();
-    let stale = leftovers(dir.path());
+    let stale = test_files(dir.path());
     assert_eq!(stale.len(), 1, "{stale:?}");
     // Look-alikes the program did not create stay.
     std::fs::write(dir.path().join("sd.test.file"), b"mine").unwrap();
@@ -378,7 +385,7 @@ fn removes_a_stale_file_of_a_killed_run_but_nothing_else() {
             .any(|w| w.as_str().unwrap().contains(&stale[0])),
         "{v}"
     );
-    assert_eq!(leftovers(dir.path()), [".agnostics-test-notours"]);
+    assert_eq!(test_files(dir.path()), [".agnostics-test-notours"]);
     assert_eq!(
         std::fs::read(dir.path().join("sd.test.file")).unwrap(),
         b"mine"

@@ -52,7 +52,7 @@ fn cli_measures_the_throttle_with_both_engines_and_fails_a1() {
     let profile_dir = scratch_dir();
     let profile = profile_dir.path().join("throttled.fio");
     std::fs::write(&profile, THROTTLED_PROFILE).unwrap();
-    let group = BlkioThrottle::new(&fs.maj_min(), WRITE_IOPS, READ_IOPS, WRITE_BPS);
+    let group = BlkioThrottle::new(&fs.maj_min(), THROTTLE);
     for engine in ["native", "fio"] {
         let (code, doc) = run_cli_in_group(
             &group,

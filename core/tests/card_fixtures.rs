@@ -3,26 +3,11 @@
 //! fixtures' `flags` and `notes` name; then edge cases the dumps do not cover.
 
 use std::fs;
-use std::path::{Path, PathBuf};
 
 use agnostics_core::card::regs::CrcStatus;
 use agnostics_core::card::{self, CardInfo, CardKind, RegisterState};
+use agnostics_testkit::{card_fixtures_dir, write_card_tree};
 use serde_json::Value;
-
-/// `<checkout>/../shared/fixtures/cards`; from a worktree one level deeper
-/// (`/work/wt/<name>`), `../../shared`.
-fn fixtures_dir() -> PathBuf {
-    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let candidates = [
-        manifest.join("../../shared/fixtures/cards"),
-        manifest.join("../../../shared/fixtures/cards"),
-    ];
-    candidates
-        .iter()
-        .find(|p| p.is_dir())
-        .unwrap_or(&candidates[0])
-        .clone()
-}
 
 fn scratch() -> tempfile::TempDir {
     tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap()
@@ -32,11 +17,7 @@ fn scratch() -> tempfile::TempDir {
 /// newline) and identifies `mmcblk0`.
 fn identify_files(files: &[(&str, &str)]) -> CardInfo {
     let root = scratch();
-    let dev = root.path().join("block/mmcblk0/device");
-    fs::create_dir_all(&dev).unwrap();
-    for (k, v) in files {
-        fs::write(dev.join(k), format!("{v}\n")).unwrap();
-    }
+    write_card_tree(root.path(), files);
     card::identify(root.path(), "mmcblk0").expect("mmcblk0 exists")
 }
 
@@ -55,7 +36,7 @@ fn identify_fixture(fixture: &Value) -> CardInfo {
 }
 
 fn load_fixtures() -> Option<Vec<(String, Value)>> {
-    let dir = fixtures_dir();
+    let dir = card_fixtures_dir();
     let Ok(rd) = fs::read_dir(&dir) else {
         eprintln!("skipping: no fixtures at {}", dir.display());
         return None;
@@ -153,7 +134,7 @@ fn every_published_dump_decodes_to_what_its_owner_printed() {
 }
 
 fn fixture(name: &str) -> Option<CardInfo> {
-    let path = fixtures_dir().join(format!("{name}.json"));
+    let path = card_fixtures_dir().join(format!("{name}.json"));
     let Ok(text) = fs::read_to_string(&path) else {
         eprintln!("skipping: no fixture {}", path.display());
         return None;

@@ -9,10 +9,7 @@ use std::process::Command;
 
 use agnostics_core::target::{self, TargetError, Transport};
 use agnostics_core::units::MIB;
-
-fn is_root() -> bool {
-    nix::unistd::geteuid().is_root()
-}
+use agnostics_testkit::{is_root, LoopFs, Mounted, Tmpfs};
 
 /// A scratch directory on the build's disk (not /tmp, which may be tmpfs).
 fn scratch() -> tempfile::TempDir {
@@ -34,80 +31,19 @@ fn run(cmd: &str, args: &[&str]) -> Result<String, String> {
     }
 }
 
-/// A mount made by a test, unmounted when dropped (lazily if still busy).
-struct Mounted(PathBuf);
-
-impl Drop for Mounted {
-    fn drop(&mut self) {
-        let p = self.0.to_string_lossy().into_owned();
-        if run("umount", &[&p]).is_err() {
-            let _ = run("umount", &["-l", &p]);
-        }
+/// An ext4 filesystem of `size_mib` MiB on a loop device with no blocks reserved for root,
+/// mounted read-only when `ro`. A read-write one has its root directory opened to everyone.
+fn loop_fs(size_mib: u64, ro: bool) -> LoopFs {
+    let fsys = LoopFs::builder(size_mib)
+        .options(if ro { "ro" } else { "rw" })
+        .no_reserved_blocks()
+        .mount();
+    if !ro {
+        // The root directory of a fresh ext4 is root's, mode 0755: open it to everyone
+        // so the permission tests below are about the mount, not the directory.
+        fs::set_permissions(&fsys.mount, fs::Permissions::from_mode(0o777)).unwrap();
     }
-}
-
-/// A loop device made by a test, detached when dropped.
-struct LoopDev(String);
-
-impl Drop for LoopDev {
-    fn drop(&mut self) {
-        let _ = run("losetup", &["-d", &self.0]);
-    }
-}
-
-/// An ext4 filesystem of `size_mib` MiB in an image file, on a loop device, mounted (read-only
-/// when `ro`). Fields drop in order: unmount, detach, then remove the directory.
-struct LoopFs {
-    mount: Option<Mounted>,
-    dev: Option<LoopDev>,
-    image: PathBuf,
-    mnt: PathBuf,
-    _dir: tempfile::TempDir,
-}
-
-impl LoopFs {
-    fn new(size_mib: u64, ro: bool) -> Result<LoopFs, String> {
-        let dir = scratch();
-        let image = dir.path().join("disk.img");
-        let mnt = dir.path().join("mnt");
-        fs::create_dir(&mnt).map_err(|e| e.to_string())?;
-        let f = fs::File::create(&image).map_err(|e| e.to_string())?;
-        f.set_len(size_mib * MIB).map_err(|e| e.to_string())?;
-        drop(f);
-        let img = image.to_string_lossy().into_owned();
-        run("mkfs.ext4", &["-q", "-F", "-m", "0", &img])?;
-        let mut me = LoopFs {
-            mount: None,
-            dev: None,
-            image,
-            mnt,
-            _dir: dir,
-        };
-        let dev = run("losetup", &["--find", "--show", &img])?;
-        me.dev = Some(LoopDev(dev.clone()));
-        let m = me.mnt.to_string_lossy().into_owned();
-        run("mount", &["-o", if ro { "ro" } else { "rw" }, &dev, &m])?;
-        me.mount = Some(Mounted(me.mnt.clone()));
-        if !ro {
-            // The root directory of a fresh ext4 is root's, mode 0755: open it to everyone
-            // so the permission tests below are about the mount, not the directory.
-            fs::set_permissions(&me.mnt, fs::Permissions::from_mode(0o777))
-                .map_err(|e| e.to_string())?;
-        }
-        Ok(me)
-    }
-
-    fn loop_name(&self) -> String {
-        let d = &self.dev.as_ref().unwrap().0;
-        d.trim_start_matches("/dev/").to_owned()
-    }
-}
-
-impl Drop for LoopFs {
-    fn drop(&mut self) {
-        self.mount.take();
-        self.dev.take();
-    }
+    fsys
 }
 
 macro_rules! need_root {
@@ -121,13 +57,10 @@ macro_rules! need_root {
 
 #[test]
 fn refuses_tmpfs_target() {
-    let dir = scratch();
-    let _mount;
+    let _tmpfs;
     let target = if is_root() {
-        let p = dir.path().to_string_lossy().into_owned();
-        run("mount", &["-t", "tmpfs", "-o", "size=4m", "tmpfs", &p]).unwrap();
-        _mount = Mounted(dir.path().to_path_buf());
-        dir.path().to_path_buf()
+        _tmpfs = Tmpfs::new(4);
+        _tmpfs.mount.clone()
     } else {
         let shm = Path::new("/dev/shm");
         match target::inspect(shm, Path::new("/sys")) {
@@ -151,15 +84,15 @@ fn refuses_tmpfs_target() {
 #[test]
 fn refuses_read_only_loop_mount() {
     need_root!();
-    let fsys = LoopFs::new(16, true).unwrap();
-    let info = target::inspect(&fsys.mnt, Path::new("/sys")).unwrap();
+    let fsys = loop_fs(16, true);
+    let info = target::inspect(&fsys.mount, Path::new("/sys")).unwrap();
     assert!(info.read_only);
     assert!(info.mount_options.iter().any(|o| o == "ro"));
     // Root may write anywhere, yet a read-only mount is reported as such.
     assert_eq!(
-        target::preflight(&fsys.mnt, MIB, Path::new("/sys")),
+        target::preflight(&fsys.mount, MIB, Path::new("/sys")),
         Err(TargetError::ReadOnly {
-            path: fs::canonicalize(&fsys.mnt).unwrap()
+            path: fs::canonicalize(&fsys.mount).unwrap()
         })
     );
 }
@@ -167,8 +100,8 @@ fn refuses_read_only_loop_mount() {
 #[test]
 fn refuses_when_space_is_short() {
     need_root!();
-    let fsys = LoopFs::new(40, false).unwrap();
-    match target::preflight(&fsys.mnt, 256 * MIB, Path::new("/sys")) {
+    let fsys = loop_fs(40, false);
+    match target::preflight(&fsys.mount, 256 * MIB, Path::new("/sys")) {
         Err(TargetError::NoSpace {
             free_bytes,
             needed_bytes,
@@ -180,7 +113,7 @@ fn refuses_when_space_is_short() {
         other => panic!("expected NoSpace, got {other:?}"),
     }
     // The check wrote nothing.
-    let entries: Vec<_> = fs::read_dir(&fsys.mnt)
+    let entries: Vec<_> = fs::read_dir(&fsys.mount)
         .unwrap()
         .flatten()
         .map(|e| e.file_name())
@@ -262,8 +195,8 @@ fn resolves_root_filesystem_to_its_disk() {
 #[test]
 fn resolves_loop_mount_to_its_backing_file() {
     need_root!();
-    let fsys = LoopFs::new(16, false).unwrap();
-    let info = target::inspect(&fsys.mnt, Path::new("/sys")).unwrap();
+    let fsys = loop_fs(16, false);
+    let info = target::inspect(&fsys.mount, Path::new("/sys")).unwrap();
     assert_eq!(info.fs_type, "ext4");
     assert_eq!(info.transport, Transport::Loop);
     let dev = info.device.unwrap();
@@ -277,8 +210,8 @@ fn resolves_loop_mount_to_its_backing_file() {
 #[test]
 fn lists_writable_filesystems_and_prefers_an_sd_card() {
     need_root!();
-    let fsys = LoopFs::new(16, false).unwrap();
-    let mnt = fs::canonicalize(&fsys.mnt).unwrap();
+    let fsys = loop_fs(16, false);
+    let mnt = fs::canonicalize(&fsys.mount).unwrap();
     let listed = target::list(Path::new("/sys"));
     let mine = listed
         .iter()
@@ -371,11 +304,8 @@ fn refuses_an_overlay_whose_upper_layer_is_tmpfs() {
     // Raspberry Pi OS's "Overlay File System": / is an overlay with its upper layer in RAM.
     need_root!();
     let dir = scratch();
-    let layer = dir.path().join("layer");
-    fs::create_dir(&layer).unwrap();
-    let l = layer.to_string_lossy().into_owned();
-    run("mount", &["-t", "tmpfs", "-o", "size=8m", "tmpfs", &l]).unwrap();
-    let _tmpfs = Mounted(layer.clone());
+    let tmpfs = Tmpfs::new(8);
+    let layer = tmpfs.mount.clone();
     let merged = dir.path().join("merged");
     let _overlay = match mount_overlay(&layer, &merged) {
         Ok(m) => m,
@@ -396,9 +326,9 @@ fn refuses_an_overlay_whose_upper_layer_is_tmpfs() {
 #[test]
 fn an_overlay_on_a_disk_names_the_upper_layers_device() {
     need_root!();
-    let fsys = LoopFs::new(48, false).unwrap();
-    let merged = fsys.mnt.join("merged");
-    let _overlay = match mount_overlay(&fsys.mnt.join("layer"), &merged) {
+    let fsys = loop_fs(48, false);
+    let merged = fsys.mount.join("merged");
+    let _overlay = match mount_overlay(&fsys.mount.join("layer"), &merged) {
         Ok(m) => m,
         Err(e) => {
             eprintln!("skipping: cannot mount an overlay here: {e}");

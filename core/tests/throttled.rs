@@ -93,7 +93,7 @@ fn both_engines_measure_the_throttle_and_grade_it() {
         return;
     }
     let fs = LoopFs::new(192);
-    let group = BlkioThrottle::new(&fs.maj_min(), WRITE_IOPS, READ_IOPS, WRITE_BPS);
+    let group = BlkioThrottle::new(&fs.maj_min(), THROTTLE);
     for engine in ["io_uring", "threads", "fio"] {
         if engine == "fio"
             && std::process::Command::new("fio")

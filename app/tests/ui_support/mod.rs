@@ -1,16 +1,22 @@
 //! Helpers for the UI tests: a libtest-like runner for one GTK main thread, waiting on the main
-//! loop, small profiles, scratch folders on a real disk, a tmpfs folder, a throttled loop-mounted
-//! ext4 filesystem (as root), and PNG snapshots of the window.
+//! loop, small profiles, a tmpfs folder, a throttled loop-mounted ext4 filesystem (as root), and
+//! PNG snapshots of the window. The real-system fixtures underneath (scratch folders on disk,
+//! loop devices, mounts, blkio throttles, card sysfs trees) are `agnostics-testkit`'s,
+//! re-exported here for the tests' `use support::*`.
 
 #![allow(dead_code)]
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
 use adw::prelude::*;
 use agnostics_core::profile::Profile;
 use agnostics_gtk::Window;
+// Not both test binaries that include this module use each of them.
+#[allow(unused_imports)]
+pub use agnostics_testkit::{card_sysfs, is_root, scratch_dir, test_files};
+use agnostics_testkit::{run, BlkioThrottle, LoopFs, Throttle, Tmpfs};
 use gtk::{gdk, glib, graphene};
 
 /// The longest any wait may take before the test fails. Generous on purpose: this is an upper
@@ -148,14 +154,6 @@ pub fn aim(window: &Window, dir: &Path, profile: Option<Profile>) {
     );
 }
 
-/// A scratch folder on the real disk (/var/tmp is ext4 here; /tmp may be tmpfs).
-pub fn scratch_dir() -> tempfile::TempDir {
-    tempfile::Builder::new()
-        .prefix("agnostics-ui-test.")
-        .tempdir_in("/var/tmp")
-        .expect("a scratch folder under /var/tmp")
-}
-
 /// Writes `text` as a job file in `dir` and loads it the way `--profile FILE` does.
 pub fn profile_file(dir: &Path, name: &str, text: &str) -> Profile {
     let path = dir.join(name);
@@ -216,44 +214,18 @@ bs=4k
 runtime=20
 ";
 
-/// Names of the program's test files in `dir` (none must be left behind).
-pub fn test_files(dir: &Path) -> Vec<String> {
-    std::fs::read_dir(dir)
-        .map(|entries| {
-            entries
-                .filter_map(Result::ok)
-                .map(|e| e.file_name().to_string_lossy().into_owned())
-                .filter(|n| n.starts_with(".agnostics-test"))
-                .collect()
-        })
-        .unwrap_or_default()
-}
-
-/// True when running as root.
-pub fn is_root() -> bool {
-    nix::unistd::geteuid().is_root()
-}
-
-fn run(cmd: &mut Command) -> String {
-    let out = cmd.output().unwrap_or_else(|e| panic!("{cmd:?}: {e}"));
-    assert!(
-        out.status.success(),
-        "{cmd:?} failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).trim().to_owned()
-}
-
 fn fs_type_of(path: &Path) -> String {
     run(Command::new("stat").args(["-f", "-c", "%T"]).arg(path))
 }
 
-/// A folder on tmpfs: one under /dev/shm when that is tmpfs, else (as root) a tmpfs mounted on
-/// a scratch folder and unmounted on drop. `None` when neither is possible.
+/// A folder on tmpfs: one under /dev/shm when that is tmpfs, else (as root) a 64 MiB tmpfs
+/// mounted for the test and unmounted on drop. `None` when neither is possible.
 #[derive(Debug)]
-pub struct TmpfsDir {
-    dir: Option<tempfile::TempDir>,
-    mount: Option<tempfile::TempDir>,
+pub enum TmpfsDir {
+    /// A folder under /dev/shm, removed on drop.
+    Shm(tempfile::TempDir),
+    /// A tmpfs mounted for the test.
+    Mounted(Tmpfs),
 }
 
 impl TmpfsDir {
@@ -264,38 +236,19 @@ impl TmpfsDir {
                 .prefix("agnostics-ui-test.")
                 .tempdir_in("/dev/shm")
                 .ok()?;
-            return Some(TmpfsDir {
-                dir: Some(dir),
-                mount: None,
-            });
+            return Some(TmpfsDir::Shm(dir));
         }
         if !is_root() {
             return None;
         }
-        let mount = scratch_dir();
-        run(Command::new("mount")
-            .args(["-t", "tmpfs", "-o", "size=64m", "agnostics-test"])
-            .arg(mount.path()));
-        Some(TmpfsDir {
-            dir: None,
-            mount: Some(mount),
-        })
+        Some(TmpfsDir::Mounted(Tmpfs::new(64)))
     }
 
     /// The folder.
     pub fn path(&self) -> &Path {
-        self.dir
-            .as_ref()
-            .or(self.mount.as_ref())
-            .map(|d| d.path())
-            .expect("a folder")
-    }
-}
-
-impl Drop for TmpfsDir {
-    fn drop(&mut self) {
-        if let Some(mount) = &self.mount {
-            let _ = Command::new("umount").arg(mount.path()).status();
+        match self {
+            TmpfsDir::Shm(dir) => dir.path(),
+            TmpfsDir::Mounted(tmpfs) => &tmpfs.mount,
         }
     }
 }
@@ -307,20 +260,14 @@ impl Drop for TmpfsDir {
 /// image removed.
 #[derive(Debug)]
 pub struct ThrottledDisk {
-    holder: Option<tempfile::TempDir>,
-    image: PathBuf,
-    device: String,
-    mount: PathBuf,
-    mounted: bool,
-    cgroup: Option<PathBuf>,
+    // Field order is drop order: the group goes before the filesystem.
+    _group: BlkioThrottle,
+    fs: LoopFs,
 }
-
-/// Where cgroup v1's blkio controller is mounted.
-const BLKIO: &str = "/sys/fs/cgroup/blkio";
 
 impl ThrottledDisk {
     /// A `size_mib` MiB filesystem limited to `write_bps`/`read_bps` bytes and
-    /// `write_iops`/`read_iops` operations per second. `None` (with the reason) when this
+    /// `write_iops`/`read_iops` operations per second. `Err` (with the reason) when this
     /// machine cannot make one.
     pub fn new(
         size_mib: u64,
@@ -332,86 +279,26 @@ impl ThrottledDisk {
         if !is_root() {
             return Err("needs root".into());
         }
-        if !Path::new(BLKIO).join("cgroup.procs").exists() {
+        if BlkioThrottle::unavailable().is_some() {
             return Err("needs cgroup v1 blkio".into());
         }
-        let holder = scratch_dir();
-        let image = holder.path().join("card.img");
-        let mount = holder.path().join("card");
-        std::fs::create_dir(&mount).map_err(|e| e.to_string())?;
-        std::fs::File::create(&image)
-            .and_then(|f| f.set_len(size_mib << 20))
-            .map_err(|e| e.to_string())?;
-        let mut disk = ThrottledDisk {
-            holder: Some(holder),
-            image: image.clone(),
-            device: String::new(),
-            mount: mount.clone(),
-            mounted: false,
-            cgroup: None,
-        };
-        disk.device = run(Command::new("losetup")
-            .args(["--direct-io=on", "-f", "--show"])
-            .arg(&image));
-        run(Command::new("mkfs.ext4").args([
-            "-q",
-            "-F",
-            "-E",
-            "lazy_itable_init=0,lazy_journal_init=0",
-            &disk.device,
-        ]));
-        run(Command::new("mount").arg(&disk.device).arg(&mount));
-        disk.mounted = true;
-
-        use std::os::unix::fs::MetadataExt;
-        let rdev = std::fs::metadata(&disk.device)
-            .map_err(|e| e.to_string())?
-            .rdev();
-        let dev = format!(
-            "{}:{}",
-            nix::sys::stat::major(rdev),
-            nix::sys::stat::minor(rdev)
+        let fs = LoopFs::new(size_mib);
+        let group = BlkioThrottle::new(
+            &fs.maj_min(),
+            Throttle {
+                write_bps,
+                read_bps,
+                write_iops,
+                read_iops,
+            },
         );
-        let group = Path::new(BLKIO).join(format!("agnostics-ui-{}", std::process::id()));
-        std::fs::create_dir(&group).map_err(|e| e.to_string())?;
-        disk.cgroup = Some(group.clone());
-        for (file, value) in [
-            ("blkio.throttle.write_bps_device", write_bps),
-            ("blkio.throttle.read_bps_device", read_bps),
-            ("blkio.throttle.write_iops_device", write_iops),
-            ("blkio.throttle.read_iops_device", read_iops),
-        ] {
-            std::fs::write(group.join(file), format!("{dev} {value}"))
-                .map_err(|e| format!("{file}: {e}"))?;
-        }
-        std::fs::write(group.join("cgroup.procs"), std::process::id().to_string())
-            .map_err(|e| e.to_string())?;
-        Ok(disk)
+        group.add_process(std::process::id());
+        Ok(ThrottledDisk { _group: group, fs })
     }
 
     /// The mounted filesystem's root (writable by root).
     pub fn path(&self) -> &Path {
-        &self.mount
-    }
-}
-
-impl Drop for ThrottledDisk {
-    fn drop(&mut self) {
-        if let Some(group) = self.cgroup.take() {
-            let _ = std::fs::write(
-                Path::new(BLKIO).join("cgroup.procs"),
-                std::process::id().to_string(),
-            );
-            let _ = std::fs::remove_dir(&group);
-        }
-        if self.mounted {
-            let _ = Command::new("umount").arg(&self.mount).status();
-        }
-        if !self.device.is_empty() {
-            let _ = Command::new("losetup").arg("-d").arg(&self.device).status();
-        }
-        let _ = std::fs::remove_file(&self.image);
-        drop(self.holder.take());
+        &self.fs.mount
     }
 }
 
@@ -460,32 +347,4 @@ pub fn save_png(window: &Window, path: &Path) {
         .save_to_png(path)
         .unwrap_or_else(|e| panic!("saving {}: {e}", path.display()));
     println!("  wrote {} ({w}×{h})", path.display());
-}
-
-/// The fixtures of real cards' registers (`../shared/fixtures/cards/*.json`).
-pub const CARD_FIXTURES: &str = "/work/shared/fixtures/cards";
-
-/// A sysfs tree under `root` for the card in fixture `name`: each of its `sysfs` keys as
-/// `root/block/mmcblk0/device/<key>`, except those in `without`; those in `zeroed` are written
-/// as all zeros of the same length. Returns `root`.
-pub fn card_sysfs(root: &Path, name: &str, without: &[&str], zeroed: &[&str]) -> PathBuf {
-    let text = std::fs::read_to_string(Path::new(CARD_FIXTURES).join(name))
-        .unwrap_or_else(|e| panic!("fixture {name}: {e}"));
-    let fixture: serde_json::Value = serde_json::from_str(&text).expect("fixture JSON");
-    let device = root.join("block/mmcblk0/device");
-    std::fs::create_dir_all(&device).expect("the fixture tree");
-    let keys = fixture["sysfs"].as_object().expect("a sysfs object");
-    for (key, value) in keys {
-        if without.contains(&key.as_str()) {
-            continue;
-        }
-        let value = value.as_str().expect("text");
-        let value = if zeroed.contains(&key.as_str()) {
-            "0".repeat(value.len())
-        } else {
-            value.to_owned()
-        };
-        std::fs::write(device.join(key), format!("{value}\n")).expect("a fixture file");
-    }
-    root.to_path_buf()
 }

@@ -1,0 +1,95 @@
+//! Real-system fixtures shared by the integration tests of `agnostics-core`, `agnostics-cli`
+//! and `agnostics-gtk`: scratch folders on a disk filesystem, a loop-mounted ext4 filesystem,
+//! a tmpfs mount, a cgroup-v1 blkio throttle (DESIGN.md, "Testing against a card whose speed is
+//! known"), the sysfs tree of a card from `shared/fixtures/cards`, and the listing of test files
+//! left behind.
+//!
+//! Everything that mounts, attaches or creates a cgroup needs root (check [`is_root`] first and
+//! skip with a message otherwise) and is undone by a guard's `Drop`, even when the test fails.
+//! Helpers panic with the failing command and its stderr: they are for tests only.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+mod blkio;
+mod card;
+mod loopfs;
+mod tmpfs;
+
+pub use blkio::{BlkioThrottle, Throttle, BLKIO_ROOT};
+pub use card::{card_fixtures_dir, card_sysfs, write_card_tree};
+pub use loopfs::{LoopFs, LoopFsBuilder};
+pub use tmpfs::Tmpfs;
+
+/// True when running as root (loop devices, mounts, cgroups).
+pub fn is_root() -> bool {
+    nix::unistd::geteuid().is_root()
+}
+
+/// Where [`scratch_dir`] makes its folders: `/var/tmp`, on the disk (ext4 here), whereas
+/// `/tmp` may be tmpfs.
+pub const SCRATCH_BASE: &str = "/var/tmp";
+
+/// A fresh scratch folder on a disk filesystem (under [`SCRATCH_BASE`]), removed on drop.
+///
+/// # Panics
+/// When the folder cannot be made.
+pub fn scratch_dir() -> tempfile::TempDir {
+    scratch_dir_in(Path::new(SCRATCH_BASE))
+}
+
+/// A fresh scratch folder under `base` (which must be on a disk filesystem, such as a crate's
+/// `CARGO_TARGET_TMPDIR`), removed on drop.
+///
+/// # Panics
+/// When the folder cannot be made.
+pub fn scratch_dir_in(base: &Path) -> tempfile::TempDir {
+    tempfile::Builder::new()
+        .prefix("agnostics-scratch.")
+        .tempdir_in(base)
+        .unwrap_or_else(|e| panic!("a scratch folder under {}: {e}", base.display()))
+}
+
+/// Runs `cmd` and returns its stdout, trimmed.
+///
+/// # Panics
+/// When the command cannot start or exits unsuccessfully (with its stderr in the message).
+pub fn run(cmd: &mut Command) -> String {
+    let out = cmd.output().unwrap_or_else(|e| panic!("{cmd:?}: {e}"));
+    assert!(
+        out.status.success(),
+        "{cmd:?} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).trim().to_owned()
+}
+
+/// Names of the program's test files (`.agnostics-test*`) in `dir`; empty when `dir` cannot be
+/// read. A test asserts this is empty after a run: none must be left behind.
+pub fn test_files(dir: &Path) -> Vec<String> {
+    std::fs::read_dir(dir)
+        .map(|entries| {
+            entries
+                .filter_map(Result::ok)
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .filter(|n| n.starts_with(".agnostics-test"))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// A mount made by a test at `path`, unmounted on drop (lazily, `umount -l`, if still busy).
+#[derive(Debug)]
+pub struct Mounted(pub PathBuf);
+
+impl Drop for Mounted {
+    fn drop(&mut self) {
+        let ok = Command::new("umount")
+            .arg(&self.0)
+            .status()
+            .is_ok_and(|s| s.success());
+        if !ok {
+            let _ = Command::new("umount").arg("-l").arg(&self.0).status();
+        }
+    }
+}
