@@ -97,7 +97,7 @@ pub struct ScriptsArgs {
     /// List the tests found, run nothing.
     #[arg(long)]
     pub list: bool,
-    /// Give up on a test after SECS seconds (default 1800).
+    /// Give up on a test after SECS seconds (then SIGTERM, and SIGKILL 5 s later).
     #[arg(long, value_name = "SECS", default_value_t = 1800, value_parser = clap::value_parser!(u64).range(1..))]
     pub timeout: u64,
     /// Print JSON instead of text.

@@ -3,7 +3,7 @@
 
 use std::io::{IsTerminal, Write};
 use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use agnostics_core::engine::{EngineKind, Event};
 use agnostics_core::i18n::{fill, gettext, number};
@@ -25,10 +25,20 @@ pub fn main(args: &RunArgs) -> i32 {
         Some(path) => match Profile::load(path) {
             Ok(p) => p,
             Err(e) => {
-                say(&format!(
-                    "agnostics-cli: {}",
-                    fill(&gettext("invalid profile: {error}"), &[("error", &e)])
-                ));
+                let message = fill(&gettext("invalid profile: {error}"), &[("error", &e)]);
+                if args.json {
+                    // Still one JSON document, with the shape of a report that measured nothing.
+                    let doc = serde_json::json!({
+                        "verdict": "ERROR",
+                        "a2_verdict": "ERROR",
+                        "runs": [],
+                        "error": { "kind": "profile", "message": message, "hint": "" },
+                        "warnings": [],
+                        "advice": [],
+                    });
+                    println!("{doc:#}");
+                }
+                say(&format!("agnostics-cli: {message}"));
                 return 2;
             }
         },
@@ -54,7 +64,7 @@ pub fn main(args: &RunArgs) -> i32 {
 
     let bar = Progress::new(
         std::io::stderr().is_terminal() && !args.json,
-        opts.profile.jobs.len(),
+        opts.profile.jobs.iter().map(|j| j.rw.is_random()).collect(),
     );
     let on_event = |event: Event| bar.event(event);
     let report = sdtest::run(&opts, &cancel, &on_event);
@@ -151,15 +161,16 @@ fn write_log(report: &report::Report) -> Result<std::path::PathBuf, scripts::Scr
     log.finish()
 }
 
-/// A progress bar on stderr (only on a terminal): phase name, fraction, live MB/s or IOPS.
+/// A progress bar on stderr (only on a terminal): phase name, fraction, and the live figure
+/// the phase is graded on (IOPS for random phases, MB/s for sequential ones).
 struct Progress {
     bar: Option<ProgressBar>,
-    phases: usize,
-    state: Mutex<(u32, String)>,
+    /// Per phase (profile order): whether it is random I/O.
+    random: Vec<bool>,
 }
 
 impl Progress {
-    fn new(enabled: bool, phases: usize) -> Progress {
+    fn new(enabled: bool, random: Vec<bool>) -> Progress {
         let bar = enabled.then(|| {
             let bar = ProgressBar::new(1000);
             bar.set_style(
@@ -169,11 +180,7 @@ impl Progress {
             );
             bar
         });
-        Progress {
-            bar,
-            phases,
-            state: Mutex::new((1, String::new())),
-        }
+        Progress { bar, random }
     }
 
     fn event(&self, event: Event) {
@@ -186,29 +193,20 @@ impl Progress {
                         &[("run", &run), ("runs", &runs)],
                     ));
                 }
-                if let Ok(mut s) = self.state.lock() {
-                    s.0 = run;
-                }
             }
             Event::PhaseStarted { index, name, .. } => {
-                bar.set_prefix(format!("{name} {}/{}", index + 1, self.phases));
+                bar.set_prefix(format!("{name} {}/{}", index + 1, self.random.len()));
                 bar.set_position(0);
-                if let Ok(mut s) = self.state.lock() {
-                    s.1 = name;
-                }
             }
             Event::Progress {
+                index,
                 fraction,
                 bw_bytes,
                 iops,
                 ..
             } => {
                 bar.set_position((fraction.clamp(0.0, 1.0) * 1000.0) as u64);
-                let random = self
-                    .state
-                    .lock()
-                    .map(|s| s.1.starts_with("rand"))
-                    .unwrap_or(false);
+                let random = self.random.get(index).copied().unwrap_or(false);
                 bar.set_message(if random {
                     format!("{} IOPS", number(iops, 0))
                 } else {

@@ -424,3 +424,49 @@ fn writes_the_results_to_the_rpdiags_log_like_upstream() {
     let last = text.lines().rev().find(|l| !l.is_empty()).unwrap();
     assert!(last == "Test PASS" || last == "Test FAIL", "{text}");
 }
+
+#[test]
+fn a_bad_profile_with_json_still_prints_one_json_document() {
+    let dir = scratch();
+    let profile = dir.path().join("bad.fio");
+    std::fs::write(&profile, "[a]\nsize=1m\nverify=md5\n").unwrap();
+    let out = cli()
+        .args(["--json", "--target"])
+        .arg(dir.path())
+        .arg("--profile")
+        .arg(&profile)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let v = json(&out);
+    assert_eq!(v["verdict"], "ERROR");
+    assert_eq!(v["error"]["kind"], "profile");
+    assert!(v["error"]["message"]
+        .as_str()
+        .unwrap()
+        .contains("bad.fio:3: verify"));
+}
+
+#[test]
+fn a_profile_without_graded_jobs_runs_once_and_says_why() {
+    let dir = scratch();
+    let profile = dir.path().join("ungraded.fio");
+    std::fs::write(&profile, "[warm-up]\ndirect=1\nsize=2m\nrw=write\nbs=1m\n").unwrap();
+    let out = cli()
+        .args(["--json", "--target"])
+        .arg(dir.path())
+        .arg("--profile")
+        .arg(&profile)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let v = json(&out);
+    assert_eq!(v["verdict"], "ERROR");
+    assert_eq!(v["runs"].as_array().unwrap().len(), 1);
+    let warnings = v["warnings"].to_string();
+    assert!(
+        warnings.contains("seq-write, rand-4k-write, rand-4k-read"),
+        "{warnings}"
+    );
+    assert!(test_files(dir.path()).is_empty());
+}
