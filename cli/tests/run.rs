@@ -6,7 +6,7 @@ mod support;
 use std::time::{Duration, Instant};
 
 use agnostics_testkit::{is_root, test_files, LoopFs, Tmpfs};
-use support::{cli, json, scratch, small_profile};
+use support::{cli, json, run_json, scratch, small_profile};
 
 fn stderr(out: &std::process::Output) -> String {
     String::from_utf8_lossy(&out.stderr).into_owned()
@@ -430,13 +430,7 @@ fn a_bad_profile_with_json_still_prints_one_json_document() {
     let dir = scratch();
     let profile = dir.path().join("bad.fio");
     std::fs::write(&profile, "[a]\nsize=1m\nverify=md5\n").unwrap();
-    let out = cli()
-        .args(["--json", "--target"])
-        .arg(dir.path())
-        .arg("--profile")
-        .arg(&profile)
-        .output()
-        .unwrap();
+    let out = run_json(dir.path(), &profile);
     assert_eq!(out.status.code(), Some(2));
     let v = json(&out);
     assert_eq!(v["verdict"], "ERROR");
@@ -452,13 +446,7 @@ fn a_profile_without_graded_jobs_runs_once_and_says_why() {
     let dir = scratch();
     let profile = dir.path().join("ungraded.fio");
     std::fs::write(&profile, "[warm-up]\ndirect=1\nsize=2m\nrw=write\nbs=1m\n").unwrap();
-    let out = cli()
-        .args(["--json", "--target"])
-        .arg(dir.path())
-        .arg("--profile")
-        .arg(&profile)
-        .output()
-        .unwrap();
+    let out = run_json(dir.path(), &profile);
     assert_eq!(out.status.code(), Some(2));
     let v = json(&out);
     assert_eq!(v["verdict"], "ERROR");

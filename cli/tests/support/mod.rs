@@ -49,3 +49,14 @@ pub fn json(out: &Output) -> serde_json::Value {
         )
     })
 }
+
+/// `agnostics-cli --json --target TARGET --profile PROFILE`, run to the end.
+pub fn run_json(target: &Path, profile: &Path) -> Output {
+    cli()
+        .args(["--json", "--target"])
+        .arg(target)
+        .arg("--profile")
+        .arg(profile)
+        .output()
+        .expect("agnostics-cli runs")
+}
