@@ -43,14 +43,6 @@ pub(crate) fn emit(text: &str) -> i32 {
     }
 }
 
-/// The transport as the report spells it (`SD`, `USB`, `loop`, …).
-fn transport_name(t: &TargetInfo) -> String {
-    serde_json::to_value(t.transport)
-        .ok()
-        .and_then(|v| v.as_str().map(str::to_owned))
-        .unwrap_or_default()
-}
-
 /// The device column: the filesystem's device and, when different, the disk under it.
 fn device_name(t: &TargetInfo) -> String {
     match &t.device {
@@ -79,7 +71,7 @@ fn table(targets: &[TargetInfo]) -> String {
                 t.path.display().to_string(),
                 t.fs_type.clone(),
                 device_name(t),
-                transport_name(t),
+                t.transport.as_str().to_owned(),
                 t.device
                     .as_ref()
                     .and_then(|d| d.model.clone())

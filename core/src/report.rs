@@ -235,10 +235,7 @@ pub fn to_text(report: &Report) -> String {
             .device
             .clone()
             .unwrap_or_else(|| gettext("no block device"));
-        let transport = serde_json::to_value(t.transport)
-            .ok()
-            .and_then(|v| v.as_str().map(str::to_owned))
-            .unwrap_or_default();
+        let transport = t.transport.as_str().to_owned();
         let mut line = fill(
             &gettext("Tested: {path} on {device} ({transport}, {fs_type})"),
             &[

@@ -215,10 +215,7 @@ fn finish(report: &mut Report, info: &target::TargetInfo) {
     }
     if info.transport != Transport::Sd {
         report.advice.push(Advice::NotAnSdCard {
-            transport: serde_json::to_value(info.transport)
-                .ok()
-                .and_then(|v| v.as_str().map(str::to_owned))
-                .unwrap_or_default(),
+            transport: info.transport.as_str().to_owned(),
         });
     }
     if !info.warnings.is_empty() {

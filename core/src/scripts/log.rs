@@ -223,10 +223,7 @@ fn seconds_text(d: std::time::Duration) -> String {
 pub fn log_sd_test(log: &mut LogWriter, report: &Report) {
     log.begin_test(SD_TEST_NAME);
     if let Some(t) = &report.target {
-        let transport = serde_json::to_value(t.transport)
-            .ok()
-            .and_then(|v| v.as_str().map(str::to_owned))
-            .unwrap_or_default();
+        let transport = t.transport.as_str().to_owned();
         let device = t.device.as_deref().unwrap_or("no block device");
         let mut line = format!(
             "Target: {} on {device} ({transport}, {})",

@@ -117,40 +117,19 @@ pub fn is_kernel_interface(fs_type: &str) -> bool {
 /// True for filesystems nobody would test a drive on: kernel interfaces, read-only images,
 /// layers, memory.
 pub fn is_pseudo(fs_type: &str) -> bool {
-    matches!(
-        fs_type,
-        "proc"
-            | "sysfs"
-            | "devtmpfs"
-            | "devpts"
-            | "tmpfs"
-            | "ramfs"
-            | "cgroup"
-            | "cgroup2"
-            | "overlay"
-            | "squashfs"
-            | "erofs"
-            | "iso9660"
-            | "securityfs"
-            | "debugfs"
-            | "tracefs"
-            | "pstore"
-            | "bpf"
-            | "mqueue"
-            | "hugetlbfs"
-            | "configfs"
-            | "fusectl"
-            | "autofs"
-            | "binfmt_misc"
-            | "efivarfs"
-            | "nsfs"
-            | "rpc_pipefs"
-            | "selinuxfs"
-            | "sockfs"
-            | "pipefs"
-            | "ecryptfs"
-            | "nfsd"
-    )
+    is_kernel_interface(fs_type)
+        || matches!(
+            fs_type,
+            "devtmpfs"
+                | "tmpfs"
+                | "ramfs"
+                | "hugetlbfs"
+                | "overlay"
+                | "squashfs"
+                | "erofs"
+                | "iso9660"
+                | "ecryptfs"
+        )
 }
 
 /// Sizes and flags from `statvfs`, in bytes (u64).

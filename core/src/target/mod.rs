@@ -162,6 +162,23 @@ pub enum TargetError {
     },
 }
 
+impl Transport {
+    /// The name as the report's JSON spells it: `SD`, `eMMC`, `USB`, `NVMe`, `virtio`, `loop`,
+    /// `memory`, `other` (untranslated; the app has its own words for people).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Transport::Sd => "SD",
+            Transport::Emmc => "eMMC",
+            Transport::Usb => "USB",
+            Transport::Nvme => "NVMe",
+            Transport::Virtio => "virtio",
+            Transport::Loop => "loop",
+            Transport::Memory => "memory",
+            Transport::Other => "other",
+        }
+    }
+}
+
 impl TargetError {
     /// A stable machine-readable kind for JSON: `missing`, `not_a_directory`, `not_writable`,
     /// `read_only`, `memory`, `not_storage`, `no_space`, `inspect`.
@@ -557,5 +574,26 @@ mod tests {
         let info = inspect(d.path(), empty.path()).unwrap();
         assert_eq!(info.device, None);
         assert_eq!(info.transport, Transport::Other);
+    }
+}
+
+#[cfg(test)]
+mod transport_tests {
+    use super::Transport;
+
+    #[test]
+    fn as_str_is_the_json_spelling() {
+        for t in [
+            Transport::Sd,
+            Transport::Emmc,
+            Transport::Usb,
+            Transport::Nvme,
+            Transport::Virtio,
+            Transport::Loop,
+            Transport::Memory,
+            Transport::Other,
+        ] {
+            assert_eq!(serde_json::to_value(t).unwrap(), t.as_str());
+        }
     }
 }
