@@ -13,11 +13,13 @@ use std::process::Command;
 
 mod blkio;
 mod card;
+pub mod harness;
 mod loopfs;
 mod tmpfs;
 
 pub use blkio::{BlkioThrottle, Throttle, BLKIO_ROOT};
 pub use card::{card_fixtures_dir, card_sysfs, write_card_tree};
+pub use harness::{require, require_path, require_program, require_root, skip, Ran, Skip};
 pub use loopfs::{LoopFs, LoopFsBuilder};
 pub use tmpfs::Tmpfs;
 

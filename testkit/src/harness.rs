@@ -1,0 +1,177 @@
+//! A test harness for `harness = false` test files, with libtest's output and flags
+//! (`--list`, filters, `--exact`, `--ignored`, `--test-threads`), in which a test that cannot
+//! run here says so: it returns [`Skip`] with its reason and is reported as *ignored* with that
+//! reason, never as passed. With `AGNOSTICS_STRICT=1` (CI sets it) a skipped test fails instead,
+//! so that a machine lacking root, a tool or a fixture cannot turn a red suite green.
+//!
+//! A test file lists its tests with [`main!`]:
+//!
+//! ```ignore
+//! fn refuses_tmpfs_target() -> agnostics_testkit::Ran {
+//!     agnostics_testkit::require_root("mounts a tmpfs")?;
+//!     // …
+//!     Ok(())
+//! }
+//! fn parses_sizes() { /* a test that always runs may return () */ }
+//! agnostics_testkit::main!(refuses_tmpfs_target, parses_sizes);
+//! ```
+
+use std::path::Path;
+
+/// The environment variable that turns every skip into a failure (`1`).
+pub const STRICT_ENV: &str = "AGNOSTICS_STRICT";
+
+/// Why a test did not run here: a missing prerequisite (root, a program, a fixture, a device).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Skip(pub String);
+
+/// What a test that may be skipped returns: `Ok(())` when it ran (its assertions panic on
+/// failure), `Err(Skip)` when it could not run here.
+pub type Ran = Result<(), Skip>;
+
+/// `Err(Skip(reason))`: the test cannot run here.
+pub fn skip(reason: impl Into<String>) -> Ran {
+    Err(Skip(reason.into()))
+}
+
+/// `Ok(())` when `met`, else a skip with `reason`.
+pub fn require(met: bool, reason: impl Into<String>) -> Ran {
+    if met {
+        Ok(())
+    } else {
+        skip(reason)
+    }
+}
+
+/// Skips unless running as root; `what` says what root is needed for (e.g. "a loop device").
+pub fn require_root(what: &str) -> Ran {
+    require(crate::is_root(), format!("needs root ({what})"))
+}
+
+/// Skips unless `program` is found in `PATH` (or is a path to an executable file).
+pub fn require_program(program: &str) -> Ran {
+    require(
+        find_program(program),
+        format!("needs {program} (not found in PATH)"),
+    )
+}
+
+/// Skips unless `path` exists; `what` names it for the reason (e.g. "fio's example job files").
+pub fn require_path(path: &Path, what: &str) -> Ran {
+    require(path.exists(), format!("needs {what} at {}", path.display()))
+}
+
+/// True when `program` is an executable in `PATH`, or a path to one.
+pub fn find_program(program: &str) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    let is_exe = |p: &Path| {
+        std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+    };
+    if program.contains('/') {
+        return is_exe(Path::new(program));
+    }
+    std::env::var_os("PATH")
+        .map(|paths| std::env::split_paths(&paths).any(|dir| is_exe(&dir.join(program))))
+        .unwrap_or(false)
+}
+
+/// True when `AGNOSTICS_STRICT=1`.
+pub fn strict() -> bool {
+    std::env::var(STRICT_ENV).is_ok_and(|v| v == "1")
+}
+
+/// What a test function may return: `()` (it always runs) or [`Ran`].
+pub trait Outcome {
+    /// `Ran` for the harness.
+    fn into_ran(self) -> Ran;
+}
+
+impl Outcome for () {
+    fn into_ran(self) -> Ran {
+        Ok(())
+    }
+}
+
+impl Outcome for Ran {
+    fn into_ran(self) -> Ran {
+        self
+    }
+}
+
+/// One test: its name and body.
+pub struct Test {
+    name: String,
+    body: Box<dyn FnOnce() -> Ran + Send>,
+}
+
+impl std::fmt::Debug for Test {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Test").field("name", &self.name).finish()
+    }
+}
+
+impl Test {
+    /// A test named `name` running `body`.
+    pub fn new<O: Outcome>(
+        name: impl Into<String>,
+        body: impl FnOnce() -> O + Send + 'static,
+    ) -> Test {
+        Test {
+            name: name.into(),
+            body: Box::new(move || body().into_ran()),
+        }
+    }
+
+    fn into_trial(self, strict: bool) -> libtest_mimic::Trial {
+        let body = self.body;
+        libtest_mimic::Trial::ignorable_test(self.name, move || match body() {
+            Ok(()) => Ok(libtest_mimic::Completion::Completed),
+            Err(Skip(reason)) if strict => Err(format!(
+                "not run: {reason}; {STRICT_ENV}=1 fails on any test that cannot run"
+            )
+            .into()),
+            Err(Skip(reason)) => Ok(libtest_mimic::Completion::ignored_with(reason)),
+        })
+    }
+}
+
+/// Runs `tests` with the command line's libtest flags and exits with libtest's status.
+pub fn run(tests: Vec<Test>) -> ! {
+    let args = libtest_mimic::Arguments::from_args();
+    run_with(args, tests)
+}
+
+/// Runs `tests` one after another on the calling thread (GTK's main thread, for UI tests),
+/// whatever `--test-threads` says, and exits with libtest's status.
+pub fn run_on_this_thread(tests: Vec<Test>) -> ! {
+    let mut args = libtest_mimic::Arguments::from_args();
+    args.test_threads = Some(1);
+    run_with(args, tests)
+}
+
+fn run_with(args: libtest_mimic::Arguments, tests: Vec<Test>) -> ! {
+    let strict = strict();
+    let trials = tests.into_iter().map(|t| t.into_trial(strict)).collect();
+    libtest_mimic::run(&args, trials).exit()
+}
+
+/// `fn main()` for a `harness = false` test file: runs the named test functions (each returning
+/// `()` or [`Ran`]) under [`run`].
+#[macro_export]
+macro_rules! main {
+    ($($test:path),+ $(,)?) => {
+        fn main() {
+            $crate::harness::run(vec![
+                $($crate::harness::Test::new(
+                    $crate::harness::__last_segment(stringify!($test)),
+                    $test,
+                )),+
+            ])
+        }
+    };
+}
+
+#[doc(hidden)]
+pub fn __last_segment(path: &str) -> String {
+    path.rsplit("::").next().unwrap_or(path).trim().to_owned()
+}
