@@ -84,13 +84,17 @@ pub fn run(opts: &TestOptions, cancel: &AtomicBool, on_event: &(dyn Fn(Event) + 
         ));
     }
 
-    // Files left by a killed run of this program (its process gone) are ours to remove.
-    for path in engine::testfile::remove_stale(&opts.target) {
-        report.warnings.push(format!(
-            "removed a test file left by an earlier run: {}",
-            path.display()
+    // What killed runs left: removed when provably ours and unused, else named.
+    let swept = engine::testfile::sweep(&opts.target);
+    for path in &swept.removed {
+        report.warnings.push(crate::i18n::fill(
+            &crate::i18n::gettext("removed the test folder left by an earlier run: {path}"),
+            &[("path", &path.display())],
         ));
     }
+    report
+        .warnings
+        .extend(swept.left.iter().map(|left| left.message()));
 
     let info = match target::preflight(
         &opts.target,
@@ -149,13 +153,15 @@ pub fn run(opts: &TestOptions, cancel: &AtomicBool, on_event: &(dyn Fn(Event) + 
         if !io_path.is_empty() {
             report.io_path = io_path;
         }
+        if let Err(e) = removed {
+            report.warnings.push(crate::i18n::fill(
+                // Translators: {error} names each path left behind and why.
+                &crate::i18n::gettext("could not remove the test file: {error}"),
+                &[("error", &e)],
+            ));
+        }
         match outcome {
             Ok(phases) => {
-                if let Err(e) = removed {
-                    report
-                        .warnings
-                        .push(format!("could not remove the test file: {e}"));
-                }
                 let graded = RunReport::grade(run, phases);
                 let passed = graded.verdict == Verdict::Pass;
                 report.runs.push(graded);

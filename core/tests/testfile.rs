@@ -1,5 +1,6 @@
-//! The program's own test file: a unique name, mode 0600, removed only while it is ours;
-//! stale files of killed runs removed only when their process is gone; O_DIRECT refusal.
+//! The program's own test file: a private folder (mode 0700) with a uniquely named file (mode
+//! 0600), removed only while it is ours; loose files of version 0.1 kept and reported; O_DIRECT
+//! refusal.
 
 mod common;
 
@@ -7,7 +8,7 @@ use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::path::Path;
 use std::process::Command;
 
-use agnostics_core::engine::testfile::{remove_stale, TestFile};
+use agnostics_core::engine::testfile::{remove_stale, sweep, LeftReason, TestFile};
 use agnostics_core::engine::EngineError;
 use common::*;
 
@@ -29,36 +30,57 @@ fn creates_a_private_uniquely_named_file_and_removes_it() {
     let a = TestFile::create(dir.path(), true, "ext4").unwrap();
     let b = TestFile::create(dir.path(), true, "ext4").unwrap();
     assert_ne!(a.path(), b.path());
-    let name = a.path().file_name().unwrap().to_str().unwrap().to_owned();
+    assert_eq!(a.run_dir().parent().unwrap(), dir.path());
+    assert_eq!(a.path().parent().unwrap(), a.run_dir());
+    let name = a
+        .run_dir()
+        .file_name()
+        .unwrap()
+        .to_str()
+        .unwrap()
+        .to_owned();
+    let hex = name.strip_prefix(".agnostics-run.").expect(&name);
     assert!(
-        name.starts_with(&format!(".agnostics-test.{}.", std::process::id())),
+        hex.len() == 16 && hex.bytes().all(|c| c.is_ascii_hexdigit()),
         "{name}"
     );
-    assert!(name.ends_with(".tmp"));
+    let dir_meta = std::fs::symlink_metadata(a.run_dir()).unwrap();
+    assert!(dir_meta.is_dir());
+    assert_eq!(dir_meta.permissions().mode() & 0o7777, 0o700);
     let meta = std::fs::symlink_metadata(a.path()).unwrap();
     assert_eq!(meta.permissions().mode() & 0o777, 0o600);
     assert_eq!(meta.len(), 0);
+    let mut inside = entries(a.run_dir());
+    inside.sort();
+    assert_eq!(inside, ["lock", "stamp", "test-file"]);
     a.remove().unwrap();
     drop(b);
     assert!(entries(dir.path()).is_empty());
 }
 
 #[test]
-fn a_replaced_file_is_not_removed() {
+fn a_replaced_file_is_not_removed_and_the_leftover_is_named() {
     let dir = scratch_dir();
     let file = TestFile::create(dir.path(), false, "ext4").unwrap();
     let path = file.path().to_path_buf();
+    let run_dir = file.run_dir().to_path_buf();
     std::fs::remove_file(&path).unwrap();
     // Someone else's file now at that path (a symlink to something precious, here).
     let precious = dir.path().join("precious");
     touch(&precious);
     std::os::unix::fs::symlink(&precious, &path).unwrap();
-    file.remove().unwrap();
+    let err = file
+        .remove()
+        .expect_err("the folder cannot go while it holds the symlink");
+    assert!(
+        err.to_string().contains(&run_dir.display().to_string()),
+        "{err}"
+    );
     assert!(
         std::fs::symlink_metadata(&path).is_ok(),
         "the symlink stays"
     );
-    assert!(precious.exists(), "its target stays");
+    assert_eq!(std::fs::read(&precious).unwrap(), b"x", "its target stays");
 }
 
 #[test]
@@ -78,7 +100,7 @@ fn a_file_recreated_by_our_child_is_reclaimed_and_removed() {
 }
 
 #[test]
-fn stale_files_of_dead_processes_are_removed_and_nothing_else() {
+fn loose_files_of_version_0_1_are_kept_and_reported() {
     let dir = scratch_dir();
     let d = dir.path();
     let stale = d.join(format!(
@@ -106,10 +128,19 @@ fn stale_files_of_dead_processes_are_removed_and_nothing_else() {
     ));
     std::fs::create_dir(&dir_named).unwrap();
 
-    let removed = remove_stale(d);
-    assert_eq!(removed, vec![stale.clone()]);
-    assert!(!stale.exists());
-    for p in [&mine, &init, &other_name, &user_file, &dir_named] {
+    let swept = sweep(d);
+    assert!(swept.removed.is_empty(), "{swept:?}");
+    assert!(remove_stale(d).is_empty());
+    let mut reported: Vec<_> = swept.left.iter().map(|l| l.path.clone()).collect();
+    reported.sort();
+    let mut expected = vec![stale.clone(), mine.clone(), init.clone()];
+    expected.sort();
+    assert_eq!(reported, expected);
+    for left in &swept.left {
+        assert_eq!(left.reason, LeftReason::OldVersion);
+        assert!(left.message().contains(&left.path.display().to_string()));
+    }
+    for p in [&stale, &mine, &init, &other_name, &user_file, &dir_named] {
         assert!(p.exists(), "{} kept", p.display());
     }
     assert!(std::fs::symlink_metadata(&link).is_ok(), "symlink kept");

@@ -66,18 +66,30 @@ pub fn run(cmd: &mut Command) -> String {
     String::from_utf8_lossy(&out.stdout).trim().to_owned()
 }
 
-/// Names of the program's test files (`.agnostics-test*`) in `dir`; empty when `dir` cannot be
-/// read. A test asserts this is empty after a run: none must be left behind.
+/// What the program left in `dir`, sorted: its private run folders (`.agnostics-run.*`), each
+/// followed by everything in it as `<folder>/<name>`, and loose test files of version 0.1
+/// (`.agnostics-test*`); empty when `dir` cannot be read. A test asserts this is empty after a
+/// run: nothing must be left behind.
 pub fn test_files(dir: &Path) -> Vec<String> {
-    std::fs::read_dir(dir)
-        .map(|entries| {
-            entries
-                .filter_map(Result::ok)
-                .map(|e| e.file_name().to_string_lossy().into_owned())
-                .filter(|n| n.starts_with(".agnostics-test"))
-                .collect()
-        })
-        .unwrap_or_default()
+    let mut found = Vec::new();
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return found;
+    };
+    for entry in entries.filter_map(Result::ok) {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if name.starts_with(".agnostics-run.") {
+            if let Ok(inside) = std::fs::read_dir(entry.path()) {
+                for item in inside.filter_map(Result::ok) {
+                    found.push(format!("{name}/{}", item.file_name().to_string_lossy()));
+                }
+            }
+            found.push(name);
+        } else if name.starts_with(".agnostics-test") {
+            found.push(name);
+        }
+    }
+    found.sort();
+    found
 }
 
 /// A mount made by a test at `path`, unmounted on drop (lazily, `umount -l`, if still busy).

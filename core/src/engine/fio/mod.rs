@@ -1,5 +1,7 @@
 //! The fio engine: runs the installed fio on the same profile and test file with
-//! `--output-format=json` and reads each job's result by name (DESIGN.md, "Two engines").
+//! `--output-format=json` and reads each job's result by its section name, mapped back to the
+//! profile's job name. fio runs inside the test file's private directory (see
+//! [`super::testfile`]) on a job file that holds nothing from the user or the filesystem.
 //!
 //! fio is found through the `AGNOSTICS_FIO` environment variable, else as `fio` in `PATH`.
 //! While it runs, its `--status-interval=1` snapshots give live progress and per-second
@@ -11,6 +13,7 @@ pub mod jobfile;
 pub mod output;
 
 use std::io::{BufRead, BufReader, Read};
+use std::os::fd::AsRawFd;
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -18,7 +21,7 @@ use std::sync::atomic::Ordering;
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use self::jobfile::{job_file_text, JobFile};
+use self::jobfile::{job_file_text, section_name, JobFile};
 use self::output::{final_output, FioOutput, JobProblem};
 use super::testfile::TestFile;
 use super::{EngineError, Event, PhaseResult, RunContext, Sample};
@@ -75,41 +78,43 @@ pub fn run_profile_with(
             .unwrap_or("libaio")
     );
 
-    // fio expands `$` in job-file values: a path with one is given relative to fio's
-    // working directory instead (the program's own file name never has one).
-    let absolute = absolute_path(file);
-    let (filename, workdir) = if absolute.to_string_lossy().contains('$') {
-        let name = file.path().file_name().unwrap_or_default();
-        (
-            name.to_string_lossy().into_owned(),
-            absolute.parent().map(Path::to_path_buf),
-        )
-    } else {
-        (absolute.to_string_lossy().into_owned(), None)
-    };
     prepare_file(profile, file)?;
-    let job_file = JobFile::create(&std::env::temp_dir(), &job_file_text(profile, &filename))
+    // Nothing from the user or the filesystem goes into the job file or fio's command line:
+    // fio works in the run's private directory (entered through its descriptor, so renaming
+    // it or putting a symlink in its place changes nothing) on names the program chose.
+    let job_file = JobFile::create(file.run_dir_fd(), &job_file_text(profile))
         .map_err(|e| EngineError::from_io("setup", "write job file", e))?;
 
     let mut command = Command::new(program);
     command
         .arg("--output-format=json")
         .arg("--status-interval=1")
-        .arg(job_file.path())
+        .arg(job_file.name())
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
-    if let Some(dir) = workdir {
-        command.current_dir(dir);
-    }
     // Its own process group, so that cancel can stop fio and the job processes it forks.
     command.process_group(0);
+    let run_dir = file.run_dir_fd().as_raw_fd();
+    let lock = file.lock_fd().map(|fd| fd.as_raw_fd());
     // SAFETY: the closure runs in the child between fork and exec and only calls prctl,
-    // which is async-signal-safe. fio gets SIGTERM if the thread that started it dies.
+    // fchdir and fcntl, which are async-signal-safe, on descriptors that stay open for as long
+    // as `file` lives (beyond the spawn). fio gets SIGTERM if the thread that started it dies;
+    // it starts in the private directory; it inherits the run's lock, so that the directory
+    // counts as in use as long as any fio process lives.
     unsafe {
-        command.pre_exec(|| {
+        command.pre_exec(move || {
             if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGTERM as libc::c_ulong) != 0 {
                 return Err(std::io::Error::last_os_error());
+            }
+            if libc::fchdir(run_dir) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            if let Some(lock) = lock {
+                let flags = libc::fcntl(lock, libc::F_GETFD);
+                if flags < 0 || libc::fcntl(lock, libc::F_SETFD, flags & !libc::FD_CLOEXEC) < 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
             }
             Ok(())
         });
@@ -185,15 +190,6 @@ fn prepare_file(profile: &Profile, file: &TestFile) -> Result<(), EngineError> {
     let job = profile.jobs.first().expect("a profile has a job");
     let handle = file.open(job.direct)?;
     super::native::lay_out(&handle, 0, profile.file_size_bytes(), job)
-}
-
-/// The test file's absolute path (the directory made absolute, symlinks resolved).
-fn absolute_path(file: &TestFile) -> PathBuf {
-    let name = file.path().file_name().unwrap_or_default();
-    match std::fs::canonicalize(file.dir()) {
-        Ok(dir) => dir.join(name),
-        Err(_) => std::path::absolute(file.path()).unwrap_or_else(|_| file.path().to_path_buf()),
-    }
 }
 
 /// Stops fio and the job processes it forked (its process group): SIGTERM, then SIGKILL when
@@ -274,7 +270,9 @@ fn fio_messages(stdout: &str, stderr: &str) -> String {
 }
 
 /// Turns fio's output (its whole stdout and stderr, and how it exited) into one result per
-/// job of `profile`, in profile order, each found by name.
+/// job of `profile`, in profile order, each found under its section name
+/// ([`jobfile::section_name`] of its index: `job0`, `job1`, …) and named after the profile's
+/// job.
 ///
 /// Errors: [`EngineError::NoSpace`] when a job reports ENOSPC or EDQUOT;
 /// [`EngineError::FioFailed`] (with fio's own `fio: …` lines) when another job reports an
@@ -296,8 +294,8 @@ pub fn results_from_output(
     let parsed = final_output(stdout);
     // A job's own error says most about what happened; look at those first.
     if let Ok(out) = &parsed {
-        for job in &profile.jobs {
-            if let Some(found) = out.job(&job.name) {
+        for (index, job) in profile.jobs.iter().enumerate() {
+            if let Some(found) = out.job(&section_name(index)) {
                 if found.error == libc::ENOSPC || found.error == libc::EDQUOT {
                     return Err(EngineError::NoSpace {
                         phase: job.name.clone(),
@@ -315,8 +313,8 @@ pub fn results_from_output(
     }
     let out = parsed.map_err(failed)?;
     let mut results = Vec::with_capacity(profile.jobs.len());
-    for job in &profile.jobs {
-        match out.phase(job) {
+    for (index, job) in profile.jobs.iter().enumerate() {
+        match out.phase(job, &section_name(index)) {
             Ok(result) => results.push(result),
             Err(JobProblem::Missing) => {
                 return Err(failed(format!("no job named {} in fio's output", job.name)))
@@ -374,8 +372,8 @@ impl<'a> Live<'a> {
     fn snapshot(&mut self, out: &FioOutput) {
         // The running phase: the last job (in profile order) that has begun.
         let mut running = None;
-        for (index, job) in self.profile.jobs.iter().enumerate() {
-            if let Some(found) = out.job(&job.name) {
+        for index in 0..self.profile.jobs.len() {
+            if let Some(found) = out.job(&section_name(index)) {
                 if found.job_runtime > 0 || found.io_bytes() > 0 {
                     running = Some((index, found));
                 }

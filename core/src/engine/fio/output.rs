@@ -1,7 +1,8 @@
 //! Reading fio's `--output-format=json` output: the JSON documents in stdout (after any
 //! non-JSON lines fio prints first, such as `fio: io_u error …` on a full disk), each job found
-//! by its `jobname`, never by position (upstream issue 20: adding a job broke every later
-//! value). A missing job or value is an error, never a zero.
+//! by its `jobname` (the section name the program gave it in the job file), never by position:
+//! adding a job must not shift any other value. A missing job or value is an error, never a
+//! zero.
 
 use serde::Deserialize;
 
@@ -131,12 +132,14 @@ impl FioOutput {
         self.jobs.iter().find(|j| j.jobname == name)
     }
 
-    /// The measured result of `job`, read from the direction it runs (`write` for writes).
-    /// Latency is fio's completion latency (`clat_ns`) in µs, percentiles capped at the maximum.
+    /// The measured result of `job`, found in fio's output under the section name `section`
+    /// (see [`super::jobfile::section_name`]) and read from the direction it runs (`write` for
+    /// writes); the result carries the profile's job name. Latency is fio's completion latency
+    /// (`clat_ns`) in µs, percentiles capped at the maximum.
     ///
     /// Errors: the job is missing, reports an error, or lacks a value.
-    pub fn phase(&self, job: &Job) -> Result<PhaseResult, JobProblem> {
-        let found = self.job(&job.name).ok_or(JobProblem::Missing)?;
+    pub fn phase(&self, job: &Job, section: &str) -> Result<PhaseResult, JobProblem> {
+        let found = self.job(section).ok_or(JobProblem::Missing)?;
         if found.error != 0 {
             return Err(JobProblem::Error(found.error));
         }
