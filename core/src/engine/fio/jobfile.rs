@@ -36,6 +36,9 @@ pub fn job_file_text(profile: &Profile) -> String {
     );
     let _ = writeln!(text, "[global]");
     let _ = writeln!(text, "filename={TEST_FILE_NAME}");
+    // Jobs as threads of the one fio process, not forked processes: fio is killed when the
+    // program dies (PR_SET_PDEATHSIG), and a forked job process would live on, writing.
+    let _ = writeln!(text, "thread");
     for (index, job) in profile.jobs.iter().enumerate() {
         let ioengine = IOENGINES
             .iter()
