@@ -25,7 +25,9 @@ fn wait_for(limit: Duration, mut done: impl FnMut() -> bool) -> bool {
 /// True once nobody holds the run's lock (fio, which inherits it, exits on its own after its
 /// parent died).
 fn lock_is_free(run_dir: &Path) -> bool {
-    std::fs::File::open(run_dir.join("lock")).is_ok_and(|f| f.try_lock().is_ok())
+    use nix::fcntl::{Flock, FlockArg};
+    std::fs::File::open(run_dir.join("lock"))
+        .is_ok_and(|f| Flock::lock(f, FlockArg::LockExclusiveNonblock).is_ok())
 }
 
 fn a_fio_run_killed_with_sigkill_is_swept_by_the_next_run() -> Ran {

@@ -308,7 +308,7 @@ fn a_live_run_is_kept_and_a_killed_one_is_removed_and_reported() {
     child.kill().unwrap(); // SIGKILL
     child.wait().unwrap();
     let swept = sweep(dir);
-    assert_eq!(swept.removed, [run_dir.clone()], "{swept:?}");
+    assert_eq!(swept.removed, vec![run_dir.clone()], "{swept:?}");
     assert!(swept.left.is_empty(), "{swept:?}");
     assert!(!run_dir.exists());
     assert!(own.path().exists(), "the live one stays");
@@ -392,7 +392,7 @@ fn what_cannot_be_proven_ours_is_kept() {
     std::fs::create_dir(&early).unwrap();
     std::fs::set_permissions(&early, std::fs::Permissions::from_mode(0o700)).unwrap();
     std::fs::write(early.join("lock"), b"").unwrap();
-    assert_eq!(sweep(dir).removed, [early.clone()]);
+    assert_eq!(sweep(dir).removed, vec![early.clone()]);
     assert!(!early.exists());
 }
 

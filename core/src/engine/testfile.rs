@@ -266,8 +266,9 @@ impl TestFile {
             if unsafe { libc::fchmod(fd.as_raw_fd(), 0o600) } != 0 {
                 return Err(io::Error::last_os_error());
             }
-            self.dev.store(now.st_dev as u64, Ordering::SeqCst);
-            self.ino.store(now.st_ino as u64, Ordering::SeqCst);
+            let (dev, ino) = identity(&now);
+            self.dev.store(dev, Ordering::SeqCst);
+            self.ino.store(ino, Ordering::SeqCst);
         }
         Ok(())
     }
@@ -443,13 +444,13 @@ pub fn sweep(dir: &Path) -> Sweep {
                     reason: LeftReason::Failed(e.to_string()),
                 }),
             }
-        } else if is_old_test_file(text) {
-            if fstatat(target_fd.as_fd(), &cname(text)).is_ok_and(|m| is_reg(&m)) {
-                out.left.push(Leftover {
-                    path: dir.join(&name),
-                    reason: LeftReason::OldVersion,
-                });
-            }
+        } else if is_old_test_file(text)
+            && fstatat(target_fd.as_fd(), &cname(text)).is_ok_and(|m| is_reg(&m))
+        {
+            out.left.push(Leftover {
+                path: dir.join(&name),
+                reason: LeftReason::OldVersion,
+            });
         }
     }
     out
@@ -729,6 +730,8 @@ fn fstatat(dir: BorrowedFd<'_>, name: &CStr) -> io::Result<libc::stat> {
     Ok(st)
 }
 
+// `dev_t` and `ino_t` are narrower than 64 bits on some 32-bit targets.
+#[allow(clippy::unnecessary_cast)]
 fn identity(st: &libc::stat) -> (u64, u64) {
     (st.st_dev as u64, st.st_ino as u64)
 }
