@@ -264,6 +264,7 @@ mod tests {
             unit,
             target,
             verdict: agnostics_core::verdict::grade(value, target),
+            reason: None,
         }
     }
 
