@@ -347,6 +347,21 @@ fn device_mapper_over_a_buffered_loop_is_shown_not_graded() -> Ran {
     Ok(())
 }
 
+fn a_fuse_filesystem_is_shown_not_graded() -> Ran {
+    require_root("a FUSE mount")?;
+    require_program("bindfs")?;
+    agnostics_testkit::require_path(Path::new("/dev/fuse"), "the FUSE device")?;
+    let s = scratch();
+    let (src, mnt) = (s.path().join("src"), s.path().join("mnt"));
+    fs::create_dir(&src).unwrap();
+    fs::create_dir(&mnt).unwrap();
+    run(Command::new("bindfs").arg(&src).arg(&mnt));
+    let mounted = Mounted(mnt.clone());
+    assert_cached(s.path(), &mnt, "is a FUSE filesystem");
+    drop(mounted);
+    Ok(())
+}
+
 fn a_loop_device_with_direct_io_is_graded() -> Ran {
     require_root("a loop device")?;
     let s = scratch();
@@ -555,6 +570,7 @@ agnostics_testkit::main!(
     loop_without_direct_io_is_shown_not_graded,
     loop_file_on_tmpfs_is_shown_not_graded,
     device_mapper_over_a_buffered_loop_is_shown_not_graded,
+    a_fuse_filesystem_is_shown_not_graded,
     a_loop_device_with_direct_io_is_graded,
     jobs_that_are_not_what_their_checks_claim_are_not_graded,
     a_buffered_profile_is_never_graded,
