@@ -5,7 +5,7 @@
 //! `profile`, `target` {`path`, `device`, `transport`, `fs_type`, …}, `card`, `runs` [ {`run`,
 //! `verdict`, `a2_verdict`, `phases` [ {`name`, `bytes`, `ios`, `seconds`, `bw_bytes`, `iops`,
 //! `lat_us` {`p50`, `p99`, `max`}, `samples`, …} ], `checks` [ {`name`, `standard`, `value`,
-//! `unit`, `target`, `verdict`} ] } ], `error` (null or {`kind`, `message`, `hint`}),
+//! `unit`, `target`, `verdict`, `reason`} ] } ], `error` (null or {`kind`, `message`, `hint`}),
 //! `warnings`, `advice`, `findings` (the card's claims against the measurement).
 
 use serde::{Deserialize, Serialize};
@@ -144,7 +144,7 @@ impl RunReport {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ErrorReport {
     /// Machine-readable kind (`missing`, `read_only`, `memory`, `no_space`, `io`,
-    /// `fio_missing`, `fio_failed`, `cancelled`, `implausible`, …).
+    /// `fio_missing`, `fio_failed`, `cancelled`, `implausible`, `cached`, …).
     pub kind: String,
     /// What happened, for people.
     pub message: String,
