@@ -173,6 +173,32 @@ fn md_raid_over_a_disk_and_a_ram_disk() {
     assert_cached(&r, "zram0 is a RAM disk");
 }
 
+fn a_loop_over_a_ram_disk_node() -> agnostics_testkit::Ran {
+    let node = Path::new("/dev/zram0");
+    agnostics_testkit::require_path(node, "a RAM disk device node")?;
+    let rdev = fs::metadata(node).unwrap().rdev();
+    let target = scratch_dir();
+    let sysfs = scratch_dir();
+    let root = sysfs.path();
+    device(root, "devices/virtual/block/zram0", &[], &[]);
+    let (major, minor) = maj_min(rdev);
+    fs::create_dir_all(root.join("dev/block")).unwrap();
+    symlink(
+        root.join("block/zram0"),
+        root.join("dev/block").join(format!("{major}:{minor}")),
+    )
+    .unwrap();
+    device(
+        root,
+        "devices/virtual/block/loop9",
+        &[("loop/dio", "1"), ("loop/backing_file", "/dev/zram0")],
+        &[],
+    );
+    map(root, target.path(), "loop9");
+    assert_cached(&run_in(target.path(), root), "backing file /dev/zram0");
+    Ok(())
+}
+
 fn a_network_block_device() {
     let target = scratch_dir();
     let sysfs = scratch_dir();
@@ -275,6 +301,7 @@ agnostics_testkit::main!(
     a_loop_device_from_before_direct_io_loops,
     md_raid_over_a_disk_and_a_ram_disk,
     a_network_block_device,
+    a_loop_over_a_ram_disk_node,
     a_plain_disk_is_graded,
     zfs_before_2_3_ignores_direct_io,
     compat_lines_and_table_round_the_same_way,

@@ -13,12 +13,14 @@
 //! - A loop device without direct I/O (`<sysfs>/block/loopN/loop/dio` is `0`, or absent as on
 //!   kernels before direct-I/O loop support): the loop driver reads and writes its backing file
 //!   through the page cache.
-//! - A loop device whose backing file is in memory (tmpfs, ramfs) or on any of the above.
+//! - A loop device whose backing file is in memory (tmpfs, ramfs) or on any of the above, or
+//!   whose backing device node is a RAM disk.
+//! - An overlay filesystem whose upper layer (where writes go) cannot be found.
 //! - RAM disks (zram, brd `ramN`) anywhere under a dm or md device (a disk that is memory
 //!   *first* in the stack is already refused by pre-flight).
 //! - Network block devices (`nbdN`): the server's page cache answers.
 
-use std::os::unix::fs::MetadataExt;
+use std::os::unix::fs::{FileTypeExt, MetadataExt};
 use std::path::{Path, PathBuf};
 
 use super::{device, fs, mounts, TargetInfo, Transport};
@@ -36,6 +38,11 @@ const MAX_DEPTH: u32 = 8;
 pub fn cached_reason(info: &TargetInfo, sysfs_root: &Path) -> Option<String> {
     if let Some(r) = fs_reason(&info.fs_type, sysfs_root) {
         return Some(r);
+    }
+    if info.fs_type == "overlay" && super::overlay_upper(&info.mount_options).is_none() {
+        return Some(gettext(
+            "this overlay filesystem's upper layer, where its writes go, could not be found: it may be memory",
+        ));
     }
     let device = info.device.as_ref()?;
     disks_reason(device, sysfs_root, 0)
@@ -146,6 +153,12 @@ fn backing_reason(file: &Path, sysfs_root: &Path, depth: u32) -> Option<String> 
         return None;
     }
     let meta = std::fs::metadata(file).ok()?;
+    if meta.file_type().is_block_device() {
+        // A loop over a device node: that device does the I/O.
+        let (major, minor) = device::maj_min(meta.rdev());
+        let (info, _) = device::resolve(sysfs_root, &format!("{major}:{minor}"))?;
+        return disks_reason(&info, sysfs_root, depth + 1);
+    }
     let magic = fs::magic(file).ok()?;
     let (major, minor) = device::maj_min(meta.dev());
     let dev = format!("{major}:{minor}");
