@@ -178,9 +178,13 @@ pub fn mb_and_kib_per_s(bytes_per_s: f64) -> String {
     )
 }
 
-/// An I/O rate: "612 IOPS".
+/// An I/O rate: "612 IOPS", rounded down like the text report and upstream's compat lines
+/// (612.7 IOPS shows 612).
 pub fn iops(value: f64) -> String {
-    fill(&gettext("{value} IOPS"), &[("value", &number(value, 0))])
+    fill(
+        &gettext("{value} IOPS"),
+        &[("value", &number(agnostics_core::report::whole(value), 0))],
+    )
 }
 
 /// The figure a phase is judged by: IOPS for random patterns, MB/s for sequential ones.
@@ -219,14 +223,22 @@ pub fn check_target(check: &Check) -> String {
 
 /// A check's value and target on one line, the subtitle of its row.
 pub fn check_summary(check: &Check) -> String {
-    fill(
+    let summary = fill(
         // Translators: a measured value and its minimum, e.g. "612 IOPS — target 500 IOPS".
         &gettext("{value} — {target}"),
         &[
             ("value", &check_value(check)),
             ("target", &check_target(check)),
         ],
-    )
+    );
+    match &check.reason {
+        Some(reason) => fill(
+            // Translators: {summary} is a value and its target; {reason} why it is not graded.
+            &gettext("{summary} — not graded: {reason}"),
+            &[("summary", &summary), ("reason", reason)],
+        ),
+        None => summary,
+    }
 }
 
 /// PASS, FAIL or ERROR, translated (upstream's words; the compat lines keep English).
@@ -264,6 +276,7 @@ mod tests {
             unit,
             target,
             verdict: agnostics_core::verdict::grade(value, target),
+            reason: None,
         }
     }
 
@@ -328,6 +341,14 @@ mod tests {
             "burst (random write, 8 KiB blocks)"
         );
         assert_eq!(phase_figure("randread", 1e6, 1234.4), "1234 IOPS");
+        assert_eq!(phase_figure("randread", 1e6, 412.7), "412 IOPS");
+        let mut c = check(Metric::RandWrite, Unit::Iops, Some(612.0), 500.0);
+        c.not_graded("a cache answered");
+        assert_eq!(
+            check_summary(&c),
+            "612 IOPS — target 500 IOPS — not graded: a cache answered"
+        );
+        assert_eq!(verdict_text(c.verdict), "ERROR");
         assert_eq!(phase_figure("write", 45_210_000.0, 11.0), "45.21 MB/s");
     }
 

@@ -61,8 +61,9 @@ pub struct RunArgs {
     /// Print one JSON document on stdout instead of text.
     #[arg(long)]
     pub json: bool,
-    /// Read sysfs from DIR instead of /sys (for testing and support).
-    #[arg(long, value_name = "DIR", default_value = "/sys", hide = true)]
+    /// Read sysfs from DIR instead of /sys: the card, link and device stack behind the target
+    /// are read there (DIR/dev/block/MAJ:MIN …), as with `card --sysfs-root`.
+    #[arg(long, value_name = "DIR", default_value = "/sys")]
     pub sysfs_root: PathBuf,
 }
 

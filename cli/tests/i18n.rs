@@ -30,6 +30,12 @@ fn run_cli(args: &[&str], language: &str, catalogues: &Path) -> Output {
 
 fn cli_command(args: &[&str], language: &str, catalogues: &Path) -> Command {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_agnostics-cli"));
+    with_language(&mut cmd, args, language, catalogues);
+    cmd
+}
+
+/// Adds `args` and the environment of a run in `language` to `cmd`.
+fn with_language(cmd: &mut Command, args: &[&str], language: &str, catalogues: &Path) {
     cmd.args(args)
         .env_remove("LC_ALL")
         .env_remove("LC_MESSAGES")
@@ -38,7 +44,6 @@ fn cli_command(args: &[&str], language: &str, catalogues: &Path) -> Command {
         .env("LANGUAGE", language)
         .env("AGNOSTICS_LOCALEDIR", catalogues)
         .env("AGNOSTICS_LOG", catalogues.join("rpdiags.txt"));
-    cmd
 }
 
 fn text(bytes: &[u8]) -> String {
@@ -153,54 +158,84 @@ fn json_keeps_keys_kinds_and_verdicts_under_language_de() {
 
 const RANDOM_IO_SLOW: &str = "Random reads or writes are too slow: the desktop and programs will feel sluggish. A card marked A1 or A2 will do better.";
 
-/// A profile that fails on any disk: the random phases move 32 MiB a request, so their IOPS
-/// stay far below the 500/1500 targets (passing would take 16 GB/s). Sequential write is
-/// graded too (it passes here); 64 MiB in all, well under a second on a disk.
+/// A profile for [`SlowTarget`]: 16 MiB, one request at a time, 1 MiB sequential blocks
+/// (100 MiB/s through the throttle: seq-write passes) and 4 KiB random blocks (about 100 IOPS:
+/// both random checks fail), one second each.
 fn failing_profile(dir: &Path) -> std::path::PathBuf {
     let path = dir.join("fails.fio");
     std::fs::write(
         &path,
-        "[global]\nioengine=libaio\ndirect=1\niodepth=1\nsize=64m\nend_fsync=1\n\n\
+        "[global]\nioengine=libaio\ndirect=1\niodepth=1\nsize=16m\nend_fsync=1\n\n\
          [prepare-file]\nrw=write\nbs=1m\nstonewall\n\n\
          [seq-write]\nrw=write\nbs=1m\nstonewall\n\n\
-         [rand-4k-write]\nrw=randwrite\nbs=32m\nstonewall\n\n\
-         [rand-4k-read]\nrw=randread\nbs=32m\nstonewall\n",
+         [rand-4k-write]\nrw=randwrite\nbs=4k\nruntime=1\nstonewall\n\n\
+         [rand-4k-read]\nrw=randread\nbs=4k\nruntime=1\nstonewall\n",
     )
     .expect("write profile");
     path
 }
 
-/// A real run of [`failing_profile`] in a scratch directory on disk, in `language`; with
-/// `locale` (a `LOCPATH` and a locale name) for LC_ALL instead of `LANG=C.UTF-8`.
+/// A drive that fails the random checks by construction: a loop-mounted ext4 throttled by a
+/// blkio group to 100 write and 100 read IOPS. `None` where it cannot be made (not root, no
+/// cgroup-v1 blkio).
+struct SlowTarget {
+    group: agnostics_testkit::BlkioThrottle,
+    fs: agnostics_testkit::LoopFs,
+}
+
+impl SlowTarget {
+    fn new() -> Option<SlowTarget> {
+        if let Some(reason) = agnostics_testkit::BlkioThrottle::unavailable() {
+            eprintln!("skipping: {reason}");
+            return None;
+        }
+        let fs = agnostics_testkit::LoopFs::new(96);
+        let group = agnostics_testkit::BlkioThrottle::new(
+            &fs.maj_min(),
+            agnostics_testkit::Throttle {
+                write_iops: 100,
+                read_iops: 100,
+                ..Default::default()
+            },
+        );
+        Some(SlowTarget { group, fs })
+    }
+}
+
+/// A real run of [`failing_profile`] on a [`SlowTarget`], in `language`; with `locale` (a
+/// `LOCPATH` and a locale name) for LC_ALL instead of `LANG=C.UTF-8`. `None` where the slow
+/// target cannot be made.
 fn failing_run(
     language: &str,
     locale: Option<(&Path, &str)>,
     json: bool,
-) -> (Output, String, tempfile::TempDir) {
+) -> Option<(Output, String, tempfile::TempDir)> {
+    let slow = SlowTarget::new()?;
     let scratch = locale::scratch_dir("cli-i18n-run-");
     let catalogues = locale::catalogue_dir(scratch.path());
     locale::compile_catalogues(&catalogues, &[language]);
-    let target = scratch.path().join("target");
-    std::fs::create_dir(&target).expect("create target");
     let profile = failing_profile(scratch.path());
     let mut args = vec![
         "--runs",
         "1",
         "--target",
-        target.to_str().expect("UTF-8 path"),
+        slow.fs.mount.to_str().expect("UTF-8 path"),
         "--profile",
         profile.to_str().expect("UTF-8 path"),
     ];
     if json {
         args.push("--json");
     }
-    let mut cmd = cli_command(&args, language, &catalogues);
+    let mut cmd = slow
+        .group
+        .command(Path::new(env!("CARGO_BIN_EXE_agnostics-cli")));
+    with_language(&mut cmd, &args, language, &catalogues);
     if let Some((locpath, name)) = locale {
         cmd.env("LOCPATH", locpath).env("LC_ALL", name);
     }
     let out = cmd.output().expect("run agnostics-cli");
     let log = std::fs::read_to_string(catalogues.join("rpdiags.txt")).unwrap_or_default();
-    (out, log, scratch)
+    Some((out, log, scratch))
 }
 
 /// Upstream's three result lines, exactly, in `stdout`; none of them translated.
@@ -228,7 +263,9 @@ fn assert_compat_lines_english(stdout: &str) {
 }
 
 fn failing_run_advice_is_translated(language: &str) {
-    let (out, log, _scratch) = failing_run(language, None, false);
+    let Some((out, log, _scratch)) = failing_run(language, None, false) else {
+        return;
+    };
     let stdout = text(&out.stdout);
     assert_eq!(
         out.status.code(),
@@ -275,7 +312,10 @@ fn numbers_for_people_take_the_german_decimal_comma_but_compat_lines_and_json_do
     let Some(german) = locale::german_locale(locpath.path()) else {
         return;
     };
-    let (out, _log, _scratch) = failing_run("de", Some((locpath.path(), german)), false);
+    let Some((out, _log, _scratch)) = failing_run("de", Some((locpath.path(), german)), false)
+    else {
+        return;
+    };
     let stdout = text(&out.stdout);
     assert_eq!(out.status.code(), Some(1), "{stdout}");
     assert_compat_lines_english(&stdout);
@@ -295,7 +335,10 @@ fn numbers_for_people_take_the_german_decimal_comma_but_compat_lines_and_json_do
         "{phase:?}"
     );
 
-    let (out, _log, _scratch) = failing_run("de", Some((locpath.path(), german)), true);
+    let Some((out, _log, _scratch)) = failing_run("de", Some((locpath.path(), german)), true)
+    else {
+        return;
+    };
     assert_eq!(out.status.code(), Some(1));
     let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("one JSON document");
     let seq = &json["runs"][0]["phases"][1];

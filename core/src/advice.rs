@@ -47,6 +47,10 @@ pub enum Advice {
     Cancelled,
     /// A figure is faster than the link to the drive can carry: not graded.
     ImplausibleResult,
+    /// A layer between the test and the drive answers from memory (a FUSE or network
+    /// filesystem, a loop device without direct I/O, a loop file on tmpfs, a RAM disk): not
+    /// graded.
+    CachedResult,
 }
 
 impl Advice {
@@ -59,8 +63,9 @@ impl Advice {
             Advice::SeqWriteSlow => gettext("Note that sequential write speed declines over time as a card is used - your card may require reformatting"),
             Advice::RandomIoSlow => gettext("Random reads or writes are too slow: the desktop and programs will feel sluggish. A card marked A1 or A2 will do better."),
             Advice::NotAnSdCard { transport } => fill(
-                // Translators: {transport} is USB, NVMe, loop, … The targets are the SD Association's.
-                &gettext("This test ran on a {transport} drive, not an SD card: the SD card targets are shown for reference only, not as a rating of this drive."),
+                // Translators: {transport} is USB, NVMe, loop, other, … The targets are the SD
+                // Association's.
+                &gettext("This test ran on a drive that is not an SD card (connection: {transport}): the SD card targets are shown for reference only, not as a rating of this drive."),
                 &[("transport", transport)],
             ),
             Advice::CachingFilesystem { fs_type } => fill(
@@ -77,6 +82,7 @@ impl Advice {
             Advice::FioFailed => gettext("fio could not complete the test; its message is shown above. The built-in engine may still work."),
             Advice::Cancelled => gettext("The test was cancelled and its test file removed. Nothing was graded."),
             Advice::ImplausibleResult => gettext("A measured speed is more than the connection to this drive can carry, so it cannot be the drive's own: a cache answered instead. Nothing was graded; test a folder directly on the card or drive."),
+            Advice::CachedResult => gettext("The figures are shown but not graded: memory answered, not the drive. Test a folder on a filesystem directly on the card or drive (such as /var/tmp or your home folder)."),
         }
     }
 }

@@ -65,7 +65,8 @@ pub struct Job {
     pub bs: u64,
     /// Bytes of the file this job covers (fio `size`).
     pub size_bytes: u64,
-    /// Requests kept in flight (fio `iodepth`; default 1).
+    /// Requests kept in flight (fio `iodepth`; default 1). Always 1 with a synchronous
+    /// `ioengine` (`sync`, `psync`, `pvsync`, `pvsync2`), as fio runs them.
     pub iodepth: u32,
     /// O_DIRECT (fio `direct`; default off).
     pub direct: bool,
@@ -273,16 +274,28 @@ impl Profile {
                     format!("block size {bs} is larger than size {size_bytes}"),
                 ));
             }
+            let ioengine = o.ioengine.unwrap_or_else(|| "libaio".into());
+            let mut iodepth = o.iodepth.unwrap_or(1);
+            // fio runs its synchronous engines one request at a time whatever iodepth says;
+            // both engines must run the same test, so the job is run, and reported, at 1.
+            if is_sync_engine(&ioengine) && iodepth > 1 {
+                warnings.push(format!(
+                    "{file}: job `{name}` (line {line}): ioengine={ioengine} is synchronous, \
+                     so fio runs it at iodepth=1 whatever iodepth says; iodepth={iodepth} is \
+                     ignored and both engines run iodepth=1 (use libaio or io_uring for a queue)"
+                ));
+                iodepth = 1;
+            }
             out.push(Job {
                 name,
                 rw: o.rw.unwrap_or(Rw::Read),
                 bs,
                 size_bytes,
-                iodepth: o.iodepth.unwrap_or(1),
+                iodepth,
                 direct: o.direct.unwrap_or(false),
                 end_fsync: o.end_fsync.unwrap_or(false),
                 runtime: o.runtime,
-                ioengine: o.ioengine.unwrap_or_else(|| "libaio".into()),
+                ioengine,
                 line,
             });
         }
@@ -308,6 +321,11 @@ impl Profile {
     pub fn job(&self, name: &str) -> Option<&Job> {
         self.jobs.iter().find(|j| j.name == name)
     }
+}
+
+/// fio's synchronous engines: one request at a time, whatever `iodepth` says.
+pub fn is_sync_engine(ioengine: &str) -> bool {
+    matches!(ioengine, "sync" | "psync" | "pvsync" | "pvsync2")
 }
 
 fn flag(key: &str, value: Option<&str>) -> Result<bool, String> {

@@ -5,7 +5,7 @@
 //! `profile`, `target` {`path`, `device`, `transport`, `fs_type`, …}, `card`, `runs` [ {`run`,
 //! `verdict`, `a2_verdict`, `phases` [ {`name`, `bytes`, `ios`, `seconds`, `bw_bytes`, `iops`,
 //! `lat_us` {`p50`, `p99`, `max`}, `samples`, …} ], `checks` [ {`name`, `standard`, `value`,
-//! `unit`, `target`, `verdict`} ] } ], `error` (null or {`kind`, `message`, `hint`}),
+//! `unit`, `target`, `verdict`, `reason`} ] } ], `error` (null or {`kind`, `message`, `hint`}),
 //! `warnings`, `advice`, `findings` (the card's claims against the measurement).
 
 use serde::{Deserialize, Serialize};
@@ -94,6 +94,39 @@ impl RunReport {
         }
     }
 
+    /// Grades `phases` as the test does: like [`RunReport::grade`], but a check whose job in
+    /// `profile` is not what the check claims (direction, pattern, block size, `direct=1`) is
+    /// ERROR with the reason (see [`crate::verdict::job_problem`]).
+    pub fn grade_profile(
+        run: u32,
+        phases: Vec<PhaseResult>,
+        profile: &crate::profile::Profile,
+    ) -> RunReport {
+        let a1 = crate::verdict::checks_for(&phases, profile, Standard::A1);
+        let a2 = crate::verdict::checks_for(&phases, profile, Standard::A2);
+        let verdict = Verdict::all(a1.iter().map(|c| c.verdict));
+        let a2_verdict = Verdict::all(a2.iter().map(|c| c.verdict));
+        let mut checks = a1;
+        checks.extend(a2);
+        RunReport {
+            run,
+            verdict,
+            a2_verdict,
+            phases,
+            checks,
+        }
+    }
+
+    /// Makes the whole run ungraded: every check and both verdicts ERROR, with `reason` on
+    /// each check that has none yet; the phases and measured values are kept.
+    pub fn not_graded(&mut self, reason: &str) {
+        for c in &mut self.checks {
+            c.not_graded(reason);
+        }
+        self.verdict = Verdict::Error;
+        self.a2_verdict = Verdict::Error;
+    }
+
     /// The check of `metric` against `standard`.
     pub fn check(&self, metric: Metric, standard: Standard) -> Option<&Check> {
         self.checks
@@ -111,7 +144,7 @@ impl RunReport {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ErrorReport {
     /// Machine-readable kind (`missing`, `read_only`, `memory`, `no_space`, `io`,
-    /// `fio_missing`, `fio_failed`, `cancelled`, `implausible`, …).
+    /// `fio_missing`, `fio_failed`, `cancelled`, `implausible`, `cached`, …).
     pub kind: String,
     /// What happened, for people.
     pub message: String,
@@ -183,7 +216,9 @@ impl Report {
 /// purpose: scripts parse them): `Sequential write speed N KB/sec (target 10000) - PASS`,
 /// `Random write speed N IOPS (target 500) - FAIL`, `Random read speed N IOPS (target 1500) -
 /// PASS`, and after a sequential-write FAIL upstream's reformatting note. Values are whole
-/// numbers (KB/sec is KiB/s). A check without a value prints `ERROR` in place of the number.
+/// numbers rounded down ([`whole`], as the text report's table), so a shown value never reaches
+/// the target of a FAIL (KB/sec is KiB/s). A check without a value prints `ERROR` in place of
+/// the number; a check that could not be graded prints its value and `ERROR`.
 pub fn compat_lines(run: &RunReport) -> Vec<String> {
     let mut lines = Vec::new();
     let fmt = |c: Option<&Check>, what: &str, unit: &str| -> String {
@@ -191,7 +226,7 @@ pub fn compat_lines(run: &RunReport) -> Vec<String> {
             Some(c) => {
                 let value = c
                     .value
-                    .map(|v| format!("{}", v.floor() as u64))
+                    .map(|v| format!("{}", whole(v) as u64))
                     .unwrap_or_else(|| "ERROR".into());
                 format!(
                     "{what} {value} {unit} (target {}) - {}",
@@ -222,6 +257,38 @@ pub fn compat_lines(run: &RunReport) -> Vec<String> {
     lines
 }
 
+/// A figure as a whole number the way every report shows it: rounded down (9999.6 KiB/s
+/// against a 10000 target shows 9999, never the target it missed). Negative, NaN → 0.
+pub fn whole(v: f64) -> f64 {
+    if v.is_finite() && v > 0.0 {
+        v.floor()
+    } else {
+        0.0
+    }
+}
+
+/// `v` rounded down to `decimals` places, the way the text table shows MB/s.
+fn down(v: f64, decimals: i32) -> f64 {
+    let scale = 10f64.powi(decimals);
+    // The tiny allowance keeps 0.29 (28.999… hundredths in binary) from showing as 0.28.
+    whole(v * scale + 1e-7) / scale
+}
+
+/// Text from outside (a path, a model name, a filesystem type) made safe for one line:
+/// control characters (newline, tab, escape, …) are shown as escapes such as `\n`, `\t` or
+/// `\u{1b}`; everything else, including non-ASCII letters, is kept.
+pub fn visible(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        if c.is_control() {
+            out.extend(c.escape_default());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
 /// The report as plain text for people (translated), the form the CLI prints and the desktop
 /// app's **Copy results** copies: each run's upstream compat lines, then a summary with MB/s and
 /// IOPS, the device tested, warnings and advice.
@@ -239,14 +306,14 @@ pub fn to_text(report: &Report) -> String {
         let mut line = fill(
             &gettext("Tested: {path} on {device} ({transport}, {fs_type})"),
             &[
-                ("path", &t.path),
-                ("device", &device),
+                ("path", &visible(&t.path)),
+                ("device", &visible(&device)),
                 ("transport", &transport),
-                ("fs_type", &t.fs_type),
+                ("fs_type", &visible(&t.fs_type)),
             ],
         );
         if let Some(model) = &t.model {
-            let _ = write!(line, " — {model}");
+            let _ = write!(line, " — {}", visible(model));
         }
         let _ = writeln!(out, "{line}");
     }
@@ -282,13 +349,29 @@ pub fn to_text(report: &Report) -> String {
         for line in compat_lines(run) {
             let _ = writeln!(out, "{line}");
         }
+        let mut reasons: Vec<&str> = Vec::new();
+        for c in &run.checks {
+            if let Some(r) = c.reason.as_deref() {
+                if !reasons.contains(&r) {
+                    reasons.push(r);
+                }
+            }
+        }
+        for r in reasons {
+            let _ = writeln!(
+                out,
+                "{}",
+                // Translators: {reason} says why a measured figure is not graded.
+                fill(&gettext("Not graded: {reason}"), &[("reason", &r)])
+            );
+        }
         for p in &run.phases {
             let _ = writeln!(
                 out,
                 "  {:<14} {:>9} MB/s  {:>9} IOPS  p99 {:>9} µs",
-                p.name,
-                number(crate::units::mb_per_s(p.bw_bytes), 2),
-                number(p.iops, 0),
+                visible(&p.name),
+                number(down(crate::units::mb_per_s(p.bw_bytes), 2), 2),
+                number(whole(p.iops), 0),
                 number(p.lat_us.p99, 0),
             );
         }

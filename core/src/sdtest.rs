@@ -83,6 +83,18 @@ pub fn run(opts: &TestOptions, cancel: &AtomicBool, on_event: &(dyn Fn(Event) + 
             &[("jobs", &missing.join(", "))],
         ));
     }
+    // A graded job that is not what its check claims is known before a byte is written.
+    let mut misfit = false;
+    for (metric, _, _) in crate::verdict::targets(crate::verdict::Standard::A1) {
+        if let Some(why) = opts
+            .profile
+            .job(metric.phase())
+            .and_then(|j| crate::verdict::job_problem(metric, j))
+        {
+            misfit = true;
+            report.warnings.push(why);
+        }
+    }
 
     // What killed runs left: removed when provably ours and unused, else named.
     let swept = engine::testfile::sweep(&opts.target);
@@ -118,9 +130,12 @@ pub fn run(opts: &TestOptions, cancel: &AtomicBool, on_event: &(dyn Fn(Event) + 
     if let Some(device) = &info.device {
         report.card = crate::card::identify(&opts.sysfs_root, &device.disk);
     }
+    // A layer that answers from memory: the run is shown, never graded.
+    let cached = target::cached_reason(&info, &opts.sysfs_root);
 
-    // Without every graded job no run can pass, so repeating it would only wear the card.
-    let runs = if missing.is_empty() {
+    // When no run can pass (a graded job missing or not what its check claims, or a cache
+    // answering), repeating it would only wear the card.
+    let runs = if missing.is_empty() && !misfit && cached.is_none() {
         opts.runs.max(1)
     } else {
         1
@@ -162,7 +177,7 @@ pub fn run(opts: &TestOptions, cancel: &AtomicBool, on_event: &(dyn Fn(Event) + 
         }
         match outcome {
             Ok(phases) => {
-                let graded = RunReport::grade(run, phases);
+                let graded = RunReport::grade_profile(run, phases, &opts.profile);
                 let passed = graded.verdict == Verdict::Pass;
                 report.runs.push(graded);
                 if passed {
@@ -175,11 +190,24 @@ pub fn run(opts: &TestOptions, cancel: &AtomicBool, on_event: &(dyn Fn(Event) + 
             }
         }
     }
-    finish(&mut report, &info);
+    finish(&mut report, &info, cached);
     report
 }
 
-fn finish(report: &mut Report, info: &target::TargetInfo) {
+fn finish(report: &mut Report, info: &target::TargetInfo, cached: Option<String>) {
+    if let Some(reason) = cached {
+        for run in &mut report.runs {
+            run.not_graded(&reason);
+        }
+        if report.error.is_none() {
+            report.error = Some(ErrorReport {
+                kind: "cached".into(),
+                message: reason,
+                hint: Advice::CachedResult.text(),
+            });
+            report.advice.push(Advice::CachedResult);
+        }
+    }
     if report.error.is_some() {
         report.verdict = Verdict::Error;
         report.a2_verdict = Verdict::Error;
@@ -193,12 +221,23 @@ fn finish(report: &mut Report, info: &target::TargetInfo) {
     // What the card claims against what was measured; a figure the link cannot carry is
     // not graded.
     report.findings = crate::card::findings(report.card.as_ref(), &run);
-    if let Some(f) = report.findings.iter().find(|f| f.is_implausible()) {
+    // Every run is checked, not only the deciding one: no run that the link cannot carry
+    // keeps a PASS anywhere (its checks, its verdicts, the compat lines, the log).
+    let mut first_implausible = None;
+    for r in &mut report.runs {
+        let found = crate::card::findings(report.card.as_ref(), r);
+        if let Some(f) = found.iter().find(|f| f.is_implausible()) {
+            let text = f.text();
+            r.not_graded(&text);
+            first_implausible.get_or_insert(text);
+        }
+    }
+    if let Some(message) = first_implausible {
         report.verdict = Verdict::Error;
         report.a2_verdict = Verdict::Error;
         report.error = Some(ErrorReport {
             kind: "implausible".into(),
-            message: f.text(),
+            message,
             hint: Advice::ImplausibleResult.text(),
         });
         report.advice.push(Advice::ImplausibleResult);

@@ -133,8 +133,106 @@ pub struct Check {
     pub unit: Unit,
     /// The minimum that passes, in `unit`.
     pub target: f64,
-    /// PASS when `value >= target`, FAIL below, ERROR without a value.
+    /// PASS when `value >= target`, FAIL below, ERROR without a value or when the figure
+    /// cannot be graded (see `reason`).
     pub verdict: Verdict,
+    /// Why the check is ERROR although it may have a value: the job is not what the check
+    /// claims (direction, pattern, block size, buffered I/O), a cache answered, or the figure
+    /// is faster than the link can carry. Translated text for people; null when graded.
+    #[serde(default)]
+    pub reason: Option<String>,
+}
+
+impl Check {
+    /// Makes this check ungraded: ERROR with `reason`, the measured value kept. An earlier
+    /// reason is kept (the first cause found is the one shown).
+    pub fn not_graded(&mut self, reason: &str) {
+        self.verdict = Verdict::Error;
+        if self.reason.is_none() {
+            self.reason = Some(reason.to_owned());
+        }
+    }
+}
+
+/// The smallest sequential block size graded as a sustained sequential write: 64 KiB, bytes.
+///
+/// Cards program flash in pages and erase in allocation units of megabytes; a write in
+/// requests much smaller than 64 KiB is dominated by each command's overhead and measures
+/// that, not the sustained sequential rate the SD Association's figure is about (the standard
+/// test writes 4 MiB requests; Speed Class measurements use recording units of 64 KiB or more).
+pub const MIN_SEQ_BS: u64 = 64 * 1024;
+
+/// The block size of the random checks: 4 KiB, bytes.
+pub const RANDOM_BS: u64 = 4096;
+
+/// Why `job` does not measure what `metric`'s check claims, or `None` when it does.
+///
+/// The sequential-write check needs `rw=write` with `bs` of at least [`MIN_SEQ_BS`]; the random
+/// checks need `rw=randwrite` / `rw=randread` with `bs` of exactly [`RANDOM_BS`]; every check
+/// needs `direct=1` (a buffered job measures the page cache). The reason is translated text
+/// naming the job, the key and its value.
+pub fn job_problem(metric: Metric, job: &crate::profile::Job) -> Option<String> {
+    use crate::i18n::{fill, gettext};
+    use crate::profile::Rw;
+    let want = match metric {
+        Metric::SeqWrite => Rw::Write,
+        Metric::RandWrite => Rw::RandWrite,
+        Metric::RandRead => Rw::RandRead,
+    };
+    if job.rw != want {
+        return Some(fill(
+            // Translators: {job} is a fio job name, {rw} and {want} fio's rw values such as
+            // "read" or "randwrite".
+            &gettext(
+                "job {job} has rw={rw}, not rw={want}: it does not measure what its check claims",
+            ),
+            &[
+                ("job", &job.name),
+                ("rw", &job.rw.as_fio()),
+                ("want", &want.as_fio()),
+            ],
+        ));
+    }
+    let bs_ok = match metric {
+        Metric::SeqWrite => job.bs >= MIN_SEQ_BS,
+        Metric::RandWrite | Metric::RandRead => job.bs == RANDOM_BS,
+    };
+    if !bs_ok {
+        let want = match metric {
+            Metric::SeqWrite => gettext("at least 64 KiB"),
+            Metric::RandWrite | Metric::RandRead => gettext("4 KiB"),
+        };
+        return Some(fill(
+            // Translators: {bs} is a size in bytes; {want} is "4 KiB" or "at least 64 KiB".
+            &gettext("job {job} has bs={bs} bytes; its check needs a block size of {want}"),
+            &[("job", &job.name), ("bs", &job.bs), ("want", &want)],
+        ));
+    }
+    if !job.direct {
+        return Some(fill(
+            &gettext("job {job} is buffered (direct=0): the page cache answers, not the drive, so it is not graded"),
+            &[("job", &job.name)],
+        ));
+    }
+    None
+}
+
+/// Grades one run's phases against a standard, requiring each graded job of `profile` to be
+/// what its check claims ([`job_problem`]): a check whose job is not is ERROR with the reason,
+/// its measured value kept. A job missing from the profile gives an ERROR check, as in
+/// [`checks`].
+pub fn checks_for(
+    phases: &[PhaseResult],
+    profile: &crate::profile::Profile,
+    standard: Standard,
+) -> Vec<Check> {
+    let mut out = checks(phases, standard);
+    for c in &mut out {
+        if let Some(reason) = profile.job(&c.name).and_then(|j| job_problem(c.metric, j)) {
+            c.not_graded(&reason);
+        }
+    }
+    out
 }
 
 /// The targets of one standard: (metric, unit, minimum).
@@ -168,8 +266,9 @@ pub fn grade(value: Option<f64>, target: f64) -> Verdict {
     }
 }
 
-/// Grades one run's phases against a standard. A phase that is missing, or has no I/O, gives
-/// an ERROR check.
+/// Grades one run's phases against a standard by job name alone (the phases are taken to be
+/// what their names say; the test itself grades with [`checks_for`], which checks the jobs).
+/// A phase that is missing, or has no I/O, gives an ERROR check.
 pub fn checks(phases: &[PhaseResult], standard: Standard) -> Vec<Check> {
     targets(standard)
         .into_iter()
@@ -190,6 +289,7 @@ pub fn checks(phases: &[PhaseResult], standard: Standard) -> Vec<Check> {
                 unit,
                 target,
                 verdict: grade(value, target),
+                reason: None,
             }
         })
         .collect()

@@ -57,7 +57,7 @@ pub fn name_of_magic(magic: u64) -> Option<&'static str> {
 pub fn type_name(magic: u64, mount_type: Option<&str>) -> String {
     match (name_of_magic(magic), mount_type) {
         (Some("ext4"), Some(t @ ("ext2" | "ext3" | "ext4"))) => t.to_owned(),
-        (Some("fuse"), Some(t)) if t.starts_with("fuse") => t.to_owned(),
+        (Some("fuse"), Some(t)) if t.starts_with("fuse") || t == "virtiofs" => t.to_owned(),
         (Some("ntfs3"), Some(t @ ("ntfs" | "ntfs3"))) => t.to_owned(),
         (Some("nfs"), Some(t @ ("nfs" | "nfs4"))) => t.to_owned(),
         (Some(n), _) => n.to_owned(),
@@ -80,7 +80,7 @@ pub fn is_fuse(fs_type: &str) -> bool {
 pub fn is_network(fs_type: &str) -> bool {
     matches!(
         fs_type,
-        "nfs" | "nfs4" | "cifs" | "smb2" | "smb" | "smb3" | "9p" | "ceph"
+        "nfs" | "nfs4" | "cifs" | "smb2" | "smb" | "smb3" | "9p" | "ceph" | "virtiofs" | "afs"
     )
 }
 

@@ -6,11 +6,13 @@
 //! fixture tree. The pieces: [`fs`] (statfs magic, free space), [`mounts`] (mountinfo),
 //! [`device`] (the sysfs device stack and transport), and [`list`] (where a test can run).
 
+pub mod cache;
 pub mod device;
 pub mod fs;
 mod list;
 pub mod mounts;
 
+pub use cache::cached_reason;
 pub use list::{default_target, list};
 
 use std::os::unix::fs::MetadataExt;
