@@ -86,17 +86,14 @@ fn missing_target_advice_is_translated(language: &str) {
     );
 }
 
-#[test]
 fn missing_target_advice_is_german_under_language_de() {
     missing_target_advice_is_translated("de");
 }
 
-#[test]
 fn missing_target_advice_is_japanese_under_language_ja() {
     missing_target_advice_is_translated("ja");
 }
 
-#[test]
 fn german_advice_reads_like_the_german_catalogue_says() {
     // Guards the catalogue itself: the German text a novice reads for a missing folder.
     assert_eq!(
@@ -105,7 +102,6 @@ fn german_advice_reads_like_the_german_catalogue_says() {
     );
 }
 
-#[test]
 fn language_without_catalogue_stays_english() {
     let scratch = locale::scratch_dir("cli-i18n-");
     let catalogues = locale::catalogue_dir(scratch.path());
@@ -123,7 +119,6 @@ fn language_without_catalogue_stays_english() {
     assert!(stdout.lines().any(|l| l == "Result: ERROR"), "{stdout}");
 }
 
-#[test]
 fn json_keeps_keys_kinds_and_verdicts_under_language_de() {
     let scratch = locale::scratch_dir("cli-i18n-");
     let catalogues = locale::catalogue_dir(scratch.path());
@@ -259,22 +254,18 @@ fn failing_run_advice_is_translated(language: &str) {
     );
 }
 
-#[test]
 fn failing_run_advice_is_german_and_compat_lines_stay_english() {
     failing_run_advice_is_translated("de");
 }
 
-#[test]
 fn failing_run_advice_is_japanese_and_compat_lines_stay_english() {
     failing_run_advice_is_translated("ja");
 }
 
-#[test]
-fn numbers_for_people_take_the_german_decimal_comma_but_compat_lines_and_json_do_not() {
+fn numbers_for_people_take_the_german_decimal_comma_but_compat_lines_and_json_do_not(
+) -> agnostics_testkit::Ran {
     let locpath = locale::scratch_dir("cli-i18n-locpath-");
-    let Some(german) = locale::german_locale(locpath.path()) else {
-        return;
-    };
+    let german = locale::german_locale(locpath.path())?;
     let (out, _log, _scratch) = failing_run("de", Some((locpath.path(), german)), false);
     let stdout = text(&out.stdout);
     assert_eq!(out.status.code(), Some(1), "{stdout}");
@@ -310,4 +301,16 @@ fn numbers_for_people_take_the_german_decimal_comma_but_compat_lines_and_json_do
         !field.trim_end_matches(',').contains(','),
         "locale in the JSON: {field:?}"
     );
+    Ok(())
 }
+
+agnostics_testkit::main!(
+    missing_target_advice_is_german_under_language_de,
+    missing_target_advice_is_japanese_under_language_ja,
+    german_advice_reads_like_the_german_catalogue_says,
+    language_without_catalogue_stays_english,
+    json_keeps_keys_kinds_and_verdicts_under_language_de,
+    failing_run_advice_is_german_and_compat_lines_stay_english,
+    failing_run_advice_is_japanese_and_compat_lines_stay_english,
+    numbers_for_people_take_the_german_decimal_comma_but_compat_lines_and_json_do_not,
+);

@@ -42,12 +42,11 @@ fn run_cli_in_group(
     (out.status.code().unwrap_or(-1), doc)
 }
 
-#[test]
-fn cli_measures_the_throttle_with_both_engines_and_fails_a1() {
+fn cli_measures_the_throttle_with_both_engines_and_fails_a1() -> agnostics_testkit::Ran {
     if let Some(reason) = BlkioThrottle::unavailable() {
-        eprintln!("skipping: {reason}");
-        return;
+        return agnostics_testkit::skip(reason);
     }
+    agnostics_testkit::require_program("fio")?;
     let fs = LoopFs::new(192);
     let profile_dir = scratch_dir();
     let profile = profile_dir.path().join("throttled.fio");
@@ -117,4 +116,7 @@ fn cli_measures_the_throttle_with_both_engines_and_fails_a1() {
     }
     drop(group);
     drop(fs);
+    Ok(())
 }
+
+agnostics_testkit::main!(cli_measures_the_throttle_with_both_engines_and_fails_a1,);

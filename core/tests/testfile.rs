@@ -23,7 +23,6 @@ fn touch(path: &Path) {
     std::fs::write(path, b"x").unwrap();
 }
 
-#[test]
 fn creates_a_private_uniquely_named_file_and_removes_it() {
     let dir = scratch_dir();
     let a = TestFile::create(dir.path(), true, "ext4").unwrap();
@@ -43,7 +42,6 @@ fn creates_a_private_uniquely_named_file_and_removes_it() {
     assert!(entries(dir.path()).is_empty());
 }
 
-#[test]
 fn a_replaced_file_is_not_removed() {
     let dir = scratch_dir();
     let file = TestFile::create(dir.path(), false, "ext4").unwrap();
@@ -61,7 +59,6 @@ fn a_replaced_file_is_not_removed() {
     assert!(precious.exists(), "its target stays");
 }
 
-#[test]
 fn a_file_recreated_by_our_child_is_reclaimed_and_removed() {
     let dir = scratch_dir();
     let file = TestFile::create(dir.path(), false, "ext4").unwrap();
@@ -77,7 +74,6 @@ fn a_file_recreated_by_our_child_is_reclaimed_and_removed() {
     assert!(!path.exists());
 }
 
-#[test]
 fn stale_files_of_dead_processes_are_removed_and_nothing_else() {
     let dir = scratch_dir();
     let d = dir.path();
@@ -115,12 +111,8 @@ fn stale_files_of_dead_processes_are_removed_and_nothing_else() {
     assert!(std::fs::symlink_metadata(&link).is_ok(), "symlink kept");
 }
 
-#[test]
-fn stale_files_of_other_users_are_kept() {
-    if !is_root() {
-        eprintln!("skipping: needs root (chown)");
-        return;
-    }
+fn stale_files_of_other_users_are_kept() -> agnostics_testkit::Ran {
+    agnostics_testkit::require_root("chown")?;
     let dir = scratch_dir();
     let theirs = dir.path().join(format!(
         ".agnostics-test.{}.0123456789abcdef.tmp",
@@ -130,14 +122,11 @@ fn stale_files_of_other_users_are_kept() {
     std::os::unix::fs::chown(&theirs, Some(65534), Some(65534)).unwrap();
     assert!(remove_stale(dir.path()).is_empty());
     assert!(theirs.exists());
+    Ok(())
 }
 
-#[test]
-fn refused_direct_io_names_the_filesystem_and_leaves_nothing() {
-    if !is_root() {
-        eprintln!("skipping: needs root (mounts a ramfs)");
-        return;
-    }
+fn refused_direct_io_names_the_filesystem_and_leaves_nothing() -> agnostics_testkit::Ran {
+    agnostics_testkit::require_root("mounts a ramfs")?;
     let dir = scratch_dir();
     let mnt = dir.path().join("ram");
     std::fs::create_dir(&mnt).unwrap();
@@ -163,4 +152,14 @@ fn refused_direct_io_names_the_filesystem_and_leaves_nothing() {
     // Without O_DIRECT the same filesystem is fine.
     let file = TestFile::create(&mnt, false, "ramfs").unwrap();
     file.remove().unwrap();
+    Ok(())
 }
+
+agnostics_testkit::main!(
+    creates_a_private_uniquely_named_file_and_removes_it,
+    a_replaced_file_is_not_removed,
+    a_file_recreated_by_our_child_is_reclaimed_and_removed,
+    stale_files_of_dead_processes_are_removed_and_nothing_else,
+    stale_files_of_other_users_are_kept,
+    refused_direct_io_names_the_filesystem_and_leaves_nothing,
+);

@@ -161,13 +161,23 @@ fn run_with(args: libtest_mimic::Arguments, tests: Vec<Test>) -> ! {
 macro_rules! main {
     ($($test:path),+ $(,)?) => {
         fn main() {
-            $crate::harness::run(vec![
-                $($crate::harness::Test::new(
-                    $crate::harness::__last_segment(stringify!($test)),
-                    $test,
-                )),+
-            ])
+            $crate::harness::run($crate::tests![$($test),+])
         }
+    };
+}
+
+/// The named test functions (each returning `()` or [`Ran`]) as a `Vec<Test>` for [`run`] or
+/// [`run_on_this_thread`], for a test file that writes its own `main` (one that is also the
+/// child process of one of its tests, for instance).
+#[macro_export]
+macro_rules! tests {
+    ($($test:path),+ $(,)?) => {
+        vec![
+            $($crate::harness::Test::new(
+                $crate::harness::__last_segment(stringify!($test)),
+                $test,
+            )),+
+        ]
     };
 }
 
