@@ -144,15 +144,26 @@ pub fn run(tests: Vec<Test>) -> ! {
 /// Runs `tests` one after another on the calling thread (GTK's main thread, for UI tests),
 /// whatever `--test-threads` says, and exits with libtest's status.
 pub fn run_on_this_thread(tests: Vec<Test>) -> ! {
+    conclude_on_this_thread(tests).exit()
+}
+
+/// As [`run_on_this_thread`], but returns libtest's conclusion instead of exiting, so that the
+/// caller can drop what the tests shared (a scratch folder) before it calls
+/// [`Conclusion::exit`](libtest_mimic::Conclusion::exit).
+pub fn conclude_on_this_thread(tests: Vec<Test>) -> libtest_mimic::Conclusion {
     let mut args = libtest_mimic::Arguments::from_args();
     args.test_threads = Some(1);
-    run_with(args, tests)
+    conclude(args, tests)
 }
 
 fn run_with(args: libtest_mimic::Arguments, tests: Vec<Test>) -> ! {
+    conclude(args, tests).exit()
+}
+
+fn conclude(args: libtest_mimic::Arguments, tests: Vec<Test>) -> libtest_mimic::Conclusion {
     let strict = strict();
     let trials = tests.into_iter().map(|t| t.into_trial(strict)).collect();
-    libtest_mimic::run(&args, trials).exit()
+    libtest_mimic::run(&args, trials)
 }
 
 /// `fn main()` for a `harness = false` test file: runs the named test functions (each returning
