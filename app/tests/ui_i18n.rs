@@ -44,10 +44,33 @@ fn main() {
     agnostics_core::i18n::init(&catalogues);
 
     let conclusion = agnostics_testkit::harness::conclude_on_this_thread(crate::ui_tests![
-        a_run_in_german_shows_german_rows_badges_and_numbers
+        the_app_built_by_cargo_speaks_german_from_the_build_tree,
+        a_run_in_german_shows_german_rows_badges_and_numbers,
     ]);
     drop(scratch);
     conclusion.exit()
+}
+
+/// The app as cargo built it, run from `target/` with nothing but `LANGUAGE=de` (no
+/// `AGNOSTICS_LOCALEDIR`): its `--help` (GApplication's own output, no window) gives the
+/// options in German from the catalogues core's build script compiled into the build tree.
+fn the_app_built_by_cargo_speaks_german_from_the_build_tree(_app: &Application) {
+    let scratch = scratch_dir();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_agnostics"))
+        .arg("--help")
+        .env_remove("AGNOSTICS_LOCALEDIR")
+        .env_remove("LC_ALL")
+        .env_remove("LC_MESSAGES")
+        .env_remove("LOCPATH")
+        .env("LANG", "C.UTF-8")
+        .env("LANGUAGE", "de")
+        .env("AGNOSTICS_LOG", scratch.path().join("rpdiags.txt"))
+        .output()
+        .expect("run agnostics --help");
+    let help = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{help}");
+    let option = de("Folder to test in (default: /var/tmp, or the SD card)");
+    assert!(help.contains(&option), "no German option text:\n{help}");
 }
 
 /// `msgid` as `po/de.po` translates it.

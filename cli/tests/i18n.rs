@@ -5,7 +5,8 @@
 //! catalogue for the language everything stays English.
 //!
 //! The catalogues are compiled with `msgfmt` into a scratch directory and found through
-//! `AGNOSTICS_LOCALEDIR`. glibc ignores `LANGUAGE` in the "C" locale, but `C.UTF-8` is not "C"
+//! `AGNOSTICS_LOCALEDIR`, except in one test: the binary as cargo built it finds the
+//! catalogues core's build script compiled into the build tree. glibc ignores `LANGUAGE` in the "C" locale, but `C.UTF-8` is not "C"
 //! (glibc 2.35 and later; Debian 12 has 2.36), so messages need no generated locale. The
 //! decimal comma does: `de_DE.UTF-8` is built with `localedef` into a scratch `LOCPATH`.
 
@@ -304,7 +305,36 @@ fn numbers_for_people_take_the_german_decimal_comma_but_compat_lines_and_json_do
     Ok(())
 }
 
+/// The binary cargo built, as `tools/sd-test` runs it from `target/`, with nothing but the
+/// user's language set (no `AGNOSTICS_LOCALEDIR`, no installed copy needed): the catalogues
+/// the build compiled from `po/` are found in the build tree, in German and in Japanese.
+fn the_cargo_built_binary_speaks_the_users_language_without_agnostics_localedir() {
+    for language in ["de", "ja"] {
+        let scratch = locale::scratch_dir("cli-i18n-build-tree-");
+        let missing = scratch.path().join("no-such-folder");
+        let out = Command::new(env!("CARGO_BIN_EXE_agnostics-cli"))
+            .args(["--target", missing.to_str().expect("UTF-8 path")])
+            .env_remove("AGNOSTICS_LOCALEDIR")
+            .env_remove("LC_ALL")
+            .env_remove("LC_MESSAGES")
+            .env("LANG", "C.UTF-8")
+            .env("LANGUAGE", language)
+            .env("AGNOSTICS_LOG", scratch.path().join("rpdiags.txt"))
+            .output()
+            .expect("run agnostics-cli");
+        let stdout = text(&out.stdout);
+        assert_eq!(out.status.code(), Some(2), "{stdout}");
+        let advice = locale::translation(language, CHOOSE_FOLDER);
+        assert!(
+            stdout.contains(&format!("• {advice}")),
+            "no {language} advice from the build tree's catalogues:\n{stdout}"
+        );
+        assert!(!stdout.contains(CHOOSE_FOLDER), "English advice:\n{stdout}");
+    }
+}
+
 agnostics_testkit::main!(
+    the_cargo_built_binary_speaks_the_users_language_without_agnostics_localedir,
     missing_target_advice_is_german_under_language_de,
     missing_target_advice_is_japanese_under_language_ja,
     german_advice_reads_like_the_german_catalogue_says,
