@@ -6,7 +6,7 @@
 //!
 //! A test file lists its tests with [`main!`]:
 //!
-//! ```ignore
+//! ```
 //! fn refuses_tmpfs_target() -> agnostics_testkit::Ran {
 //!     agnostics_testkit::require_root("mounts a tmpfs")?;
 //!     // …
