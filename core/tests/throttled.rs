@@ -1,6 +1,5 @@
-//! Both engines against a device whose speed is known by construction (DESIGN.md, "Testing
-//! against a card whose speed is known"): a loop device with ext4, throttled by a cgroup-v1
-//! blkio group to 400 write IOPS, 1200 read IOPS and 12 MiB/s of writes. Each engine must
+//! Both engines against a device whose speed is known by construction: a loop device with
+//! ext4, throttled by a cgroup (v2 `io.max`, or v1 blkio) to 400 write IOPS, 1200 read IOPS and 12 MiB/s of writes. Each engine must
 //! measure each limit within 10 %, and the A1 checks must come out PASS (sequential write,
 //! 12 MiB/s ≥ 10000 KiB/s), FAIL (400 < 500 IOPS), FAIL (1200 < 1500 IOPS).
 //!

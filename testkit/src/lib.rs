@@ -1,7 +1,7 @@
 //! Real-system fixtures shared by the integration tests of `agnostics-core`, `agnostics-cli`
 //! and `agnostics-gtk`: scratch folders on a disk filesystem, a loop-mounted ext4 filesystem,
-//! a tmpfs mount, a cgroup-v1 blkio throttle (DESIGN.md, "Testing against a card whose speed is
-//! known"), the sysfs tree of a card from `testkit/fixtures/cards`, and the listing of test files
+//! a tmpfs mount, a block-device throttle (cgroup v2 `io.max`, or cgroup v1 blkio) that gives a
+//! device a speed known by construction, the sysfs tree of a card from `testkit/fixtures/cards`, and the listing of test files
 //! left behind.
 //!
 //! Everything that mounts, attaches or creates a cgroup needs root (check [`is_root`] first and
@@ -17,7 +17,7 @@ pub mod harness;
 mod loopfs;
 mod tmpfs;
 
-pub use blkio::{BlkioThrottle, Throttle, BLKIO_ROOT};
+pub use blkio::{BlkioThrottle, Hierarchy, Throttle, BLKIO_ROOT, CGROUP2_ROOT};
 pub use card::{card_fixtures_dir, card_sysfs, fio_jobs_dir, write_card_tree};
 pub use harness::{require, require_path, require_program, require_root, skip, Ran, Skip};
 pub use loopfs::{LoopFs, LoopFsBuilder};

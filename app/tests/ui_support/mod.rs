@@ -261,9 +261,9 @@ impl TmpfsDir {
     }
 }
 
-/// An ext4 filesystem on a loop device (direct I/O on) whose speed is set by a cgroup-v1 blkio
-/// throttle on this process, like a slow SD card whose speed is known by construction (DESIGN,
-/// "Testing against a card whose speed is known"). Needs root and cgroup v1 blkio. Torn down in
+/// An ext4 filesystem on a loop device (direct I/O on) whose speed is set by a cgroup throttle
+/// (v2 `io.max`, or v1 blkio) on this process, like a slow SD card whose speed is known by
+/// construction. Needs root and such a cgroup. Torn down in
 /// reverse order on drop: process back to the root group, group removed, unmount, detach,
 /// image removed.
 #[derive(Debug)]
