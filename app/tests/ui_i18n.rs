@@ -36,6 +36,8 @@ fn main() {
     locale::compile_catalogues(&catalogues, &["de"]);
     let locpath = scratch.path().join("locpath");
     std::fs::create_dir_all(&locpath).expect("create LOCPATH");
+    // Keep the tester's own ~/rpdiags.txt out of it (set before any thread starts).
+    std::env::set_var("AGNOSTICS_LOG", scratch.path().join("rpdiags.txt"));
     let german = locale::german_locale(&locpath);
     let _ = GERMAN_NUMBERS_MISSING.set(german.as_ref().err().map(|skip| skip.0.clone()));
     std::env::set_var("LOCPATH", &locpath);
