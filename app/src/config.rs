@@ -18,7 +18,9 @@ pub const VERSION: &str = match option_env!("VERSION") {
 };
 
 /// Where the gettext catalogues are installed (`…/share/locale`); the domain is
-/// [`agnostics_core::i18n::DOMAIN`].
+/// [`agnostics_core::i18n::DOMAIN`]. The app looks here through
+/// [`agnostics_core::i18n::locale_dir`], which, for a plain cargo build (no meson `LOCALEDIR`),
+/// first takes the catalogues the build compiled into cargo's target folder.
 pub const LOCALEDIR: &str = match option_env!("LOCALEDIR") {
     Some(dir) => dir,
     None => "/usr/share/locale",

@@ -25,7 +25,7 @@ use agnostics_core::sdtest::{self, TestOptions};
 use agnostics_core::verdict::{Metric, Standard};
 use agnostics_gtk::test_run::RunState;
 use agnostics_gtk::{config, Application, Window};
-use gtk::{gio, glib};
+use gtk::glib;
 
 use support::*;
 
@@ -34,69 +34,34 @@ fn main() {
     // any thread starts).
     let log_dir = scratch_dir();
     std::env::set_var("AGNOSTICS_LOG", log_dir.path().join("rpdiags.txt"));
-    if let Err(e) = gtk::init() {
-        eprintln!("the UI tests need a display (run them under xvfb-run -a): {e}");
-        std::process::exit(101);
+    let mut tests = crate::ui_tests![
+        builds_the_window_ready_to_run,
+        runs_a_small_profile_and_shows_the_engines_verdicts,
+        results_show_the_cards_identity_and_claims,
+        cancel_in_the_middle_removes_the_test_file_and_returns_to_ready,
+        closing_while_running_asks_then_cleans_up_and_closes,
+        refused_tmpfs_target_shows_the_error_dialog,
+        runs_the_selected_scripts_shows_their_results_and_logs_them,
+        stop_aborts_the_running_script,
+        follows_raspberry_pi_os_dark_theme,
+        invalid_profile_on_the_command_line_exits_with_status_2,
+    ];
+    // Rendering the screenshots is a tool (tools/screenshots), not a test: only with
+    // AGNOSTICS_SCREENSHOTS=DIR is it in the list.
+    if std::env::var_os(SCREENSHOTS_ENV).is_some() {
+        tests.extend(crate::ui_tests![renders_screenshots]);
     }
-    let app = Application::new();
-    // No D-Bus name is needed (or may be available) for tests.
-    app.set_flags(app.flags() | gio::ApplicationFlags::NON_UNIQUE);
-    app.register(None::<&gio::Cancellable>)
-        .expect("the application registers");
-    let code = run_tests(
-        &app,
-        &[
-            (
-                "builds_the_window_ready_to_run",
-                builds_the_window_ready_to_run,
-            ),
-            (
-                "runs_a_small_profile_and_shows_the_engines_verdicts",
-                runs_a_small_profile_and_shows_the_engines_verdicts,
-            ),
-            (
-                "results_show_the_cards_identity_and_claims",
-                results_show_the_cards_identity_and_claims,
-            ),
-            (
-                "cancel_in_the_middle_removes_the_test_file_and_returns_to_ready",
-                cancel_in_the_middle_removes_the_test_file_and_returns_to_ready,
-            ),
-            (
-                "closing_while_running_asks_then_cleans_up_and_closes",
-                closing_while_running_asks_then_cleans_up_and_closes,
-            ),
-            (
-                "refused_tmpfs_target_shows_the_error_dialog",
-                refused_tmpfs_target_shows_the_error_dialog,
-            ),
-            (
-                "runs_the_selected_scripts_shows_their_results_and_logs_them",
-                runs_the_selected_scripts_shows_their_results_and_logs_them,
-            ),
-            (
-                "stop_aborts_the_running_script",
-                stop_aborts_the_running_script,
-            ),
-            (
-                "follows_raspberry_pi_os_dark_theme",
-                follows_raspberry_pi_os_dark_theme,
-            ),
-            ("renders_screenshots", renders_screenshots),
-            (
-                "invalid_profile_on_the_command_line_exits_with_status_2",
-                invalid_profile_on_the_command_line_exits_with_status_2,
-            ),
-            // Last: it runs the application's main loop to its end (shutdown).
-            (
-                "command_line_runs_the_profile_in_the_folder_given",
-                command_line_runs_the_profile_in_the_folder_given,
-            ),
-        ],
-    );
+    // Last: it runs the application's main loop to its end (shutdown).
+    tests.extend(crate::ui_tests![
+        command_line_runs_the_profile_in_the_folder_given
+    ]);
+    let conclusion = agnostics_testkit::harness::conclude_on_this_thread(tests);
     drop(log_dir);
-    std::process::exit(code);
+    conclusion.exit()
 }
+
+/// Where [`renders_screenshots`] writes its PNG files.
+const SCREENSHOTS_ENV: &str = "AGNOSTICS_SCREENSHOTS";
 
 /// The window's smallest size fits a Raspberry Pi touchscreen (800×480): nothing is clipped.
 fn assert_fits_800x480(window: &Window, state: &str) {
@@ -293,14 +258,6 @@ fn runs_a_small_profile_and_shows_the_engines_verdicts(app: &Application) {
 /// folder is not on that card, so the engine's report gets the card as `card::identify` reads
 /// it, and its findings against the measured run).
 fn results_show_the_cards_identity_and_claims(app: &Application) {
-    let fixtures = agnostics_testkit::card_fixtures_dir();
-    if !fixtures.is_dir() {
-        eprintln!(
-            "skipping results_show_the_cards_identity_and_claims: no card fixtures at {} (shared/ beside the checkout)",
-            fixtures.display()
-        );
-        return;
-    }
     let dir = scratch_dir();
     let mut opts = TestOptions::standard(dir.path().to_path_buf());
     opts.profile = profile_file(dir.path(), "small.fio", SMALL_PROFILE);
@@ -466,10 +423,9 @@ fn closing_while_running_asks_then_cleans_up_and_closes(app: &Application) {
     );
 }
 
-fn refused_tmpfs_target_shows_the_error_dialog(app: &Application) {
+fn refused_tmpfs_target_shows_the_error_dialog(app: &Application) -> agnostics_testkit::Ran {
     let Some(tmpfs) = TmpfsDir::new() else {
-        println!("  skipping: needs /dev/shm on tmpfs, or root to mount one");
-        return;
+        return agnostics_testkit::skip("needs /dev/shm on tmpfs, or root to mount one");
     };
     let window = new_window(app);
     let _stop = StopOnDrop(window.clone());
@@ -502,6 +458,7 @@ fn refused_tmpfs_target_shows_the_error_dialog(app: &Application) {
     iterate_briefly();
     assert!(window.open_dialog().is_none());
     assert!(window.run_button().is_sensitive(), "ready for another try");
+    Ok(())
 }
 
 /// A folder of test scripts: one that passes, one that fails with status 3, one whose name is
@@ -750,17 +707,19 @@ fn follows_raspberry_pi_os_dark_theme(app: &Application) {
 /// needed); then the standard test on a loop-mounted ext4 throttled like a slow card (12 MiB/s
 /// writes, 700 write IOPS, 1200 read IOPS), rendered at 800×480 when ready, in the middle of
 /// its random-write phase, and with its results.
-fn renders_screenshots(app: &Application) {
-    let Some(out) = std::env::var_os("AGNOSTICS_SCREENSHOTS").map(PathBuf::from) else {
-        println!("  skipping: set AGNOSTICS_SCREENSHOTS=DIR to render the screenshots");
-        return;
+fn renders_screenshots(app: &Application) -> agnostics_testkit::Ran {
+    let Some(out) = std::env::var_os(SCREENSHOTS_ENV).map(PathBuf::from) else {
+        return agnostics_testkit::skip(format!(
+            "set {SCREENSHOTS_ENV}=DIR to render the screenshots"
+        ));
     };
     render_tests_page(app, &out.join("tests.png"));
     let disk = match ThrottledDisk::new(512, 12 << 20, 40 << 20, 700, 1200) {
         Ok(disk) => disk,
         Err(reason) => {
-            println!("  skipping: a throttled disk {reason}");
-            return;
+            return agnostics_testkit::skip(format!(
+                "tests.png made; the SD card test's screenshots need a throttled disk: {reason}"
+            ))
         }
     };
     let window = new_window(app);
@@ -783,6 +742,7 @@ fn renders_screenshots(app: &Application) {
         window.last_report().and_then(|r| r.error)
     );
     save_png(&window, &out.join("results.png"));
+    Ok(())
 }
 
 /// The All Tests page with two scripts that ask the system real questions: one passes, one

@@ -274,79 +274,6 @@ fn loop_file_on_tmpfs_is_shown_not_graded() -> Ran {
     drop(m);
     Ok(())
 }
-
-/// A device-mapper linear device over `loop`'s whole device, torn down on drop.
-struct DmLinear(String);
-
-impl DmLinear {
-    fn new(over: &str, name: &str) -> DmLinear {
-        let sectors = run(Command::new("blockdev").args(["--getsz", over]));
-        run(Command::new("dmsetup")
-            .args(["create", name, "--table"])
-            .arg(format!("0 {sectors} linear {over} 0")));
-        DmLinear(name.to_owned())
-    }
-}
-
-impl Drop for DmLinear {
-    fn drop(&mut self) {
-        let _ = Command::new("dmsetup")
-            .args(["remove", "--retry", &self.0])
-            .status();
-    }
-}
-
-fn device_mapper_over_a_buffered_loop_is_shown_not_graded() -> Ran {
-    require_root("a loop device and device-mapper")?;
-    require_program("dmsetup")?;
-    require(
-        fs::read_to_string("/proc/misc").is_ok_and(|m| m.contains("device-mapper")),
-        "this kernel has no device-mapper driver (not in /proc/misc)",
-    )?;
-    let s = scratch();
-    let image = s.path().join("disk.img");
-    fs::File::create(&image)
-        .and_then(|f| f.set_len(64 << 20))
-        .unwrap();
-    let device = run(Command::new("losetup")
-        .args(["--direct-io=off", "-f", "--show"])
-        .arg(&image));
-    struct Detach(String);
-    impl Drop for Detach {
-        fn drop(&mut self) {
-            let _ = Command::new("losetup").arg("-d").arg(&self.0).status();
-        }
-    }
-    let _detach = Detach(device.clone());
-    let name = format!("agnostics-grading-{}", std::process::id());
-    let dm = DmLinear::new(&device, &name);
-    let mapped = format!("/dev/mapper/{}", dm.0);
-    require(
-        Path::new(&mapped).exists(),
-        "device-mapper made no device node (no udev here)",
-    )?;
-    run(Command::new("mkfs.ext4").args([
-        "-q",
-        "-F",
-        "-E",
-        "lazy_itable_init=0,lazy_journal_init=0",
-        &mapped,
-    ]));
-    let mount = s.path().join("mnt");
-    fs::create_dir(&mount).unwrap();
-    run(Command::new("mount").arg(&mapped).arg(&mount));
-    let mounted = Mounted(mount.clone());
-    let loop_name = device.trim_start_matches("/dev/");
-    assert_cached(
-        s.path(),
-        &mount,
-        &format!("{loop_name} is a loop device without direct I/O"),
-    );
-    drop(mounted);
-    drop(dm);
-    Ok(())
-}
-
 fn a_fuse_filesystem_is_shown_not_graded() -> Ran {
     require_root("a FUSE mount")?;
     require_program("bindfs")?;
@@ -569,7 +496,6 @@ agnostics_testkit::main!(
     implausible_run_says_pass_nowhere,
     loop_without_direct_io_is_shown_not_graded,
     loop_file_on_tmpfs_is_shown_not_graded,
-    device_mapper_over_a_buffered_loop_is_shown_not_graded,
     a_fuse_filesystem_is_shown_not_graded,
     a_loop_device_with_direct_io_is_graded,
     jobs_that_are_not_what_their_checks_claim_are_not_graded,

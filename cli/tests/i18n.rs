@@ -5,7 +5,8 @@
 //! catalogue for the language everything stays English.
 //!
 //! The catalogues are compiled with `msgfmt` into a scratch directory and found through
-//! `AGNOSTICS_LOCALEDIR`. glibc ignores `LANGUAGE` in the "C" locale, but `C.UTF-8` is not "C"
+//! `AGNOSTICS_LOCALEDIR`, except in one test: the binary as cargo built it finds the
+//! catalogues core's build script compiled into the build tree. glibc ignores `LANGUAGE` in the "C" locale, but `C.UTF-8` is not "C"
 //! (glibc 2.35 and later; Debian 12 has 2.36), so messages need no generated locale. The
 //! decimal comma does: `de_DE.UTF-8` is built with `localedef` into a scratch `LOCPATH`.
 
@@ -91,17 +92,14 @@ fn missing_target_advice_is_translated(language: &str) {
     );
 }
 
-#[test]
 fn missing_target_advice_is_german_under_language_de() {
     missing_target_advice_is_translated("de");
 }
 
-#[test]
 fn missing_target_advice_is_japanese_under_language_ja() {
     missing_target_advice_is_translated("ja");
 }
 
-#[test]
 fn german_advice_reads_like_the_german_catalogue_says() {
     // Guards the catalogue itself: the German text a novice reads for a missing folder.
     assert_eq!(
@@ -110,7 +108,6 @@ fn german_advice_reads_like_the_german_catalogue_says() {
     );
 }
 
-#[test]
 fn language_without_catalogue_stays_english() {
     let scratch = locale::scratch_dir("cli-i18n-");
     let catalogues = locale::catalogue_dir(scratch.path());
@@ -128,7 +125,6 @@ fn language_without_catalogue_stays_english() {
     assert!(stdout.lines().any(|l| l == "Result: ERROR"), "{stdout}");
 }
 
-#[test]
 fn json_keeps_keys_kinds_and_verdicts_under_language_de() {
     let scratch = locale::scratch_dir("cli-i18n-");
     let catalogues = locale::catalogue_dir(scratch.path());
@@ -176,18 +172,17 @@ fn failing_profile(dir: &Path) -> std::path::PathBuf {
 }
 
 /// A drive that fails the random checks by construction: a loop-mounted ext4 throttled by a
-/// blkio group to 100 write and 100 read IOPS. `None` where it cannot be made (not root, no
-/// cgroup-v1 blkio).
+/// blkio group to 100 write and 100 read IOPS. A skip where it cannot be made (not root, no
+/// cgroup throttle).
 struct SlowTarget {
     group: agnostics_testkit::BlkioThrottle,
     fs: agnostics_testkit::LoopFs,
 }
 
 impl SlowTarget {
-    fn new() -> Option<SlowTarget> {
+    fn new() -> Result<SlowTarget, agnostics_testkit::Skip> {
         if let Some(reason) = agnostics_testkit::BlkioThrottle::unavailable() {
-            eprintln!("skipping: {reason}");
-            return None;
+            return Err(agnostics_testkit::Skip(reason.to_owned()));
         }
         let fs = agnostics_testkit::LoopFs::new(96);
         let group = agnostics_testkit::BlkioThrottle::new(
@@ -198,18 +193,18 @@ impl SlowTarget {
                 ..Default::default()
             },
         );
-        Some(SlowTarget { group, fs })
+        Ok(SlowTarget { group, fs })
     }
 }
 
 /// A real run of [`failing_profile`] on a [`SlowTarget`], in `language`; with `locale` (a
-/// `LOCPATH` and a locale name) for LC_ALL instead of `LANG=C.UTF-8`. `None` where the slow
+/// `LOCPATH` and a locale name) for LC_ALL instead of `LANG=C.UTF-8`. A skip where the slow
 /// target cannot be made.
 fn failing_run(
     language: &str,
     locale: Option<(&Path, &str)>,
     json: bool,
-) -> Option<(Output, String, tempfile::TempDir)> {
+) -> Result<(Output, String, tempfile::TempDir), agnostics_testkit::Skip> {
     let slow = SlowTarget::new()?;
     let scratch = locale::scratch_dir("cli-i18n-run-");
     let catalogues = locale::catalogue_dir(scratch.path());
@@ -235,7 +230,7 @@ fn failing_run(
     }
     let out = cmd.output().expect("run agnostics-cli");
     let log = std::fs::read_to_string(catalogues.join("rpdiags.txt")).unwrap_or_default();
-    Some((out, log, scratch))
+    Ok((out, log, scratch))
 }
 
 /// Upstream's three result lines, exactly, in `stdout`; none of them translated.
@@ -262,10 +257,8 @@ fn assert_compat_lines_english(stdout: &str) {
     }
 }
 
-fn failing_run_advice_is_translated(language: &str) {
-    let Some((out, log, _scratch)) = failing_run(language, None, false) else {
-        return;
-    };
+fn failing_run_advice_is_translated(language: &str) -> agnostics_testkit::Ran {
+    let (out, log, _scratch) = failing_run(language, None, false)?;
     let stdout = text(&out.stdout);
     assert_eq!(
         out.status.code(),
@@ -294,28 +287,22 @@ fn failing_run_advice_is_translated(language: &str) {
         !log.contains(&advice),
         "translated advice in the log:\n{log}"
     );
+    Ok(())
 }
 
-#[test]
-fn failing_run_advice_is_german_and_compat_lines_stay_english() {
-    failing_run_advice_is_translated("de");
+fn failing_run_advice_is_german_and_compat_lines_stay_english() -> agnostics_testkit::Ran {
+    failing_run_advice_is_translated("de")
 }
 
-#[test]
-fn failing_run_advice_is_japanese_and_compat_lines_stay_english() {
-    failing_run_advice_is_translated("ja");
+fn failing_run_advice_is_japanese_and_compat_lines_stay_english() -> agnostics_testkit::Ran {
+    failing_run_advice_is_translated("ja")
 }
 
-#[test]
-fn numbers_for_people_take_the_german_decimal_comma_but_compat_lines_and_json_do_not() {
+fn numbers_for_people_take_the_german_decimal_comma_but_compat_lines_and_json_do_not(
+) -> agnostics_testkit::Ran {
     let locpath = locale::scratch_dir("cli-i18n-locpath-");
-    let Some(german) = locale::german_locale(locpath.path()) else {
-        return;
-    };
-    let Some((out, _log, _scratch)) = failing_run("de", Some((locpath.path(), german)), false)
-    else {
-        return;
-    };
+    let german = locale::german_locale(locpath.path())?;
+    let (out, _log, _scratch) = failing_run("de", Some((locpath.path(), german)), false)?;
     let stdout = text(&out.stdout);
     assert_eq!(out.status.code(), Some(1), "{stdout}");
     assert_compat_lines_english(&stdout);
@@ -335,10 +322,7 @@ fn numbers_for_people_take_the_german_decimal_comma_but_compat_lines_and_json_do
         "{phase:?}"
     );
 
-    let Some((out, _log, _scratch)) = failing_run("de", Some((locpath.path(), german)), true)
-    else {
-        return;
-    };
+    let (out, _log, _scratch) = failing_run("de", Some((locpath.path(), german)), true)?;
     assert_eq!(out.status.code(), Some(1));
     let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("one JSON document");
     let seq = &json["runs"][0]["phases"][1];
@@ -353,4 +337,45 @@ fn numbers_for_people_take_the_german_decimal_comma_but_compat_lines_and_json_do
         !field.trim_end_matches(',').contains(','),
         "locale in the JSON: {field:?}"
     );
+    Ok(())
 }
+
+/// The binary cargo built, as `tools/sd-test` runs it from `target/`, with nothing but the
+/// user's language set (no `AGNOSTICS_LOCALEDIR`, no installed copy needed): the catalogues
+/// the build compiled from `po/` are found in the build tree, in German and in Japanese.
+fn the_cargo_built_binary_speaks_the_users_language_without_agnostics_localedir() {
+    for language in ["de", "ja"] {
+        let scratch = locale::scratch_dir("cli-i18n-build-tree-");
+        let missing = scratch.path().join("no-such-folder");
+        let out = Command::new(env!("CARGO_BIN_EXE_agnostics-cli"))
+            .args(["--target", missing.to_str().expect("UTF-8 path")])
+            .env_remove("AGNOSTICS_LOCALEDIR")
+            .env_remove("LC_ALL")
+            .env_remove("LC_MESSAGES")
+            .env("LANG", "C.UTF-8")
+            .env("LANGUAGE", language)
+            .env("AGNOSTICS_LOG", scratch.path().join("rpdiags.txt"))
+            .output()
+            .expect("run agnostics-cli");
+        let stdout = text(&out.stdout);
+        assert_eq!(out.status.code(), Some(2), "{stdout}");
+        let advice = locale::translation(language, CHOOSE_FOLDER);
+        assert!(
+            stdout.contains(&format!("• {advice}")),
+            "no {language} advice from the build tree's catalogues:\n{stdout}"
+        );
+        assert!(!stdout.contains(CHOOSE_FOLDER), "English advice:\n{stdout}");
+    }
+}
+
+agnostics_testkit::main!(
+    the_cargo_built_binary_speaks_the_users_language_without_agnostics_localedir,
+    missing_target_advice_is_german_under_language_de,
+    missing_target_advice_is_japanese_under_language_ja,
+    german_advice_reads_like_the_german_catalogue_says,
+    language_without_catalogue_stays_english,
+    json_keeps_keys_kinds_and_verdicts_under_language_de,
+    failing_run_advice_is_german_and_compat_lines_stay_english,
+    failing_run_advice_is_japanese_and_compat_lines_stay_english,
+    numbers_for_people_take_the_german_decimal_comma_but_compat_lines_and_json_do_not,
+);

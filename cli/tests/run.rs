@@ -5,14 +5,13 @@ mod support;
 
 use std::time::{Duration, Instant};
 
-use agnostics_testkit::{is_root, test_files, LoopFs, Tmpfs};
+use agnostics_testkit::{test_files, LoopFs, Tmpfs};
 use support::{cli, json, run_json, scratch, small_profile};
 
 fn stderr(out: &std::process::Output) -> String {
     String::from_utf8_lossy(&out.stderr).into_owned()
 }
 
-#[test]
 fn json_report_has_the_documented_shape() {
     let dir = scratch();
     let profile = small_profile(dir.path(), "8m");
@@ -76,7 +75,6 @@ fn json_report_has_the_documented_shape() {
     assert!(test_files(dir.path()).is_empty());
 }
 
-#[test]
 fn text_output_starts_with_upstreams_compat_lines() {
     let dir = scratch();
     let profile = small_profile(dir.path(), "8m");
@@ -102,7 +100,6 @@ fn text_output_starts_with_upstreams_compat_lines() {
     assert!(test_files(dir.path()).is_empty());
 }
 
-#[test]
 fn refuses_a_missing_target() {
     let dir = scratch();
     let missing = dir.path().join("nope");
@@ -112,7 +109,6 @@ fn refuses_a_missing_target() {
     assert!(!missing.exists());
 }
 
-#[test]
 fn refuses_a_file_as_target() {
     let dir = scratch();
     let file = dir.path().join("file");
@@ -127,7 +123,6 @@ fn refuses_a_file_as_target() {
     assert_eq!(std::fs::read(&file).unwrap(), b"x");
 }
 
-#[test]
 fn refuses_a_bad_profile_naming_line_and_key() {
     let dir = scratch();
     let profile = dir.path().join("bad.fio");
@@ -145,12 +140,8 @@ fn refuses_a_bad_profile_naming_line_and_key() {
     assert!(test_files(dir.path()).is_empty());
 }
 
-#[test]
-fn refuses_tmpfs_target() {
-    if !is_root() {
-        eprintln!("skipping refuses_tmpfs_target: needs root to mount a tmpfs");
-        return;
-    }
+fn refuses_tmpfs_target() -> agnostics_testkit::Ran {
+    agnostics_testkit::require_root("mounts a tmpfs")?;
     let fs = Tmpfs::new(600);
     let out = cli()
         .args(["--json", "--target"])
@@ -163,14 +154,11 @@ fn refuses_tmpfs_target() {
     assert!(v["error"]["message"].as_str().unwrap().contains("memory"));
     assert_eq!(v["verdict"], "ERROR");
     assert!(test_files(&fs.mount).is_empty());
+    Ok(())
 }
 
-#[test]
-fn refuses_a_read_only_mount() {
-    if !is_root() {
-        eprintln!("skipping refuses_a_read_only_mount: needs root for a loop device");
-        return;
-    }
+fn refuses_a_read_only_mount() -> agnostics_testkit::Ran {
+    agnostics_testkit::require_root("a loop device")?;
     let fs = LoopFs::builder(64)
         .options("ro")
         .no_reserved_blocks()
@@ -179,14 +167,11 @@ fn refuses_a_read_only_mount() {
     assert_eq!(out.status.code(), Some(2));
     assert!(stderr(&out).contains("read-only"), "{}", stderr(&out));
     assert!(test_files(&fs.mount).is_empty());
+    Ok(())
 }
 
-#[test]
-fn refuses_a_filesystem_without_room() {
-    if !is_root() {
-        eprintln!("skipping refuses_a_filesystem_without_room: needs root for a loop device");
-        return;
-    }
+fn refuses_a_filesystem_without_room() -> agnostics_testkit::Ran {
+    agnostics_testkit::require_root("a loop device")?;
     let fs = LoopFs::builder(48)
         .options("rw")
         .no_reserved_blocks()
@@ -201,9 +186,9 @@ fn refuses_a_filesystem_without_room() {
     assert_eq!(v["error"]["kind"], "no_space");
     assert!(v["runs"].as_array().unwrap().is_empty());
     assert!(test_files(&fs.mount).is_empty());
+    Ok(())
 }
 
-#[test]
 fn fio_engine_without_fio_is_an_error_not_a_pass() {
     let dir = scratch();
     let profile = small_profile(dir.path(), "4m");
@@ -271,22 +256,18 @@ fn signal_cancels_and_removes_the_file(signal: nix::sys::signal::Signal, code: i
     );
 }
 
-#[test]
 fn sigint_cancels_and_removes_the_file() {
     signal_cancels_and_removes_the_file(nix::sys::signal::Signal::SIGINT, 130);
 }
 
-#[test]
 fn sigterm_cancels_and_removes_the_file() {
     signal_cancels_and_removes_the_file(nix::sys::signal::Signal::SIGTERM, 143);
 }
 
-#[test]
 fn sighup_of_a_closed_ssh_session_cancels_and_removes_the_file() {
     signal_cancels_and_removes_the_file(nix::sys::signal::Signal::SIGHUP, 129);
 }
 
-#[test]
 fn a_closed_stdout_does_not_panic_and_still_writes_the_log() {
     let dir = scratch();
     let profile = small_profile(dir.path(), "4m");
@@ -317,13 +298,11 @@ fn a_closed_stdout_does_not_panic_and_still_writes_the_log() {
     assert!(test_files(dir.path()).is_empty());
 }
 
-#[test]
-fn a_full_stdout_is_an_error_not_a_panic() {
+fn a_full_stdout_is_an_error_not_a_panic() -> agnostics_testkit::Ran {
     let dir = scratch();
     let profile = small_profile(dir.path(), "4m");
     let Ok(full) = std::fs::OpenOptions::new().write(true).open("/dev/full") else {
-        eprintln!("skipping a_full_stdout_is_an_error_not_a_panic: no /dev/full");
-        return;
+        return agnostics_testkit::skip("needs /dev/full");
     };
     let out = cli()
         .args(["--json", "--runs", "1", "--target"])
@@ -337,9 +316,9 @@ fn a_full_stdout_is_an_error_not_a_panic() {
     assert!(!stderr(&out).contains("panicked"), "{}", stderr(&out));
     assert!(stderr(&out).contains("No space left"), "{}", stderr(&out));
     assert!(test_files(dir.path()).is_empty());
+    Ok(())
 }
 
-#[test]
 fn removes_a_stale_file_of_a_killed_run_but_nothing_else() {
     let dir = scratch();
     let profile = small_profile(dir.path(), "4m");
@@ -398,7 +377,6 @@ fn removes_a_stale_file_of_a_killed_run_but_nothing_else() {
     );
 }
 
-#[test]
 fn writes_the_results_to_the_rpdiags_log_like_upstream() {
     let dir = scratch();
     let profile = small_profile(dir.path(), "4m");
@@ -431,7 +409,6 @@ fn writes_the_results_to_the_rpdiags_log_like_upstream() {
     assert!(last == "Test PASS" || last == "Test FAIL", "{text}");
 }
 
-#[test]
 fn a_bad_profile_with_json_still_prints_one_json_document() {
     let dir = scratch();
     let profile = dir.path().join("bad.fio");
@@ -447,7 +424,6 @@ fn a_bad_profile_with_json_still_prints_one_json_document() {
         .contains("bad.fio:3: verify"));
 }
 
-#[test]
 fn a_profile_without_graded_jobs_runs_once_and_says_why() {
     let dir = scratch();
     let profile = dir.path().join("ungraded.fio");
@@ -464,3 +440,24 @@ fn a_profile_without_graded_jobs_runs_once_and_says_why() {
     );
     assert!(test_files(dir.path()).is_empty());
 }
+
+agnostics_testkit::main!(
+    json_report_has_the_documented_shape,
+    text_output_starts_with_upstreams_compat_lines,
+    refuses_a_missing_target,
+    refuses_a_file_as_target,
+    refuses_a_bad_profile_naming_line_and_key,
+    refuses_tmpfs_target,
+    refuses_a_read_only_mount,
+    refuses_a_filesystem_without_room,
+    fio_engine_without_fio_is_an_error_not_a_pass,
+    sigint_cancels_and_removes_the_file,
+    sigterm_cancels_and_removes_the_file,
+    sighup_of_a_closed_ssh_session_cancels_and_removes_the_file,
+    a_closed_stdout_does_not_panic_and_still_writes_the_log,
+    a_full_stdout_is_an_error_not_a_panic,
+    removes_a_stale_file_of_a_killed_run_but_nothing_else,
+    writes_the_results_to_the_rpdiags_log_like_upstream,
+    a_bad_profile_with_json_still_prints_one_json_document,
+    a_profile_without_graded_jobs_runs_once_and_says_why,
+);

@@ -54,7 +54,6 @@ fn stderr(out: &Output) -> String {
     String::from_utf8_lossy(&out.stderr).into_owned()
 }
 
-#[test]
 fn json_reports_every_test_and_exits_1_when_one_fails() {
     let s = Setup::new();
     s.script("ok.sh", "#NAME=Passes\n#DESC=Fine\necho fine\n");
@@ -122,7 +121,6 @@ fn json_reports_every_test_and_exits_1_when_one_fails() {
     );
 }
 
-#[test]
 fn text_mode_echoes_output_and_exits_0_when_all_pass() {
     let s = Setup::new();
     s.script("a.sh", "#NAME=First\n#DESC=a\necho first output\n");
@@ -136,7 +134,6 @@ fn text_mode_echoes_output_and_exits_0_when_all_pass() {
     assert!(text.contains("rpdiags.txt"), "{text}");
 }
 
-#[test]
 fn no_tests_is_not_an_error_and_leaves_the_log_alone() {
     let s = Setup::new();
     std::fs::write(s.home.path().join("rpdiags.txt"), "earlier log\n").unwrap();
@@ -151,7 +148,6 @@ fn no_tests_is_not_an_error_and_leaves_the_log_alone() {
     assert!(String::from_utf8_lossy(&out.stdout).contains("No test scripts found"));
 }
 
-#[test]
 fn list_runs_nothing() {
     let s = Setup::new();
     let marker = s.scripts.path().join("ran");
@@ -173,7 +169,6 @@ fn list_runs_nothing() {
     assert!(!s.home.path().join("rpdiags.txt").exists());
 }
 
-#[test]
 fn tests_in_xdg_data_dirs_are_found_and_dir_comes_first() {
     let s = Setup::new();
     let system = s.xdg.path().join("agnostics");
@@ -207,7 +202,6 @@ fn tests_in_xdg_data_dirs_are_found_and_dir_comes_first() {
     assert_eq!(kinds, ["shadowed", "built_in"]);
 }
 
-#[test]
 fn timeout_flag_stops_a_slow_test() {
     let s = Setup::new();
     s.script("slow.sh", "#NAME=Slow\n#DESC=Sleeps\nsleep 1000\n");
@@ -222,7 +216,6 @@ fn timeout_flag_stops_a_slow_test() {
     assert_eq!(out.status.code(), Some(2));
 }
 
-#[test]
 fn missing_dir_and_unwritable_log_are_errors() {
     let s = Setup::new();
     let out = support::cli()
@@ -250,7 +243,6 @@ fn missing_dir_and_unwritable_log_are_errors() {
     assert_eq!(doc["tests"], serde_json::json!([]));
 }
 
-#[test]
 fn sigint_aborts_the_running_test_and_exits_130() {
     let s = Setup::new();
     let started = s.scripts.path().join("started");
@@ -292,15 +284,11 @@ fn sigint_aborts_the_running_test_and_exits_130() {
     assert!(s.log().ends_with("Test : A waits\nTest aborted\n\n"));
 }
 
-#[test]
-fn a_full_stdout_does_not_panic_and_the_log_keeps_the_output() {
+fn a_full_stdout_does_not_panic_and_the_log_keeps_the_output() -> agnostics_testkit::Ran {
     let s = Setup::new();
     s.script("ok.sh", "#NAME=Passes\n#DESC=Fine\necho fine\n");
     let Ok(full) = std::fs::OpenOptions::new().write(true).open("/dev/full") else {
-        eprintln!(
-            "skipping a_full_stdout_does_not_panic_and_the_log_keeps_the_output: no /dev/full"
-        );
-        return;
+        return agnostics_testkit::skip("needs /dev/full");
     };
     for (args, code) in [
         (&[][..], 0),
@@ -321,4 +309,17 @@ fn a_full_stdout_does_not_panic_and_the_log_keeps_the_output() {
         assert_eq!(out.status.code(), Some(code), "{args:?}: {}", stderr(&out));
     }
     assert!(s.log().contains("fine"), "{}", s.log());
+    Ok(())
 }
+
+agnostics_testkit::main!(
+    json_reports_every_test_and_exits_1_when_one_fails,
+    text_mode_echoes_output_and_exits_0_when_all_pass,
+    no_tests_is_not_an_error_and_leaves_the_log_alone,
+    list_runs_nothing,
+    tests_in_xdg_data_dirs_are_found_and_dir_comes_first,
+    timeout_flag_stops_a_slow_test,
+    missing_dir_and_unwritable_log_are_errors,
+    sigint_aborts_the_running_test_and_exits_130,
+    a_full_stdout_does_not_panic_and_the_log_keeps_the_output,
+);

@@ -1,9 +1,8 @@
-//! `agnostics-cli run --json` against a device whose speed is known by construction (DESIGN.md,
-//! "Testing against a card whose speed is known"): a loop device with ext4, throttled by a
-//! cgroup-v1 blkio group to 400 write IOPS, 1200 read IOPS and 12 MiB/s of writes. With either
+//! `agnostics-cli run --json` against a device whose speed is known by construction: a loop
+//! device with ext4, throttled by a cgroup (v2 `io.max`, or v1 blkio) to 400 write IOPS, 1200 read IOPS and 12 MiB/s of writes. With either
 //! engine, the JSON's phases must show each limit within 10 % and its A1 checks must be PASS
-//! (seq-write), FAIL (rand-4k-write), FAIL (rand-4k-read). Needs root and cgroup v1; elsewhere
-//! the test says why it skips.
+//! (seq-write), FAIL (rand-4k-write), FAIL (rand-4k-read). Needs root, such a cgroup and fio;
+//! elsewhere the test is reported as ignored with the reason.
 
 #[path = "../../core/tests/common/mod.rs"]
 mod common;
@@ -42,12 +41,11 @@ fn run_cli_in_group(
     (out.status.code().unwrap_or(-1), doc)
 }
 
-#[test]
-fn cli_measures_the_throttle_with_both_engines_and_fails_a1() {
+fn cli_measures_the_throttle_with_both_engines_and_fails_a1() -> agnostics_testkit::Ran {
     if let Some(reason) = BlkioThrottle::unavailable() {
-        eprintln!("skipping: {reason}");
-        return;
+        return agnostics_testkit::skip(reason);
     }
+    agnostics_testkit::require_program("fio")?;
     let fs = LoopFs::new(192);
     let profile_dir = scratch_dir();
     let profile = profile_dir.path().join("throttled.fio");
@@ -117,4 +115,7 @@ fn cli_measures_the_throttle_with_both_engines_and_fails_a1() {
     }
     drop(group);
     drop(fs);
+    Ok(())
 }
+
+agnostics_testkit::main!(cli_measures_the_throttle_with_both_engines_and_fails_a1,);

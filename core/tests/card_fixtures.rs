@@ -35,12 +35,10 @@ fn identify_fixture(fixture: &Value) -> CardInfo {
     identify_files(&refs)
 }
 
-fn load_fixtures() -> Option<Vec<(String, Value)>> {
+/// Every fixture of [`card_fixtures_dir`] (in the repository), by file name.
+fn load_fixtures() -> Vec<(String, Value)> {
     let dir = card_fixtures_dir();
-    let Ok(rd) = fs::read_dir(&dir) else {
-        eprintln!("skipping: no fixtures at {}", dir.display());
-        return None;
-    };
+    let rd = fs::read_dir(&dir).unwrap_or_else(|e| panic!("card fixtures {}: {e}", dir.display()));
     let mut v: Vec<(String, Value)> = rd
         .flatten()
         .filter(|e| e.path().extension().is_some_and(|x| x == "json"))
@@ -53,7 +51,7 @@ fn load_fixtures() -> Option<Vec<(String, Value)>> {
         })
         .collect();
     v.sort_by(|a, b| a.0.cmp(&b.0));
-    Some(v)
+    v
 }
 
 /// The decoded value named by an `expected` key, as JSON, for comparison.
@@ -77,11 +75,8 @@ fn decoded(card: &CardInfo, key: &str) -> Value {
     }
 }
 
-#[test]
 fn every_published_dump_decodes_to_what_its_owner_printed() {
-    let Some(fixtures) = load_fixtures() else {
-        return;
-    };
+    let fixtures = load_fixtures();
     assert!(fixtures.len() >= 40, "only {} fixtures", fixtures.len());
     let mut failures = Vec::new();
     for (file, fx) in &fixtures {
@@ -133,24 +128,20 @@ fn every_published_dump_decodes_to_what_its_owner_printed() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
-fn fixture(name: &str) -> Option<CardInfo> {
+/// The card of fixture `name` (without `.json`), identified.
+fn fixture(name: &str) -> CardInfo {
     let path = card_fixtures_dir().join(format!("{name}.json"));
-    let Ok(text) = fs::read_to_string(&path) else {
-        eprintln!("skipping: no fixture {}", path.display());
-        return None;
-    };
-    Some(identify_fixture(&serde_json::from_str(&text).unwrap()))
+    let text = fs::read_to_string(&path)
+        .unwrap_or_else(|e| panic!("card fixture {}: {e}", path.display()));
+    identify_fixture(&serde_json::from_str(&text).unwrap())
 }
 
-#[test]
 fn the_last_byte_depends_on_the_host_not_the_card() {
     // Same Kingston card on an i.MX host (CRC stripped) and an STM32 host (CRC, end bit 0).
-    let (Some(imx), Some(stm)) = (
+    let (imx, stm) = (
         fixture("kingston-sd64g-2019-imx"),
         fixture("kingston-sd64g-2019-stm32mp135f"),
-    ) else {
-        return;
-    };
+    );
     assert_eq!(imx.cid.as_ref().unwrap().crc, Some(CrcStatus::Absent));
     assert_eq!(stm.cid.as_ref().unwrap().crc, Some(CrcStatus::OkEndBit0));
     let strip = |c: &CardInfo| {
@@ -162,39 +153,28 @@ fn the_last_byte_depends_on_the_host_not_the_card() {
     assert_eq!(imx.capacity_bytes, stm.capacity_bytes);
     assert_eq!(imx.ssr, stm.ssr);
     // The flagged Canvas Go! Plus CSD ends in 0x01: the end bit alone.
-    let Some(canvas) = fixture("kingston-canvasgoplus-sd-2021-08") else {
-        return;
-    };
+    let canvas = fixture("kingston-canvasgoplus-sd-2021-08");
     assert_eq!(canvas.csd.unwrap().crc, CrcStatus::AbsentEndBitOnly);
     assert_eq!(canvas.registers.cid, RegisterState::Missing);
     assert_eq!(canvas.cid.unwrap().source, card::cid::CidSource::Sysfs);
     // An SPI reader delivers the CRC and the end bit.
-    let Some(spi) = fixture("sandisk-sc16g-bbb") else {
-        return;
-    };
+    let spi = fixture("sandisk-sc16g-bbb");
     assert_eq!(spi.cid.unwrap().crc, Some(CrcStatus::Ok));
 }
 
-#[test]
 fn shared_and_unknown_manufacturer_ids_are_honest() {
-    let Some(t) = fixture("toshiba-sa04g-usbsdmux") else {
-        return;
-    };
+    let t = fixture("toshiba-sa04g-usbsdmux");
     // usbsdmux calls 0x02 SanDisk; it is Toshiba's.
     let c = t.cid.unwrap();
     assert!(c.manufacturer.unwrap().starts_with("Toshiba"));
     assert!(c.manufacturer_shared);
     // A Transcend-labelled card whose CID is SanDisk's: the CID is reported, not the label.
-    let Some(t) = fixture("transcend-label-sandisk-su04g-4gb") else {
-        return;
-    };
+    let t = fixture("transcend-label-sandisk-su04g-4gb");
     assert_eq!(
         t.cid.unwrap().manufacturer.as_deref(),
         Some("SanDisk (Western Digital)")
     );
-    let Some(p) = fixture("rpi-sdinfo-pretec-1232-2g") else {
-        return;
-    };
+    let p = fixture("rpi-sdinfo-pretec-1232-2g");
     let c = p.cid.unwrap();
     assert_eq!(
         (c.mid, c.manufacturer.as_deref()),
@@ -202,11 +182,8 @@ fn shared_and_unknown_manufacturer_ids_are_honest() {
     );
 }
 
-#[test]
 fn emmc_date_uses_the_2013_base_and_explains_the_kernels_1997() {
-    let Some(e) = fixture("samsung-emmc-m8g1gc") else {
-        return;
-    };
+    let e = fixture("samsung-emmc-m8g1gc");
     assert_eq!(e.kind, CardKind::Mmc);
     assert_eq!(e.cid.as_ref().unwrap().mdt.as_deref(), Some("2013-05"));
     assert!(
@@ -217,9 +194,7 @@ fn emmc_date_uses_the_2013_base_and_explains_the_kernels_1997() {
     assert_eq!(e.capacity_bytes, None);
     assert_eq!(e.registers.scr, RegisterState::Missing);
     // Without a type file the CID's layout says eMMC.
-    let Some(c) = fixture("rpi-sdinfo-chromebook-emmc-sem16") else {
-        return;
-    };
+    let c = fixture("rpi-sdinfo-chromebook-emmc-sem16");
     assert_eq!(c.kind, CardKind::Mmc);
     assert!(c.warnings.iter().any(|w| w.contains("type file")));
 }
@@ -228,7 +203,6 @@ const KINGSTON_CID: &str = "9f544953443634476136980065013b00";
 const KINGSTON_CSD: &str = "400e00325b590001cfff7f800a400000";
 const KINGSTON_SSR: &str = "000000000800000004009000011b391e000800000002ff0003000000000000000000000000000000000000000000000000000000000000000000000000000000";
 
-#[test]
 fn upper_case_hex_prefix_and_newlines_decode_the_same() {
     let plain = identify_files(&[
         ("type", "SD"),
@@ -248,7 +222,6 @@ fn upper_case_hex_prefix_and_newlines_decode_the_same() {
     assert_eq!(plain.registers.cid, RegisterState::Decoded);
 }
 
-#[test]
 fn missing_zero_and_bad_registers_are_told_apart() {
     let zero_ssr = "0".repeat(128);
     let c = identify_files(&[
@@ -283,7 +256,6 @@ fn missing_zero_and_bad_registers_are_told_apart() {
     assert_eq!(short.cid, None);
 }
 
-#[test]
 fn a_cid_with_or_without_its_crc_byte() {
     let with = identify_files(&[("type", "SD"), ("cid", "035344534331364780ecf4c851011b85")]);
     let without = identify_files(&[("type", "SD"), ("cid", "035344534331364780ecf4c851011b")]);
@@ -297,7 +269,6 @@ fn a_cid_with_or_without_its_crc_byte() {
     assert!(corrupt.warnings.iter().any(|w| w.contains("checksum")));
 }
 
-#[test]
 fn sysfs_that_disagrees_with_the_cid_is_flagged() {
     let c = identify_files(&[
         ("type", "SD"),
@@ -321,13 +292,11 @@ fn sysfs_that_disagrees_with_the_cid_is_flagged() {
     assert!(dis.iter().any(|w| w.contains("serial")));
 }
 
-#[test]
 fn unknown_device_is_none() {
     let root = scratch();
     assert!(card::identify(root.path(), "mmcblk7").is_none());
 }
 
-#[test]
 fn link_from_debugfs_ios_bounds_an_sd_card() {
     let root = scratch();
     let r = root.path();
@@ -368,7 +337,6 @@ proptest::proptest! {
     #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
 
     /// Whatever the register and attribute files hold, identifying the card never panics.
-    #[test]
     fn identify_never_panics_on_any_file_contents(
         cid in "(0[xX])?[0-9a-fA-F:xz \n]{0,40}",
         csd in "\\PC{0,40}",
@@ -386,3 +354,17 @@ proptest::proptest! {
         let _ = c.summary();
     }
 }
+
+agnostics_testkit::main!(
+    every_published_dump_decodes_to_what_its_owner_printed,
+    the_last_byte_depends_on_the_host_not_the_card,
+    shared_and_unknown_manufacturer_ids_are_honest,
+    emmc_date_uses_the_2013_base_and_explains_the_kernels_1997,
+    upper_case_hex_prefix_and_newlines_decode_the_same,
+    missing_zero_and_bad_registers_are_told_apart,
+    a_cid_with_or_without_its_crc_byte,
+    sysfs_that_disagrees_with_the_cid_is_flagged,
+    unknown_device_is_none,
+    link_from_debugfs_ios_bounds_an_sd_card,
+    identify_never_panics_on_any_file_contents,
+);

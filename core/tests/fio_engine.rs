@@ -68,7 +68,6 @@ fn edit_jobs(text: &str, edit: impl FnOnce(&mut Vec<serde_json::Value>)) -> Stri
     serde_json::to_string_pretty(&doc).unwrap()
 }
 
-#[test]
 fn reads_every_phase_of_real_fio_output_by_name() {
     let results = fio::results_from_output(
         &fixture_profile(),
@@ -118,7 +117,6 @@ fn reads_every_phase_of_real_fio_output_by_name() {
     );
 }
 
-#[test]
 fn jobs_in_another_order_give_the_same_results() {
     let text = fixture("small-standard.json");
     let reversed = edit_jobs(&text, |jobs| jobs.reverse());
@@ -127,7 +125,6 @@ fn jobs_in_another_order_give_the_same_results() {
     assert_eq!(a, b);
 }
 
-#[test]
 fn an_extra_job_does_not_shift_the_others() {
     let text = fixture("small-standard.json");
     let extra = edit_jobs(&text, |jobs| {
@@ -141,7 +138,6 @@ fn an_extra_job_does_not_shift_the_others() {
     assert_eq!(a, b);
 }
 
-#[test]
 fn error_lines_before_the_json_are_skipped_and_a_full_disk_is_no_space() {
     let stdout = fixture("enospc-error-lines-first.json");
     assert!(stdout.starts_with("fio: ENOSPC"));
@@ -158,7 +154,6 @@ fn error_lines_before_the_json_are_skipped_and_a_full_disk_is_no_space() {
     }
 }
 
-#[test]
 fn a_job_error_is_fio_failed_never_a_result() {
     let text = edit_jobs(&fixture("small-standard.json"), |jobs| {
         jobs[3]["error"] = 5.into();
@@ -173,7 +168,6 @@ fn a_job_error_is_fio_failed_never_a_result() {
     }
 }
 
-#[test]
 fn a_missing_job_is_fio_failed() {
     let text = edit_jobs(&fixture("small-standard.json"), |jobs| {
         jobs.retain(|j| j["jobname"] != "job2");
@@ -184,7 +178,6 @@ fn a_missing_job_is_fio_failed() {
     }
 }
 
-#[test]
 fn a_missing_value_is_fio_failed() {
     for (key, path) in [
         ("write.bw_bytes", &["write", "bw_bytes"][..]),
@@ -211,7 +204,6 @@ fn a_missing_value_is_fio_failed() {
     }
 }
 
-#[test]
 fn a_failed_exit_is_fio_failed_even_with_good_json() {
     let out = fio::results_from_output(
         &fixture_profile(),
@@ -225,13 +217,11 @@ fn a_failed_exit_is_fio_failed_even_with_good_json() {
     }
 }
 
-#[test]
 fn no_json_at_all_is_fio_failed() {
     let out = fio::results_from_output(&fixture_profile(), "", "fio: bad option\n", ok());
     assert!(matches!(out, Err(EngineError::FioFailed { .. })), "{out:?}");
 }
 
-#[test]
 fn the_last_status_snapshot_is_the_result() {
     let stream = fixture("status-interval-stream.json");
     assert_eq!(output::documents(&stream).len(), 5);
@@ -274,22 +264,17 @@ fn run_fio_cancelling(
     }
 }
 
-fn fio_installed() -> bool {
+/// Skips unless a working fio is installed (`fio --version` succeeds).
+fn require_fio() -> agnostics_testkit::Ran {
     let found = std::process::Command::new("fio")
         .arg("--version")
         .output()
         .is_ok_and(|o| o.status.success());
-    if !found {
-        eprintln!("skipping: fio is not installed");
-    }
-    found
+    agnostics_testkit::require(found, "needs fio (fio --version did not run)")
 }
 
-#[test]
-fn installed_fio_measures_every_phase_on_a_path_with_a_colon() {
-    if !fio_installed() {
-        return;
-    }
+fn installed_fio_measures_every_phase_on_a_path_with_a_colon() -> agnostics_testkit::Ran {
+    require_fio()?;
     let holder = scratch_dir();
     let dir = holder.path().join("sd:card");
     std::fs::create_dir(&dir).unwrap();
@@ -314,9 +299,9 @@ fn installed_fio_measures_every_phase_on_a_path_with_a_colon() {
     assert_eq!(std::fs::metadata(file.path()).unwrap().len(), 32 << 20);
     file.remove().unwrap();
     assert!(entries(&dir).is_empty());
+    Ok(())
 }
 
-#[test]
 fn missing_fio_is_fio_missing() {
     let _guard = ENV.lock().unwrap();
     let dir = scratch_dir();
@@ -341,7 +326,6 @@ fn fake_fio(dir: &Path, body: &str) -> PathBuf {
     path
 }
 
-#[test]
 fn failing_fio_is_fio_failed_with_its_message() {
     let tools = tempfile::tempdir().unwrap();
     let dir = scratch_dir();
@@ -357,7 +341,6 @@ fn failing_fio_is_fio_failed_with_its_message() {
     }
 }
 
-#[test]
 fn fio_reporting_a_job_error_with_exit_0_is_fio_failed() {
     let tools = tempfile::tempdir().unwrap();
     let json = edit_jobs(&fixture("small-standard.json"), |jobs| {
@@ -380,11 +363,8 @@ fn fio_reporting_a_job_error_with_exit_0_is_fio_failed() {
     }
 }
 
-#[test]
-fn cancel_stops_fio_and_the_file_goes() {
-    if !fio_installed() {
-        return;
-    }
+fn cancel_stops_fio_and_the_file_goes() -> agnostics_testkit::Ran {
+    require_fio()?;
     let dir = scratch_dir();
     // Long enough for status snapshots: 512-byte random reads at depth 1 for up to 20 s.
     let profile = profile(
@@ -406,17 +386,12 @@ fn cancel_stops_fio_and_the_file_goes() {
     drop(file);
     let left = entries(dir.path());
     assert!(left.is_empty(), "file removed after cancel, left: {left:?}");
+    Ok(())
 }
 
-#[test]
-fn full_filesystem_under_fio_is_no_space_and_the_file_goes() {
-    if !is_root() {
-        eprintln!("skipping: needs root (loop device)");
-        return;
-    }
-    if !fio_installed() {
-        return;
-    }
+fn full_filesystem_under_fio_is_no_space_and_the_file_goes() -> agnostics_testkit::Ran {
+    agnostics_testkit::require_root("a loop device")?;
+    require_fio()?;
     let fs = LoopFs::new(24);
     let file = TestFile::create(&fs.mount, true, "ext4").unwrap();
     let cancel = AtomicBool::new(false);
@@ -431,4 +406,24 @@ fn full_filesystem_under_fio_is_no_space_and_the_file_goes() {
         .filter(|n| n != "lost+found")
         .collect();
     assert!(left.is_empty(), "left behind: {left:?}");
+    Ok(())
 }
+
+agnostics_testkit::main!(
+    reads_every_phase_of_real_fio_output_by_name,
+    jobs_in_another_order_give_the_same_results,
+    an_extra_job_does_not_shift_the_others,
+    error_lines_before_the_json_are_skipped_and_a_full_disk_is_no_space,
+    a_job_error_is_fio_failed_never_a_result,
+    a_missing_job_is_fio_failed,
+    a_missing_value_is_fio_failed,
+    a_failed_exit_is_fio_failed_even_with_good_json,
+    no_json_at_all_is_fio_failed,
+    the_last_status_snapshot_is_the_result,
+    installed_fio_measures_every_phase_on_a_path_with_a_colon,
+    missing_fio_is_fio_missing,
+    failing_fio_is_fio_failed_with_its_message,
+    fio_reporting_a_job_error_with_exit_0_is_fio_failed,
+    cancel_stops_fio_and_the_file_goes,
+    full_filesystem_under_fio_is_no_space_and_the_file_goes,
+);

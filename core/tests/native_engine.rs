@@ -123,17 +123,14 @@ fn runs_the_small_standard_test(choice: IoChoice, expected_path: &str) {
     assert!(entries(dir.path()).is_empty(), "file removed");
 }
 
-#[test]
 fn io_uring_measures_every_phase_of_a_small_standard_test() {
     runs_the_small_standard_test(IoChoice::Uring, "io_uring");
 }
 
-#[test]
 fn thread_pool_measures_every_phase_of_a_small_standard_test() {
     runs_the_small_standard_test(IoChoice::Threads, "threads");
 }
 
-#[test]
 fn default_run_profile_uses_io_uring_here() {
     let dir = scratch_dir();
     let profile = profile("[one]\nrw=write\nbs=64k\nsize=1m\ndirect=1\niodepth=4\n");
@@ -172,13 +169,11 @@ fn random_write_covers_every_block(choice: IoChoice) {
     }
 }
 
-#[test]
 fn random_write_covers_every_block_with_distinct_data() {
     random_write_covers_every_block(IoChoice::Uring);
     random_write_covers_every_block(IoChoice::Threads);
 }
 
-#[test]
 fn reading_a_short_file_lays_it_out_first() {
     let dir = scratch_dir();
     let profile = profile("[rr]\nrw=randread\nbs=4k\nsize=2m\ndirect=1\niodepth=8\n");
@@ -194,7 +189,6 @@ fn reading_a_short_file_lays_it_out_first() {
     );
 }
 
-#[test]
 fn runtime_limit_stops_a_phase_early() {
     let dir = scratch_dir();
     // Half a million 512-byte reads at queue depth 1 take far longer than 1 s on any disk.
@@ -240,18 +234,13 @@ fn cancel_mid_phase(choice: IoChoice) {
     assert!(entries(dir.path()).is_empty(), "file removed after cancel");
 }
 
-#[test]
 fn cancel_mid_phase_stops_and_the_file_goes() {
     cancel_mid_phase(IoChoice::Uring);
     cancel_mid_phase(IoChoice::Threads);
 }
 
-#[test]
-fn full_filesystem_is_no_space_and_the_file_goes() {
-    if !is_root() {
-        eprintln!("skipping: needs root (loop device)");
-        return;
-    }
+fn full_filesystem_is_no_space_and_the_file_goes() -> agnostics_testkit::Ran {
+    agnostics_testkit::require_root("a loop device")?;
     let fs = LoopFs::new(24);
     for choice in [IoChoice::Uring, IoChoice::Threads] {
         let profile = small_standard("64m", 2);
@@ -268,4 +257,16 @@ fn full_filesystem_is_no_space_and_the_file_goes() {
             .collect();
         assert!(left.is_empty(), "left behind: {left:?}");
     }
+    Ok(())
 }
+
+agnostics_testkit::main!(
+    io_uring_measures_every_phase_of_a_small_standard_test,
+    thread_pool_measures_every_phase_of_a_small_standard_test,
+    default_run_profile_uses_io_uring_here,
+    random_write_covers_every_block_with_distinct_data,
+    reading_a_short_file_lays_it_out_first,
+    runtime_limit_stops_a_phase_early,
+    cancel_mid_phase_stops_and_the_file_goes,
+    full_filesystem_is_no_space_and_the_file_goes,
+);

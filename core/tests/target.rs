@@ -47,16 +47,12 @@ fn loop_fs(size_mib: u64, ro: bool) -> LoopFs {
 }
 
 macro_rules! need_root {
-    () => {
-        if !is_root() {
-            eprintln!("skipping: needs root");
-            return;
-        }
+    ($what:expr) => {
+        agnostics_testkit::require_root($what)?
     };
 }
 
-#[test]
-fn refuses_tmpfs_target() {
+fn refuses_tmpfs_target() -> agnostics_testkit::Ran {
     let _tmpfs;
     let target = if is_root() {
         _tmpfs = Tmpfs::new(4);
@@ -65,10 +61,7 @@ fn refuses_tmpfs_target() {
         let shm = Path::new("/dev/shm");
         match target::inspect(shm, Path::new("/sys")) {
             Ok(i) if i.fs_type == "tmpfs" => shm.to_path_buf(),
-            _ => {
-                eprintln!("skipping: needs root, or /dev/shm on tmpfs");
-                return;
-            }
+            _ => return agnostics_testkit::skip("needs root, or /dev/shm on tmpfs"),
         }
     };
     let info = target::inspect(&target, Path::new("/sys")).unwrap();
@@ -79,11 +72,11 @@ fn refuses_tmpfs_target() {
         Err(TargetError::Memory { fs_type, .. }) => assert_eq!(fs_type, "tmpfs"),
         other => panic!("expected Memory, got {other:?}"),
     }
+    Ok(())
 }
 
-#[test]
-fn refuses_read_only_loop_mount() {
-    need_root!();
+fn refuses_read_only_loop_mount() -> agnostics_testkit::Ran {
+    need_root!("a loop device");
     let fsys = loop_fs(16, true);
     let info = target::inspect(&fsys.mount, Path::new("/sys")).unwrap();
     assert!(info.read_only);
@@ -95,11 +88,11 @@ fn refuses_read_only_loop_mount() {
             path: fs::canonicalize(&fsys.mount).unwrap()
         })
     );
+    Ok(())
 }
 
-#[test]
-fn refuses_when_space_is_short() {
-    need_root!();
+fn refuses_when_space_is_short() -> agnostics_testkit::Ran {
+    need_root!("a loop device");
     let fsys = loop_fs(40, false);
     match target::preflight(&fsys.mount, 256 * MIB, Path::new("/sys")) {
         Err(TargetError::NoSpace {
@@ -119,15 +112,18 @@ fn refuses_when_space_is_short() {
         .map(|e| e.file_name())
         .collect();
     assert_eq!(entries, ["lost+found"]);
+    Ok(())
 }
 
-/// Run by [`refuses_directory_not_writable_by_user`] in a child process as `nobody`.
-#[test]
-fn not_writable_child() {
-    let Some(dir) = std::env::var_os("AGNOSTICS_TEST_NOT_WRITABLE") else {
-        return;
-    };
-    let dir = PathBuf::from(dir);
+/// The environment variable that makes this test binary the child of
+/// [`refuses_directory_not_writable_by_user`]: the folder to check.
+const NOT_WRITABLE_ENV: &str = "AGNOSTICS_TEST_NOT_WRITABLE";
+/// What the child prints when its check passed.
+const NOT_WRITABLE_DONE: &str = "not-writable check passed as nobody";
+
+/// Run by [`refuses_directory_not_writable_by_user`] in a child process as `nobody`: panics
+/// unless pre-flight refuses `dir` as not writable.
+fn not_writable_child(dir: PathBuf) {
     assert!(!is_root());
     assert_eq!(
         target::preflight(&dir, MIB, Path::new("/sys")),
@@ -135,34 +131,26 @@ fn not_writable_child() {
             path: fs::canonicalize(&dir).unwrap()
         })
     );
+    println!("{NOT_WRITABLE_DONE}");
 }
 
-#[test]
 fn refuses_directory_not_writable_by_user() {
-    let dir = scratch();
     if is_root() {
-        // Root may write anywhere: check as `nobody`, in a child process of this test binary.
+        // Root may write anywhere: check as `nobody`, in a child process of this test binary
+        // (copied out of the checkout, which `nobody` may not be able to enter), on a folder
+        // under /var/tmp that `nobody` can reach but not write.
+        let dir = agnostics_testkit::scratch_dir();
         fs::set_permissions(dir.path(), fs::Permissions::from_mode(0o755)).unwrap();
-        let out = Command::new(std::env::current_exe().unwrap())
-            .args([
-                "not_writable_child",
-                "--exact",
-                "--nocapture",
-                "--test-threads=1",
-            ])
-            .env("AGNOSTICS_TEST_NOT_WRITABLE", dir.path())
-            .uid(65534)
-            .gid(65534)
-            .output()
-            .unwrap();
+        let out = agnostics_testkit::as_nobody(&[(NOT_WRITABLE_ENV, dir.path().as_os_str())]);
         let text = String::from_utf8_lossy(&out.stdout);
         assert!(
             out.status.success(),
             "{text}{}",
             String::from_utf8_lossy(&out.stderr)
         );
-        assert!(text.contains("1 passed"), "{text}");
+        assert!(text.contains(NOT_WRITABLE_DONE), "{text}");
     } else {
+        let dir = scratch();
         fs::set_permissions(dir.path(), fs::Permissions::from_mode(0o555)).unwrap();
         let result = target::preflight(dir.path(), MIB, Path::new("/sys"));
         fs::set_permissions(dir.path(), fs::Permissions::from_mode(0o755)).unwrap();
@@ -170,14 +158,13 @@ fn refuses_directory_not_writable_by_user() {
     }
 }
 
-use std::os::unix::process::CommandExt;
-
-#[test]
-fn resolves_root_filesystem_to_its_disk() {
+fn resolves_root_filesystem_to_its_disk() -> agnostics_testkit::Ran {
     let info = target::inspect(Path::new("/"), Path::new("/sys")).unwrap();
     let Some(dev) = &info.device else {
-        eprintln!("skipping: / has no block device here ({})", info.fs_type);
-        return;
+        return agnostics_testkit::skip(format!(
+            "needs / on a block device (it is {} here)",
+            info.fs_type
+        ));
     };
     assert!(Path::new("/sys/block").join(&dev.disk).exists(), "{dev:?}");
     assert_eq!(dev.stack.last(), Some(&dev.disk));
@@ -190,11 +177,11 @@ fn resolves_root_filesystem_to_its_disk() {
         "/ is {} on {} ({:?})",
         info.fs_type, dev.disk, info.transport
     );
+    Ok(())
 }
 
-#[test]
-fn resolves_loop_mount_to_its_backing_file() {
-    need_root!();
+fn resolves_loop_mount_to_its_backing_file() -> agnostics_testkit::Ran {
+    need_root!("a loop device");
     let fsys = loop_fs(16, false);
     let info = target::inspect(&fsys.mount, Path::new("/sys")).unwrap();
     assert_eq!(info.fs_type, "ext4");
@@ -205,11 +192,11 @@ fn resolves_loop_mount_to_its_backing_file() {
         dev.backing_file.as_deref().map(Path::new),
         Some(fsys.image.as_path())
     );
+    Ok(())
 }
 
-#[test]
-fn lists_writable_filesystems_and_prefers_an_sd_card() {
-    need_root!();
+fn lists_writable_filesystems_and_prefers_an_sd_card() -> agnostics_testkit::Ran {
+    need_root!("a loop device");
     let fsys = loop_fs(16, false);
     let mnt = fs::canonicalize(&fsys.mount).unwrap();
     let listed = target::list(Path::new("/sys"));
@@ -249,9 +236,9 @@ fn lists_writable_filesystems_and_prefers_an_sd_card() {
     if target::inspect(Path::new("/var/tmp"), r).is_ok_and(|i| i.transport != Transport::Sd) {
         assert_eq!(target::default_target(r), mnt);
     }
+    Ok(())
 }
 
-#[test]
 fn default_target_is_var_tmp_without_an_sd_card() {
     let empty = scratch();
     assert_eq!(
@@ -260,13 +247,13 @@ fn default_target_is_var_tmp_without_an_sd_card() {
     );
 }
 
-#[test]
-fn refuses_kernel_interfaces_as_not_storage() {
+fn refuses_kernel_interfaces_as_not_storage() -> agnostics_testkit::Ran {
+    let mut not_here = Vec::new();
     for (dir, fs_type) in [("/proc", "proc"), ("/sys", "sysfs")] {
         if target::inspect(Path::new(dir), Path::new("/sys")).map(|i| i.fs_type)
             != Ok(fs_type.to_owned())
         {
-            eprintln!("skipping {dir}: not {fs_type} here");
+            not_here.push(format!("{dir} on {fs_type}"));
             continue;
         }
         match target::preflight(Path::new(dir), MIB, Path::new("/sys")) {
@@ -277,6 +264,10 @@ fn refuses_kernel_interfaces_as_not_storage() {
             other => panic!("{dir}: expected NotStorage, got {other:?}"),
         }
     }
+    agnostics_testkit::require(
+        not_here.is_empty(),
+        format!("needs {}", not_here.join(" and ")),
+    )
 }
 
 /// An overlayfs over `lower` with its upper and work directories in `layer`, mounted on
@@ -299,20 +290,16 @@ fn mount_overlay(layer: &Path, merged: &Path) -> Result<Mounted, String> {
     Ok(Mounted(merged.to_path_buf()))
 }
 
-#[test]
-fn refuses_an_overlay_whose_upper_layer_is_tmpfs() {
+fn refuses_an_overlay_whose_upper_layer_is_tmpfs() -> agnostics_testkit::Ran {
     // Raspberry Pi OS's "Overlay File System": / is an overlay with its upper layer in RAM.
-    need_root!();
+    need_root!("mounts a tmpfs and an overlay");
     let dir = scratch();
     let tmpfs = Tmpfs::new(8);
     let layer = tmpfs.mount.clone();
     let merged = dir.path().join("merged");
     let _overlay = match mount_overlay(&layer, &merged) {
         Ok(m) => m,
-        Err(e) => {
-            eprintln!("skipping: cannot mount an overlay here: {e}");
-            return;
-        }
+        Err(e) => return agnostics_testkit::skip(format!("needs an overlay mount: {e}")),
     };
     let info = target::inspect(&merged, Path::new("/sys")).unwrap();
     assert_eq!(info.fs_type, "overlay");
@@ -321,23 +308,41 @@ fn refuses_an_overlay_whose_upper_layer_is_tmpfs() {
         Err(TargetError::Memory { fs_type, .. }) => assert_eq!(fs_type, "overlay over tmpfs"),
         other => panic!("expected Memory, got {other:?}"),
     }
+    Ok(())
 }
 
-#[test]
-fn an_overlay_on_a_disk_names_the_upper_layers_device() {
-    need_root!();
+fn an_overlay_on_a_disk_names_the_upper_layers_device() -> agnostics_testkit::Ran {
+    need_root!("a loop device");
     let fsys = loop_fs(48, false);
     let merged = fsys.mount.join("merged");
     let _overlay = match mount_overlay(&fsys.mount.join("layer"), &merged) {
         Ok(m) => m,
-        Err(e) => {
-            eprintln!("skipping: cannot mount an overlay here: {e}");
-            return;
-        }
+        Err(e) => return agnostics_testkit::skip(format!("needs an overlay mount: {e}")),
     };
     let info = target::preflight(&merged, MIB, Path::new("/sys")).unwrap();
     assert_eq!(info.fs_type, "overlay");
     assert_eq!(info.transport, Transport::Loop);
     assert_eq!(info.device.unwrap().disk, fsys.loop_name());
     assert!(info.warnings.is_empty(), "{:?}", info.warnings);
+    Ok(())
+}
+
+fn main() {
+    if let Some(dir) = std::env::var_os(NOT_WRITABLE_ENV) {
+        not_writable_child(PathBuf::from(dir));
+        return;
+    }
+    agnostics_testkit::harness::run(agnostics_testkit::tests!(
+        refuses_tmpfs_target,
+        refuses_read_only_loop_mount,
+        refuses_when_space_is_short,
+        refuses_directory_not_writable_by_user,
+        resolves_root_filesystem_to_its_disk,
+        resolves_loop_mount_to_its_backing_file,
+        lists_writable_filesystems_and_prefers_an_sd_card,
+        default_target_is_var_tmp_without_an_sd_card,
+        refuses_kernel_interfaces_as_not_storage,
+        refuses_an_overlay_whose_upper_layer_is_tmpfs,
+        an_overlay_on_a_disk_names_the_upper_layers_device,
+    ));
 }

@@ -24,7 +24,6 @@ fn touch(path: &Path) {
     std::fs::write(path, b"x").unwrap();
 }
 
-#[test]
 fn creates_a_private_uniquely_named_file_and_removes_it() {
     let dir = scratch_dir();
     let a = TestFile::create(dir.path(), true, "ext4").unwrap();
@@ -58,7 +57,6 @@ fn creates_a_private_uniquely_named_file_and_removes_it() {
     assert!(entries(dir.path()).is_empty());
 }
 
-#[test]
 fn a_replaced_file_is_not_removed_and_the_leftover_is_named() {
     let dir = scratch_dir();
     let file = TestFile::create(dir.path(), false, "ext4").unwrap();
@@ -83,7 +81,6 @@ fn a_replaced_file_is_not_removed_and_the_leftover_is_named() {
     assert_eq!(std::fs::read(&precious).unwrap(), b"x", "its target stays");
 }
 
-#[test]
 fn a_file_recreated_by_our_child_is_reclaimed_and_removed() {
     let dir = scratch_dir();
     let file = TestFile::create(dir.path(), false, "ext4").unwrap();
@@ -99,7 +96,6 @@ fn a_file_recreated_by_our_child_is_reclaimed_and_removed() {
     assert!(!path.exists());
 }
 
-#[test]
 fn loose_files_of_version_0_1_are_kept_and_reported() {
     let dir = scratch_dir();
     let d = dir.path();
@@ -146,12 +142,8 @@ fn loose_files_of_version_0_1_are_kept_and_reported() {
     assert!(std::fs::symlink_metadata(&link).is_ok(), "symlink kept");
 }
 
-#[test]
-fn stale_files_of_other_users_are_kept() {
-    if !is_root() {
-        eprintln!("skipping: needs root (chown)");
-        return;
-    }
+fn stale_files_of_other_users_are_kept() -> agnostics_testkit::Ran {
+    agnostics_testkit::require_root("chown")?;
     let dir = scratch_dir();
     let theirs = dir.path().join(format!(
         ".agnostics-test.{}.0123456789abcdef.tmp",
@@ -161,14 +153,11 @@ fn stale_files_of_other_users_are_kept() {
     std::os::unix::fs::chown(&theirs, Some(65534), Some(65534)).unwrap();
     assert!(remove_stale(dir.path()).is_empty());
     assert!(theirs.exists());
+    Ok(())
 }
 
-#[test]
-fn refused_direct_io_names_the_filesystem_and_leaves_nothing() {
-    if !is_root() {
-        eprintln!("skipping: needs root (mounts a ramfs)");
-        return;
-    }
+fn refused_direct_io_names_the_filesystem_and_leaves_nothing() -> agnostics_testkit::Ran {
+    agnostics_testkit::require_root("mounts a ramfs")?;
     let dir = scratch_dir();
     let mnt = dir.path().join("ram");
     std::fs::create_dir(&mnt).unwrap();
@@ -194,4 +183,14 @@ fn refused_direct_io_names_the_filesystem_and_leaves_nothing() {
     // Without O_DIRECT the same filesystem is fine.
     let file = TestFile::create(&mnt, false, "ramfs").unwrap();
     file.remove().unwrap();
+    Ok(())
 }
+
+agnostics_testkit::main!(
+    creates_a_private_uniquely_named_file_and_removes_it,
+    a_replaced_file_is_not_removed_and_the_leftover_is_named,
+    a_file_recreated_by_our_child_is_reclaimed_and_removed,
+    loose_files_of_version_0_1_are_kept_and_reported,
+    stale_files_of_other_users_are_kept,
+    refused_direct_io_names_the_filesystem_and_leaves_nothing,
+);

@@ -1,12 +1,12 @@
-//! Both engines against a device whose speed is known by construction (DESIGN.md, "Testing
-//! against a card whose speed is known"): a loop device with ext4, throttled by a cgroup-v1
-//! blkio group to 400 write IOPS, 1200 read IOPS and 12 MiB/s of writes. Each engine must
+//! Both engines against a device whose speed is known by construction: a loop device with
+//! ext4, throttled by a cgroup (v2 `io.max`, or v1 blkio) to 400 write IOPS, 1200 read IOPS and 12 MiB/s of writes. Each engine must
 //! measure each limit within 10 %, and the A1 checks must come out PASS (sequential write,
 //! 12 MiB/s ≥ 10000 KiB/s), FAIL (400 < 500 IOPS), FAIL (1200 < 1500 IOPS).
 //!
-//! The measuring runs in a child process (this test binary again, running only
-//! `throttled_child_run`) that a shell moves into the group before it starts. Needs root and
-//! cgroup v1; elsewhere the test says why it skips.
+//! The measuring runs in a child process (this test binary again, which runs
+//! `throttled_child_run` when the environment names a folder and an engine) that a shell moves
+//! into the group before it starts. Needs root, a blkio or io controller, and fio; elsewhere
+//! the test is reported as ignored with the reason.
 
 mod common;
 
@@ -23,13 +23,9 @@ const DIR_ENV: &str = "AGNOSTICS_THROTTLE_DIR";
 const ENGINE_ENV: &str = "AGNOSTICS_THROTTLE_ENGINE";
 const MARK: &str = "THROTTLE-RESULT ";
 
-/// The child's side: does nothing unless the parent test started it with the environment set.
-#[test]
-fn throttled_child_run() {
-    let (Some(dir), Some(engine)) = (std::env::var_os(DIR_ENV), std::env::var(ENGINE_ENV).ok())
-    else {
-        return;
-    };
+/// The child's side, in the throttled group: measures `engine` on a test file in `dir` and
+/// prints the phases after [`MARK`].
+fn throttled_child_run(dir: &std::ffi::OsStr, engine: &str) {
     let profile = profile(THROTTLED_PROFILE);
     let file = TestFile::create(Path::new(&dir), true, "ext4").unwrap();
     let cancel = AtomicBool::new(false);
@@ -39,7 +35,7 @@ fn throttled_child_run() {
         on_event: &|_: Event| {},
     };
     let mut io_path = String::new();
-    let result = match engine.as_str() {
+    let result = match engine {
         "io_uring" => {
             native::run_profile_with(IoChoice::Uring, &profile, &file, &ctx, &mut io_path)
         }
@@ -63,12 +59,6 @@ fn measure_in_group(group: &BlkioThrottle, dir: &Path, engine: &str) -> Vec<Phas
     let exe = std::env::current_exe().unwrap();
     let out = group
         .command(&exe)
-        .args([
-            "throttled_child_run",
-            "--exact",
-            "--nocapture",
-            "--test-threads=1",
-        ])
         .env(DIR_ENV, dir)
         .env(ENGINE_ENV, engine)
         .output()
@@ -86,24 +76,14 @@ fn measure_in_group(group: &BlkioThrottle, dir: &Path, engine: &str) -> Vec<Phas
     serde_json::from_str(line).unwrap()
 }
 
-#[test]
-fn both_engines_measure_the_throttle_and_grade_it() {
+fn both_engines_measure_the_throttle_and_grade_it() -> agnostics_testkit::Ran {
     if let Some(reason) = BlkioThrottle::unavailable() {
-        eprintln!("skipping: {reason}");
-        return;
+        return agnostics_testkit::skip(reason);
     }
+    agnostics_testkit::require_program("fio")?;
     let fs = LoopFs::new(192);
     let group = BlkioThrottle::new(&fs.maj_min(), THROTTLE);
     for engine in ["io_uring", "threads", "fio"] {
-        if engine == "fio"
-            && std::process::Command::new("fio")
-                .arg("--version")
-                .output()
-                .is_err()
-        {
-            eprintln!("skipping the fio engine: fio is not installed");
-            continue;
-        }
         let phases = measure_in_group(&group, &fs.mount, engine);
         let phase = |name: &str| phases.iter().find(|p| p.name == name).unwrap();
         eprintln!(
@@ -140,4 +120,15 @@ fn both_engines_measure_the_throttle_and_grade_it() {
     }
     drop(group);
     drop(fs);
+    Ok(())
+}
+
+fn main() {
+    if let (Some(dir), Ok(engine)) = (std::env::var_os(DIR_ENV), std::env::var(ENGINE_ENV)) {
+        throttled_child_run(&dir, &engine);
+        return;
+    }
+    agnostics_testkit::harness::run(agnostics_testkit::tests!(
+        both_engines_measure_the_throttle_and_grade_it
+    ));
 }

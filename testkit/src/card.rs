@@ -1,21 +1,12 @@
 //! Sysfs trees of SD cards for tests, from the published register dumps in
-//! `shared/fixtures/cards/*.json` (each with a `sysfs` object of file name → contents).
+//! `testkit/fixtures/cards/*.json` (each with a `sysfs` object of file name → contents).
 
 use std::path::{Path, PathBuf};
 
-/// `<checkout>/../shared/fixtures/cards`; from a worktree one level deeper (`/work/wt/<name>`),
-/// `../../shared`. The first candidate when neither exists.
+/// `testkit/fixtures/cards`: the published register dumps, kept in the repository so that a
+/// fresh clone runs the card tests.
 pub fn card_fixtures_dir() -> PathBuf {
-    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let candidates = [
-        manifest.join("../../shared/fixtures/cards"),
-        manifest.join("../../../shared/fixtures/cards"),
-    ];
-    candidates
-        .iter()
-        .find(|p| p.is_dir())
-        .unwrap_or(&candidates[0])
-        .clone()
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/cards")
 }
 
 /// Writes each `(name, contents)` as `root/block/mmcblk0/device/<name>`, with sysfs' trailing
@@ -58,4 +49,18 @@ pub fn card_sysfs(root: &Path, name: &str, without: &[&str], zeroed: &[&str]) ->
     let refs: Vec<(&str, &str)> = files.iter().map(|(k, v)| (*k, v.as_str())).collect();
     write_card_tree(root, &refs);
     root.to_path_buf()
+}
+
+/// fio's example job files (`examples/*.fio` of fio's source; GPL, so kept outside this
+/// repository) in `shared/fixtures/fio-jobs` beside the checkout: `<checkout>/../shared` for
+/// a clone (CI's, or `/work/main`), `<checkout>/../../shared` for a worktree
+/// (`/work/wt/<name>`). `None` when neither is there.
+pub fn fio_jobs_dir() -> Option<PathBuf> {
+    let checkout = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    [
+        checkout.join("../shared/fixtures/fio-jobs"),
+        checkout.join("../../shared/fixtures/fio-jobs"),
+    ]
+    .into_iter()
+    .find(|p| p.is_dir())
 }

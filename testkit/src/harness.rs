@@ -6,7 +6,7 @@
 //!
 //! A test file lists its tests with [`main!`]:
 //!
-//! ```ignore
+//! ```
 //! fn refuses_tmpfs_target() -> agnostics_testkit::Ran {
 //!     agnostics_testkit::require_root("mounts a tmpfs")?;
 //!     // …
@@ -144,15 +144,26 @@ pub fn run(tests: Vec<Test>) -> ! {
 /// Runs `tests` one after another on the calling thread (GTK's main thread, for UI tests),
 /// whatever `--test-threads` says, and exits with libtest's status.
 pub fn run_on_this_thread(tests: Vec<Test>) -> ! {
+    conclude_on_this_thread(tests).exit()
+}
+
+/// As [`run_on_this_thread`], but returns libtest's conclusion instead of exiting, so that the
+/// caller can drop what the tests shared (a scratch folder) before it calls
+/// [`Conclusion::exit`](libtest_mimic::Conclusion::exit).
+pub fn conclude_on_this_thread(tests: Vec<Test>) -> libtest_mimic::Conclusion {
     let mut args = libtest_mimic::Arguments::from_args();
     args.test_threads = Some(1);
-    run_with(args, tests)
+    conclude(args, tests)
 }
 
 fn run_with(args: libtest_mimic::Arguments, tests: Vec<Test>) -> ! {
+    conclude(args, tests).exit()
+}
+
+fn conclude(args: libtest_mimic::Arguments, tests: Vec<Test>) -> libtest_mimic::Conclusion {
     let strict = strict();
     let trials = tests.into_iter().map(|t| t.into_trial(strict)).collect();
-    libtest_mimic::run(&args, trials).exit()
+    libtest_mimic::run(&args, trials)
 }
 
 /// `fn main()` for a `harness = false` test file: runs the named test functions (each returning
@@ -161,13 +172,23 @@ fn run_with(args: libtest_mimic::Arguments, tests: Vec<Test>) -> ! {
 macro_rules! main {
     ($($test:path),+ $(,)?) => {
         fn main() {
-            $crate::harness::run(vec![
-                $($crate::harness::Test::new(
-                    $crate::harness::__last_segment(stringify!($test)),
-                    $test,
-                )),+
-            ])
+            $crate::harness::run($crate::tests![$($test),+])
         }
+    };
+}
+
+/// The named test functions (each returning `()` or [`Ran`]) as a `Vec<Test>` for [`run`] or
+/// [`run_on_this_thread`], for a test file that writes its own `main` (one that is also the
+/// child process of one of its tests, for instance).
+#[macro_export]
+macro_rules! tests {
+    ($($test:path),+ $(,)?) => {
+        vec![
+            $($crate::harness::Test::new(
+                $crate::harness::__last_segment(stringify!($test)),
+                $test,
+            )),+
+        ]
     };
 }
 

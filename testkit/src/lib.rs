@@ -1,7 +1,7 @@
 //! Real-system fixtures shared by the integration tests of `agnostics-core`, `agnostics-cli`
 //! and `agnostics-gtk`: scratch folders on a disk filesystem, a loop-mounted ext4 filesystem,
-//! a tmpfs mount, a cgroup-v1 blkio throttle (DESIGN.md, "Testing against a card whose speed is
-//! known"), the sysfs tree of a card from `shared/fixtures/cards`, and the listing of test files
+//! a tmpfs mount, a block-device throttle (cgroup v2 `io.max`, or cgroup v1 blkio) that gives a
+//! device a speed known by construction, the sysfs tree of a card from `testkit/fixtures/cards`, and the listing of test files
 //! left behind.
 //!
 //! Everything that mounts, attaches or creates a cgroup needs root (check [`is_root`] first and
@@ -17,8 +17,8 @@ pub mod harness;
 mod loopfs;
 mod tmpfs;
 
-pub use blkio::{BlkioThrottle, Throttle, BLKIO_ROOT};
-pub use card::{card_fixtures_dir, card_sysfs, write_card_tree};
+pub use blkio::{BlkioThrottle, Hierarchy, Throttle, BLKIO_ROOT, CGROUP2_ROOT};
+pub use card::{card_fixtures_dir, card_sysfs, fio_jobs_dir, write_card_tree};
 pub use harness::{require, require_path, require_program, require_root, skip, Ran, Skip};
 pub use loopfs::{LoopFs, LoopFsBuilder};
 pub use tmpfs::Tmpfs;
@@ -106,4 +106,45 @@ impl Drop for Mounted {
             let _ = Command::new("umount").arg("-l").arg(&self.0).status();
         }
     }
+}
+
+/// The uid and gid of `nobody`, as which [`as_nobody`] runs a command.
+pub const NOBODY: u32 = 65534;
+
+/// This test binary, copied into a fresh folder under [`SCRATCH_BASE`] that everyone may enter
+/// and run (mode 0755), so that it can run as another user wherever the checkout lives (a
+/// clone in `/root` is closed to `nobody`). Keep the returned folder alive while the copy runs.
+///
+/// # Panics
+/// When the binary cannot be found or copied.
+pub fn exe_copy_for_others() -> (tempfile::TempDir, PathBuf) {
+    use std::os::unix::fs::PermissionsExt;
+    let exe = std::env::current_exe().expect("the test binary's path");
+    let dir = scratch_dir();
+    std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755))
+        .expect("open the scratch folder to everyone");
+    let copy = dir.path().join(exe.file_name().expect("a file name"));
+    std::fs::copy(&exe, &copy).unwrap_or_else(|e| panic!("copy {}: {e}", exe.display()));
+    std::fs::set_permissions(&copy, std::fs::Permissions::from_mode(0o755))
+        .expect("make the copy runnable by everyone");
+    (dir, copy)
+}
+
+/// Runs this test binary as `nobody` (uid and gid [`NOBODY`]) with the environment `envs` added,
+/// from a copy made by [`exe_copy_for_others`], in `/`; returns its output. Needs root.
+///
+/// # Panics
+/// When the copy cannot be made or the process cannot start.
+pub fn as_nobody(envs: &[(&str, &std::ffi::OsStr)]) -> std::process::Output {
+    use std::os::unix::process::CommandExt;
+    let (_dir, copy) = exe_copy_for_others();
+    let mut cmd = Command::new(&copy);
+    cmd.current_dir("/").uid(NOBODY).gid(NOBODY);
+    // Root's supplementary groups are dropped too: std calls setgroups(0) when it sets a uid
+    // as root.
+    for (k, v) in envs {
+        cmd.env(k, v);
+    }
+    cmd.output()
+        .unwrap_or_else(|e| panic!("run {} as nobody: {e}", copy.display()))
 }

@@ -1,4 +1,5 @@
-//! Helpers for the UI tests: a libtest-like runner for one GTK main thread, waiting on the main
+//! Helpers for the UI tests: the shared application and its tests for the testkit harness on
+//! GTK's main thread, waiting on the main
 //! loop, small profiles, a tmpfs folder, a throttled loop-mounted ext4 filesystem (as root), and
 //! PNG snapshots of the window. The real-system fixtures underneath (scratch folders on disk,
 //! loop devices, mounts, blkio throttles, card sysfs trees) are `agnostics-testkit`'s,
@@ -23,48 +24,55 @@ use gtk::{gdk, glib, graphene};
 /// bound for a stuck test, not a timing assertion.
 pub const PATIENCE: Duration = Duration::from_secs(600);
 
-/// One named test.
-pub type TestFn = fn(&agnostics_gtk::Application);
+thread_local! {
+    /// The application every UI test of this process shares, made on first use by [`app`] on
+    /// GTK's main thread (the thread the harness runs the tests on).
+    static APP: std::cell::OnceCell<agnostics_gtk::Application> = const { std::cell::OnceCell::new() };
+}
 
-/// Runs `tests` in order on this (the GTK) thread, like libtest prints them; a test whose name
-/// does not contain the first command-line filter is left out. Returns the exit status.
-pub fn run_tests(app: &agnostics_gtk::Application, tests: &[(&str, TestFn)]) -> i32 {
-    let filter = std::env::args()
-        .skip(1)
-        .find(|a| !a.starts_with('-'))
-        .unwrap_or_default();
-    let chosen: Vec<_> = tests.iter().filter(|(n, _)| n.contains(&filter)).collect();
-    println!("\nrunning {} tests", chosen.len());
-    let (mut passed, mut failed) = (0, Vec::new());
-    for (name, test) in chosen {
-        let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| test(app)));
-        close_all_windows(app);
-        match outcome {
-            Ok(()) => {
-                println!("test {name} ... ok");
-                passed += 1;
+/// The shared application: GTK started and the application registered on the first call.
+///
+/// # Panics
+/// When GTK cannot start (no display: run the UI tests under `xvfb-run -a`) or the
+/// application cannot register.
+pub fn app() -> agnostics_gtk::Application {
+    APP.with(|cell| {
+        cell.get_or_init(|| {
+            if let Err(e) = gtk::init() {
+                panic!("the UI tests need a display (run them under xvfb-run -a): {e}");
             }
-            Err(_) => {
-                println!("test {name} ... FAILED");
-                failed.push(*name);
-            }
-        }
-    }
-    let filtered = tests.len() - passed - failed.len();
-    if failed.is_empty() {
-        println!("\ntest result: ok. {passed} passed; 0 failed; 0 ignored; 0 measured; {filtered} filtered out\n");
-        0
-    } else {
-        println!("\nfailures:");
-        for name in &failed {
-            println!("    {name}");
-        }
-        println!(
-            "\ntest result: FAILED. {passed} passed; {} failed; 0 ignored; 0 measured; {filtered} filtered out\n",
-            failed.len()
-        );
-        101
-    }
+            let app = agnostics_gtk::Application::new();
+            // No D-Bus name is needed (or may be available) for tests.
+            app.set_flags(app.flags() | gtk::gio::ApplicationFlags::NON_UNIQUE);
+            app.register(None::<&gtk::gio::Cancellable>)
+                .expect("the application registers");
+            app
+        })
+        .clone()
+    })
+}
+
+/// A harness test named `name` running `test` with the shared [`app`]; every window it leaves
+/// (also when it fails) is closed afterwards.
+pub fn ui_test<O: agnostics_testkit::harness::Outcome + 'static>(
+    name: &str,
+    test: fn(&agnostics_gtk::Application) -> O,
+) -> agnostics_testkit::harness::Test {
+    agnostics_testkit::harness::Test::new(name, move || {
+        let app = app();
+        let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| test(&app)));
+        close_all_windows(&app);
+        outcome.unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+    })
+}
+
+/// `ui_tests![a, b]`: the UI test functions (each `fn(&Application)` returning `()` or
+/// `agnostics_testkit::Ran`) as harness tests, for `agnostics_testkit::harness::run_on_this_thread`.
+#[macro_export]
+macro_rules! ui_tests {
+    ($($test:ident),+ $(,)?) => {
+        vec![$($crate::support::ui_test(stringify!($test), $test)),+]
+    };
 }
 
 /// Destroys every window left by a test (a failed one may leave a test running: cancel it and
@@ -253,9 +261,9 @@ impl TmpfsDir {
     }
 }
 
-/// An ext4 filesystem on a loop device (direct I/O on) whose speed is set by a cgroup-v1 blkio
-/// throttle on this process, like a slow SD card whose speed is known by construction (DESIGN,
-/// "Testing against a card whose speed is known"). Needs root and cgroup v1 blkio. Torn down in
+/// An ext4 filesystem on a loop device (direct I/O on) whose speed is set by a cgroup throttle
+/// (v2 `io.max`, or v1 blkio) on this process, like a slow SD card whose speed is known by
+/// construction. Needs root and such a cgroup. Torn down in
 /// reverse order on drop: process back to the root group, group removed, unmount, detach,
 /// image removed.
 #[derive(Debug)]
@@ -276,11 +284,8 @@ impl ThrottledDisk {
         write_iops: u64,
         read_iops: u64,
     ) -> Result<ThrottledDisk, String> {
-        if !is_root() {
-            return Err("needs root".into());
-        }
-        if BlkioThrottle::unavailable().is_some() {
-            return Err("needs cgroup v1 blkio".into());
+        if let Some(reason) = BlkioThrottle::unavailable() {
+            return Err(reason.into());
         }
         let fs = LoopFs::new(size_mib);
         let group = BlkioThrottle::new(

@@ -40,30 +40,23 @@ pub fn compile_catalogues(dir: &Path, langs: &[&str]) {
 }
 
 /// Builds the glibc locale `de_DE.UTF-8` into `dir` (use it as `LOCPATH`) and returns its
-/// name, or `None` with the reason printed when `localedef` or the locale sources
-/// (package `locales`) are missing.
-pub fn german_locale(dir: &Path) -> Option<&'static str> {
+/// name, or a [`Skip`](agnostics_testkit::Skip) with the reason when `localedef` or the locale
+/// sources (package `locales`) are missing.
+pub fn german_locale(dir: &Path) -> Result<&'static str, agnostics_testkit::Skip> {
     let name = "de_DE.UTF-8";
     let out = Command::new("localedef")
         .args(["-i", "de_DE", "-f", "UTF-8"])
         .arg(dir.join(name))
         .output();
     match out {
-        Ok(o) if dir.join(name).join("LC_NUMERIC").exists() => {
-            let _ = o;
-            Some(name)
-        }
-        Ok(o) => {
-            println!(
-                "skipping the decimal-comma checks: localedef could not build {name}: {}",
-                String::from_utf8_lossy(&o.stderr).trim()
-            );
-            None
-        }
-        Err(e) => {
-            println!("skipping the decimal-comma checks: no localedef ({e}); install the package locales");
-            None
-        }
+        Ok(_) if dir.join(name).join("LC_NUMERIC").exists() => Ok(name),
+        Ok(o) => Err(agnostics_testkit::Skip(format!(
+            "needs the de_DE.UTF-8 locale: localedef could not build it: {}",
+            String::from_utf8_lossy(&o.stderr).trim()
+        ))),
+        Err(e) => Err(agnostics_testkit::Skip(format!(
+            "needs localedef to build de_DE.UTF-8 ({e}); install the package locales"
+        ))),
     }
 }
 
