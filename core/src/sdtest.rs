@@ -190,11 +190,11 @@ fn finish(report: &mut Report, info: &target::TargetInfo) {
     if let Some(f) = report.findings.iter().find(|f| f.is_implausible()) {
         report.verdict = Verdict::Error;
         report.a2_verdict = Verdict::Error;
-        report.error = Some(ErrorReport {
-            kind: "implausible".into(),
-            message: f.text(),
-            hint: Advice::ImplausibleResult.text(),
-        });
+        report.error = Some(ErrorReport::new(
+            "implausible",
+            f.text(),
+            Advice::ImplausibleResult.text(),
+        ));
         report.advice.push(Advice::ImplausibleResult);
         return;
     }
@@ -226,20 +226,8 @@ fn finish(report: &mut Report, info: &target::TargetInfo) {
 }
 
 fn set_engine_error(report: &mut Report, e: &EngineError) {
-    let advice = match e {
-        EngineError::NoSpace { .. } => Advice::FreeSomeSpace,
-        EngineError::Io { .. } => Advice::CheckTheDevice,
-        EngineError::DirectIoRefused { .. } => Advice::DirectIoRefused,
-        EngineError::Cancelled => Advice::Cancelled,
-        EngineError::FioMissing { .. } => Advice::InstallFio,
-        EngineError::FioFailed { .. } => Advice::FioFailed,
-    };
-    report.error = Some(ErrorReport {
-        kind: e.kind().to_owned(),
-        message: e.message(),
-        hint: advice.text(),
-    });
-    report.advice.push(advice);
+    report.error = Some(ErrorReport::from_engine(e));
+    report.advice.push(e.advice());
 }
 
 fn advice_for_target(e: &TargetError) -> Advice {
@@ -256,9 +244,5 @@ fn advice_for_target(e: &TargetError) -> Advice {
 }
 
 fn target_error_report(e: &TargetError) -> ErrorReport {
-    ErrorReport {
-        kind: e.kind().to_owned(),
-        message: e.message(),
-        hint: advice_for_target(e).text(),
-    }
+    ErrorReport::new(e.kind(), e.message(), advice_for_target(e).text())
 }

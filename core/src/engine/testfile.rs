@@ -80,7 +80,9 @@ impl TestFile {
     /// that it is still the file created here.
     ///
     /// Errors: [`EngineError::DirectIoRefused`] when O_DIRECT is refused (EINVAL);
-    /// [`EngineError::Io`] (phase `open`, op `open`) when it cannot be opened or was replaced.
+    /// [`EngineError::TestFileGone`] (phase `open`) when it was removed or replaced;
+    /// [`EngineError::ReadOnly`] or [`EngineError::Io`] (phase `open`, op `open`) when it
+    /// cannot be opened for another reason.
     pub fn open(&self, direct: bool) -> Result<File, EngineError> {
         let mut flags = libc::O_NOFOLLOW | libc::O_CLOEXEC;
         if direct {
@@ -104,11 +106,7 @@ impl TestFile {
             .metadata()
             .map_err(|e| EngineError::from_io("open", "open", e))?;
         if (meta.dev(), meta.ino()) != self.identity() {
-            return Err(EngineError::from_io(
-                "open",
-                "open",
-                io::Error::other("the test file was replaced by another file"),
-            ));
+            return Err(EngineError::test_file_replaced("open"));
         }
         Ok(file)
     }
