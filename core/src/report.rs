@@ -150,10 +150,10 @@ impl ErrorReport {
     }
 }
 
-/// `text` cut for people to at most `max` characters, or `None` when it is one line that
-/// fits. The cut keeps the first line; if that is still too long, its first sentence (up to a
-/// `.`, `;` or `:` followed by a space) when that is at least a third of `max`, else as many
-/// whole words as fit; `…` marks what was left out.
+/// `text` cut for people to at most `max` characters (`…` included), or `None` when it is one
+/// line that fits. The cut keeps the first line; if that is still too long, as many of its
+/// sentences or clauses (ending in `.`, `;` or `:` and a space) as fit, when that is at least a
+/// third of `max`, else as many whole words; `…` marks what was left out.
 pub fn shorten(text: &str, max: usize) -> Option<String> {
     let text = text.trim();
     let first = text.lines().next().unwrap_or("").trim_end();
@@ -169,8 +169,7 @@ pub fn shorten(text: &str, max: usize) -> Option<String> {
     let sentence_end = head
         .match_indices(['.', ';', ':'])
         .map(|(i, _)| i)
-        .filter(|&i| head[i + 1..].starts_with(' ') && head[..i].chars().count() >= max / 3)
-        .next_back();
+        .rfind(|&i| head[i + 1..].starts_with(' ') && head[..i].chars().count() >= max / 3);
     let cut = match sentence_end {
         Some(i) => &head[..i],
         None => match head.rfind(' ') {
@@ -373,6 +372,14 @@ pub fn to_text(report: &Report) -> String {
             "{}",
             fill(&gettext("Error: {message}"), &[("message", &e.message)])
         );
+        if let Some(details) = &e.details {
+            let _ = writeln!(
+                out,
+                "{}",
+                // Translators: the whole text of an error message shortened on the line above.
+                fill(&gettext("Details: {details}"), &[("details", details)])
+            );
+        }
     }
     for w in &report.warnings {
         let _ = writeln!(

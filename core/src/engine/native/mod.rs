@@ -87,8 +87,10 @@ pub fn run_profile(
 /// [`Event::PhaseFinished`] through `ctx`, and an [`Event::Warning`] when io_uring is refused.
 ///
 /// Errors: [`EngineError::Cancelled`] when `ctx.cancel` is set (after the requests in flight
-/// have completed); [`EngineError::NoSpace`] on ENOSPC/EDQUOT; [`EngineError::Io`] on any
-/// other failed read, write, fsync or open (including a block size above 1 GiB, op `plan`);
+/// have completed); [`EngineError::NoSpace`] on ENOSPC/EDQUOT; [`EngineError::ReadOnly`] on
+/// EROFS; [`EngineError::TestFileGone`] when the test file was removed or replaced (ENOENT,
+/// ELOOP, ESTALE, another file at its path); [`EngineError::Io`] on any other failed read,
+/// write, fsync or open (including a block size above 1 GiB, op `plan`);
 /// [`EngineError::DirectIoRefused`] when O_DIRECT is refused. With [`IoChoice::Uring`], a
 /// refused io_uring is [`EngineError::Io`] (op `io_uring_setup`).
 pub fn run_profile_with(
