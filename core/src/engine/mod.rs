@@ -224,7 +224,7 @@ pub enum EngineError {
         program: String,
     },
     /// fio printed nothing for `silent_s` seconds although its `--status-interval=1` makes a
-    /// healthy fio print every second: it was stuck (fio deadlocks when one of its job
+    /// healthy fio print every second: it was stuck (fio 3.33 can deadlock when one of its job
     /// processes is killed, e.g. by the OOM killer) and was stopped.
     #[error("fio stopped responding: nothing from it for {silent_s} s, so it was stopped")]
     FioHung {

@@ -38,8 +38,8 @@ pub const WATCHDOG_ENV: &str = "AGNOSTICS_FIO_WATCHDOG_S";
 /// `--status-interval=1` a healthy fio prints a status every second, however slow the device
 /// (the status comes from fio's main process, not from the jobs waiting for I/O), so a minute
 /// of silence is sixty missed statuses: generous enough for a machine under heavy load or
-/// swapping, short enough that a stuck fio (it deadlocks when one of its job processes is
-/// killed) does not leave the program hanging with the test file in place.
+/// swapping, short enough that a stuck fio (fio 3.33 can deadlock when one of its job
+/// processes is killed) does not leave the program hanging with the test file in place.
 pub const DEFAULT_WATCHDOG: Duration = Duration::from_secs(60);
 
 /// The watchdog's limit: [`WATCHDOG_ENV`] when it holds a positive number of seconds, else
@@ -206,9 +206,9 @@ pub fn run_profile_with(
                 live.snapshot(&snapshot);
             }
             Err(mpsc::RecvTimeoutError::Timeout) => {}
-            // stdout closed: fio is about to exit (or all it has left is to be stuck: the
-            // watchdog still runs).
-            Err(mpsc::RecvTimeoutError::Disconnected) => std::thread::sleep(POLL),
+            // stdout closed: fio is about to exit (should it get stuck instead, the watchdog
+            // still runs).
+            Err(mpsc::RecvTimeoutError::Disconnected) => std::thread::sleep(POLL / 10),
         }
     };
     let stdout_text = stdout_reader.join().unwrap_or_default();
