@@ -286,13 +286,14 @@ fn assert_stopped_by_the_watchdog(watched: &Watched) {
     );
 }
 
-/// fio that prints nothing (here: its main process stopped with SIGSTOP, so it is silent
-/// however healthy its job is) is stopped by the watchdog within its limit, its process group
-/// killed and the test file removed.
+/// fio that prints nothing (here: its processes stopped with SIGSTOP) is stopped by the
+/// watchdog within its limit, its process group killed and the test file removed.
 fn a_silent_fio_is_stopped_by_the_watchdog() -> Ran {
     require_program("fio")?;
+    // The whole process group (fio runs in its own): a job process left running would print
+    // when it ends, which is a sign of life.
     let watched = watch_fio(Duration::from_millis(1500), &|fio_main, _| {
-        signal(fio_main, nix::sys::signal::Signal::SIGSTOP)
+        signal(-fio_main, nix::sys::signal::Signal::SIGSTOP)
     });
     eprintln!("stopped {:?} after fio went silent", watched.took);
     assert_stopped_by_the_watchdog(&watched);
