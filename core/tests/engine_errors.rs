@@ -607,6 +607,36 @@ fn long_messages_are_shortened_with_the_whole_text_in_details() {
     assert_eq!(old.details, None);
 }
 
+/// What the fio engine fills before fio starts: only what a read can reach before a write
+/// that cannot stop early has covered it.
+fn unwritten_reads_follow_the_writes_that_surely_happen() {
+    use agnostics_core::engine::native::unwritten_reads;
+    let mib = 1u64 << 20;
+    // The standard shape: the first job writes everything, with no runtime.
+    assert_eq!(unwritten_reads(&small_standard("16m", 2)), None);
+    // The first write may stop at its runtime: the reads need the whole file.
+    assert_eq!(unwritten_reads(&profile(HOLE_PROFILE)), Some((0, 32 * mib)));
+    // A write of half the file, then a read of all of it: the other half.
+    let p = profile(
+        "[global]\nsize=16m\n\n[w]\nrw=write\nbs=1m\nsize=8m\n\n\
+         [r]\nrw=randread\nbs=4k\nstonewall\n",
+    );
+    assert_eq!(unwritten_reads(&p), Some((8 * mib, 16 * mib)));
+    // A random write without runtime covers every block of its size.
+    let p = profile(
+        "[global]\nsize=16m\n\n[w]\nrw=randwrite\nbs=4k\n\n\
+         [r]\nrw=read\nbs=1m\nstonewall\n",
+    );
+    assert_eq!(unwritten_reads(&p), None);
+    // A runtime-limited random write before the read covers nothing for sure.
+    let p = profile(
+        "[global]\nsize=16m\n\n[w]\nrw=write\nbs=1m\n\n\
+         [rw]\nrw=randwrite\nbs=4k\nruntime=1\nstonewall\n\n\
+         [r]\nrw=randread\nbs=4k\nstonewall\n",
+    );
+    assert_eq!(unwritten_reads(&p), None);
+}
+
 fn main() {
     if let (Ok(engine), Some(dir)) = (std::env::var(CHILD_ENV), std::env::var_os(DIR_ENV)) {
         child_run(&engine, Path::new(&dir));
@@ -647,6 +677,10 @@ fn main() {
         Test::new(
             "a_failing_device_is_io_on_both_engines",
             a_failing_device_is_io_on_both_engines,
+        ),
+        Test::new(
+            "unwritten_reads_follow_the_writes_that_surely_happen",
+            unwritten_reads_follow_the_writes_that_surely_happen,
         ),
         Test::new(
             "fio_job_errnos_have_their_own_kinds",
