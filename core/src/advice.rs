@@ -33,6 +33,10 @@ pub enum Advice {
     CheckTheDevice,
     /// The target is read-only.
     ReadOnlyTarget,
+    /// The drive turned read-only while the test ran (EROFS).
+    BecameReadOnly,
+    /// The test file was removed or replaced by something else while the test ran.
+    TestFileGone,
     /// The target is memory, not storage.
     MemoryTarget,
     /// The filesystem refuses direct I/O.
@@ -43,6 +47,8 @@ pub enum Advice {
     InstallFio,
     /// fio ran but failed.
     FioFailed,
+    /// fio stopped responding and was stopped by the watchdog.
+    FioHung,
     /// The user cancelled.
     Cancelled,
     /// A figure is faster than the link to the drive can carry: not graded.
@@ -79,7 +85,10 @@ impl Advice {
             Advice::DirectIoRefused => gettext("This filesystem does not allow direct I/O, so the card's own speed cannot be measured there. Choose a folder on another filesystem."),
             Advice::ChooseAnotherFolder => gettext("Choose a folder that exists and that you can write to, such as your home folder."),
             Advice::InstallFio => gettext("Install fio with “sudo apt install fio”, or use the built-in engine."),
-            Advice::FioFailed => gettext("fio could not complete the test; its message is shown above. The built-in engine may still work."),
+            Advice::BecameReadOnly => gettext("The drive became read-only during the test. The card may be failing (worn-out cards switch themselves to read-only), the system may have protected the filesystem after errors, or the card's lock switch moved. Back up its contents, then check the lock switch and run the test again."),
+            Advice::TestFileGone => gettext("The test file was removed or replaced by another program while the test ran, so nothing was graded. Make sure nothing cleans up that folder during the test, then run it again."),
+            Advice::FioFailed => gettext("fio could not complete the test. The built-in engine may still work."),
+            Advice::FioHung => gettext("fio stopped responding and was stopped; its test file was removed. This happens when one of fio's processes is killed, for instance by the system when memory runs out. Close other programs and run the test again, or use the built-in engine."),
             Advice::Cancelled => gettext("The test was cancelled and its test file removed. Nothing was graded."),
             Advice::ImplausibleResult => gettext("A measured speed is more than the connection to this drive can carry, so it cannot be the drive's own: a cache answered instead. Nothing was graded; test a folder directly on the card or drive."),
             Advice::CachedResult => gettext("The figures are shown but not graded: memory answered, not the drive. Test a folder on a filesystem directly on the card or drive (such as /var/tmp or your home folder)."),

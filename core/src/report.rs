@@ -144,12 +144,73 @@ impl RunReport {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ErrorReport {
     /// Machine-readable kind (`missing`, `read_only`, `memory`, `no_space`, `io`,
-    /// `fio_missing`, `fio_failed`, `cancelled`, `implausible`, `cached`, …).
+    /// `test_file_gone`, `fio_missing`, `fio_hung`, `fio_failed`, `cancelled`,
+    /// `implausible`, `cached`, …).
     pub kind: String,
-    /// What happened, for people.
+    /// What happened, for people: at most [`SHORT_MESSAGE_CHARS`] characters on one line
+    /// (a longer text is cut at its first line or sentence, or at a word, with `…`).
     pub message: String,
     /// What to do, for people.
     pub hint: String,
+    /// The whole text when `message` had to be shortened (fio's error lines can run to
+    /// hundreds of characters), else `None` (`null` in JSON).
+    #[serde(default)]
+    pub details: Option<String>,
+}
+
+/// The longest [`ErrorReport::message`], in characters.
+pub const SHORT_MESSAGE_CHARS: usize = 160;
+
+impl ErrorReport {
+    /// The report of an error of `kind` whose whole text is `text`: `message` is the text
+    /// shortened by [`shorten`], `details` the whole text when that shortened it.
+    pub fn new(kind: &str, text: String, hint: String) -> ErrorReport {
+        let (message, details) = match shorten(&text, SHORT_MESSAGE_CHARS) {
+            Some(short) => (short, Some(text)),
+            None => (text, None),
+        };
+        ErrorReport {
+            kind: kind.to_owned(),
+            message,
+            hint,
+            details,
+        }
+    }
+
+    /// The report of an engine error: its kind, translated message and advice.
+    pub fn from_engine(e: &crate::engine::EngineError) -> ErrorReport {
+        ErrorReport::new(e.kind(), e.message(), e.advice().text())
+    }
+}
+
+/// `text` cut for people to at most `max` characters (`…` included), or `None` when it is one
+/// line that fits. The cut keeps the first line; if that is still too long, as many of its
+/// sentences or clauses (ending in `.`, `;` or `:` and a space) as fit, when that is at least a
+/// third of `max`, else as many whole words; `…` marks what was left out.
+pub fn shorten(text: &str, max: usize) -> Option<String> {
+    let text = text.trim();
+    let first = text.lines().next().unwrap_or("").trim_end();
+    if first.len() == text.len() && first.chars().count() <= max {
+        return None;
+    }
+    // Room for the ellipsis.
+    let room = max.saturating_sub(1);
+    if first.chars().count() <= room {
+        return Some(format!("{first}…"));
+    }
+    let head: String = first.chars().take(room).collect();
+    let sentence_end = head
+        .match_indices(['.', ';', ':'])
+        .map(|(i, _)| i)
+        .rfind(|&i| head[i + 1..].starts_with(' ') && head[..i].chars().count() >= max / 3);
+    let cut = match sentence_end {
+        Some(i) => &head[..i],
+        None => match head.rfind(' ') {
+            Some(i) if head[..i].chars().count() >= max / 3 => &head[..i],
+            _ => head.as_str(),
+        },
+    };
+    Some(format!("{}…", cut.trim_end()))
 }
 
 /// The whole result of a test.
@@ -394,6 +455,14 @@ pub fn to_text(report: &Report) -> String {
             "{}",
             fill(&gettext("Error: {message}"), &[("message", &e.message)])
         );
+        if let Some(details) = &e.details {
+            let _ = writeln!(
+                out,
+                "{}",
+                // Translators: the whole text of an error message shortened on the line above.
+                fill(&gettext("Details: {details}"), &[("details", details)])
+            );
+        }
     }
     for w in &report.warnings {
         let _ = writeln!(

@@ -200,11 +200,11 @@ fn finish(report: &mut Report, info: &target::TargetInfo, cached: Option<String>
             run.not_graded(&reason);
         }
         if report.error.is_none() {
-            report.error = Some(ErrorReport {
-                kind: "cached".into(),
-                message: reason,
-                hint: Advice::CachedResult.text(),
-            });
+            report.error = Some(ErrorReport::new(
+                "cached",
+                reason,
+                Advice::CachedResult.text(),
+            ));
             report.advice.push(Advice::CachedResult);
         }
     }
@@ -235,11 +235,11 @@ fn finish(report: &mut Report, info: &target::TargetInfo, cached: Option<String>
     if let Some(message) = first_implausible {
         report.verdict = Verdict::Error;
         report.a2_verdict = Verdict::Error;
-        report.error = Some(ErrorReport {
-            kind: "implausible".into(),
+        report.error = Some(ErrorReport::new(
+            "implausible",
             message,
-            hint: Advice::ImplausibleResult.text(),
-        });
+            Advice::ImplausibleResult.text(),
+        ));
         report.advice.push(Advice::ImplausibleResult);
         return;
     }
@@ -271,20 +271,8 @@ fn finish(report: &mut Report, info: &target::TargetInfo, cached: Option<String>
 }
 
 fn set_engine_error(report: &mut Report, e: &EngineError) {
-    let advice = match e {
-        EngineError::NoSpace { .. } => Advice::FreeSomeSpace,
-        EngineError::Io { .. } => Advice::CheckTheDevice,
-        EngineError::DirectIoRefused { .. } => Advice::DirectIoRefused,
-        EngineError::Cancelled => Advice::Cancelled,
-        EngineError::FioMissing { .. } => Advice::InstallFio,
-        EngineError::FioFailed { .. } => Advice::FioFailed,
-    };
-    report.error = Some(ErrorReport {
-        kind: e.kind().to_owned(),
-        message: e.message(),
-        hint: advice.text(),
-    });
-    report.advice.push(advice);
+    report.error = Some(ErrorReport::from_engine(e));
+    report.advice.push(e.advice());
 }
 
 fn advice_for_target(e: &TargetError) -> Advice {
@@ -301,9 +289,5 @@ fn advice_for_target(e: &TargetError) -> Advice {
 }
 
 fn target_error_report(e: &TargetError) -> ErrorReport {
-    ErrorReport {
-        kind: e.kind().to_owned(),
-        message: e.message(),
-        hint: advice_for_target(e).text(),
-    }
+    ErrorReport::new(e.kind(), e.message(), advice_for_target(e).text())
 }

@@ -156,13 +156,14 @@ fn error_lines_before_the_json_are_skipped_and_a_full_disk_is_no_space() {
 
 fn a_job_error_is_fio_failed_never_a_result() {
     let text = edit_jobs(&fixture("small-standard.json"), |jobs| {
-        jobs[3]["error"] = 5.into();
+        // EINVAL: fio's own failure (EIO and the like are the device's: engine_errors.rs).
+        jobs[3]["error"] = 22.into();
     });
-    let stderr = "fio: io_u error on file /x: Input/output error: write offset=0, buflen=4096\n";
+    let stderr = "fio: io_u error on file /x: Invalid argument: write offset=0, buflen=4096\n";
     match fio::results_from_output(&fixture_profile(), &text, stderr, ok()) {
         Err(EngineError::FioFailed { message }) => {
             assert!(message.contains("rand-4k-write"), "{message}");
-            assert!(message.contains("Input/output error"), "{message}");
+            assert!(message.contains("Invalid argument"), "{message}");
         }
         other => panic!("expected FioFailed, got {other:?}"),
     }
@@ -344,7 +345,7 @@ fn failing_fio_is_fio_failed_with_its_message() {
 fn fio_reporting_a_job_error_with_exit_0_is_fio_failed() {
     let tools = tempfile::tempdir().unwrap();
     let json = edit_jobs(&fixture("small-standard.json"), |jobs| {
-        jobs[2]["error"] = 5.into();
+        jobs[2]["error"] = 22.into();
     });
     std::fs::write(tools.path().join("out.json"), json).unwrap();
     let fio = fake_fio(

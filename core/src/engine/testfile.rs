@@ -140,8 +140,10 @@ impl TestFile {
     /// prove is ours.
     fn set_up(&mut self, token: u64) -> io::Result<()> {
         let in_dir = |name: &str| self.run_dir.join(name);
-        let lock =
-            create_in(self.run_fd.as_fd(), LOCK_NAME).map_err(|e| at(&in_dir(LOCK_NAME), e))?;
+        // Read-only: a descriptor open for writing would keep the filesystem from being
+        // remounted read-only while the run lives, and flock needs none.
+        let lock = create_in_as(self.run_fd.as_fd(), LOCK_NAME, libc::O_RDONLY)
+            .map_err(|e| at(&in_dir(LOCK_NAME), e))?;
         flock(lock.as_fd(), libc::LOCK_EX | libc::LOCK_NB)
             .map_err(|e| at(&in_dir(LOCK_NAME), e))?;
         self.lock = Some(lock);
@@ -196,7 +198,9 @@ impl TestFile {
     /// created here.
     ///
     /// Errors: [`EngineError::DirectIoRefused`] when O_DIRECT is refused (EINVAL);
-    /// [`EngineError::Io`] (phase `open`, op `open`) when it cannot be opened or was replaced.
+    /// [`EngineError::TestFileGone`] (phase `open`) when it was removed or replaced;
+    /// [`EngineError::ReadOnly`] or [`EngineError::Io`] (phase `open`, op `open`) when it
+    /// cannot be opened for another reason.
     pub fn open(&self, direct: bool) -> Result<File, EngineError> {
         let mut flags = libc::O_RDWR | libc::O_NOFOLLOW | libc::O_CLOEXEC;
         if direct {
@@ -213,14 +217,7 @@ impl TestFile {
         })?;
         let meta = fstat(fd.as_fd()).map_err(|e| EngineError::from_io("open", "open", e))?;
         if !is_reg(&meta) || identity(&meta) != self.identity() {
-            return Err(EngineError::from_io(
-                "open",
-                "open",
-                io::Error::other(format!(
-                    "{}: the test file was replaced by another file",
-                    self.path.display()
-                )),
-            ));
+            return Err(EngineError::test_file_replaced("open"));
         }
         Ok(File::from(fd))
     }
@@ -604,7 +601,7 @@ fn describe_names(names: &[OsString]) -> String {
 /// [`EngineError::NoSpace`]), as is EINVAL (O_DIRECT refused).
 fn at(path: &Path, e: io::Error) -> io::Error {
     match e.raw_os_error() {
-        Some(libc::ENOSPC | libc::EDQUOT | libc::EINVAL) => e,
+        Some(libc::ENOSPC | libc::EDQUOT | libc::EINVAL | libc::ELOOP | libc::ESTALE) => e,
         _ => io::Error::new(e.kind(), format!("{}: {e}", path.display())),
     }
 }
@@ -688,10 +685,16 @@ fn openat(
 
 /// Creates `name` in `dir`: O_CREAT|O_EXCL|O_NOFOLLOW|O_CLOEXEC, read-write, mode 0600.
 fn create_in(dir: BorrowedFd<'_>, name: &str) -> io::Result<OwnedFd> {
+    create_in_as(dir, name, libc::O_RDWR)
+}
+
+/// Creates `name` in `dir` (O_CREAT|O_EXCL|O_NOFOLLOW|O_CLOEXEC, mode 0600) opened with
+/// `access` (`O_RDONLY` or `O_RDWR`).
+fn create_in_as(dir: BorrowedFd<'_>, name: &str, access: libc::c_int) -> io::Result<OwnedFd> {
     openat(
         dir,
         &cname(name),
-        libc::O_RDWR | libc::O_CREAT | libc::O_EXCL | libc::O_NOFOLLOW | libc::O_CLOEXEC,
+        access | libc::O_CREAT | libc::O_EXCL | libc::O_NOFOLLOW | libc::O_CLOEXEC,
         0o600,
     )
 }

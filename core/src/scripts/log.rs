@@ -372,6 +372,7 @@ mod tests {
             kind: kind.into(),
             message: "the card stopped answering".into(),
             hint: String::new(),
+            details: None,
         };
         let text = logged(&report(vec![], Some(error("io"))));
         assert!(

@@ -33,6 +33,35 @@ pub const FIO_ENV: &str = "AGNOSTICS_FIO";
 const TERM_GRACE: Duration = Duration::from_secs(5);
 /// How often the engine looks at cancel and fio's state.
 const POLL: Duration = Duration::from_millis(100);
+/// Environment variable setting the watchdog's limit, whole seconds (at least 1) of silence
+/// from fio after which it is taken to be stuck and stopped; unset, empty or not a positive
+/// number: [`DEFAULT_WATCHDOG`].
+pub const WATCHDOG_ENV: &str = "AGNOSTICS_FIO_WATCHDOG_S";
+/// How long fio may print nothing before the watchdog stops it: 60 s. With
+/// `--status-interval=1` a healthy fio prints a status every second, however slow the device
+/// (the status comes from fio's main process, not from the jobs waiting for I/O), so a minute
+/// of silence is sixty missed statuses: generous enough for a machine under heavy load or
+/// swapping, short enough that a stuck fio (fio 3.33 can deadlock when one of its job
+/// processes is killed) does not leave the program hanging with the test file in place.
+pub const DEFAULT_WATCHDOG: Duration = Duration::from_secs(60);
+
+/// The watchdog's limit: [`WATCHDOG_ENV`] when it holds a positive number of seconds, else
+/// [`DEFAULT_WATCHDOG`].
+pub fn watchdog_limit() -> Duration {
+    std::env::var(WATCHDOG_ENV)
+        .ok()
+        .and_then(|v| v.trim().parse::<u64>().ok())
+        .filter(|&s| s > 0)
+        .map_or(DEFAULT_WATCHDOG, Duration::from_secs)
+}
+
+/// What the stdout reader tells the wait loop.
+enum Heard {
+    /// fio printed a line (it is alive).
+    Line,
+    /// fio printed a complete status or result document.
+    Snapshot(Box<FioOutput>),
+}
 
 /// The fio program to run: `$AGNOSTICS_FIO` if set and not empty, else `fio`.
 pub fn fio_program() -> PathBuf {
@@ -47,9 +76,11 @@ pub fn fio_program() -> PathBuf {
 ///
 /// Errors: [`EngineError::FioMissing`] when the program cannot be found;
 /// [`EngineError::Cancelled`] when `ctx.cancel` is set (fio gets SIGTERM, then SIGKILL after
-/// 5 s); [`EngineError::NoSpace`] when a job reports ENOSPC/EDQUOT; [`EngineError::FioFailed`]
-/// with fio's message for a non-zero exit, any other job error, a missing job or value, or
-/// output that is not fio's JSON; [`EngineError::Io`] when the job file cannot be written.
+/// 5 s); [`EngineError::FioHung`] when fio prints nothing for [`watchdog_limit`] (its process
+/// group is killed); the cause a job's errno names (see [`results_from_output`]);
+/// [`EngineError::FioFailed`] with fio's message for a non-zero exit, any other job error, a
+/// missing job or value, or output that is not fio's JSON; [`EngineError::Io`] when the job
+/// file cannot be written.
 pub fn run_profile(
     profile: &Profile,
     file: &TestFile,
@@ -131,7 +162,7 @@ pub fn run_profile_with(
         }
     })?;
 
-    let (snapshots_tx, snapshots) = mpsc::channel::<FioOutput>();
+    let (snapshots_tx, snapshots) = mpsc::channel::<Heard>();
     let stdout = child.stdout.take().expect("piped stdout");
     let stderr = child.stderr.take().expect("piped stderr");
     let stdout_reader = std::thread::spawn(move || read_stdout(stdout, &snapshots_tx));
@@ -142,6 +173,8 @@ pub fn run_profile_with(
     });
 
     let mut live = Live::new(profile, ctx);
+    let watchdog = watchdog_limit();
+    let mut last_heard = Instant::now();
     let status = loop {
         if ctx.cancel.load(Ordering::SeqCst) {
             stop(&mut child);
@@ -161,10 +194,25 @@ pub fn run_profile_with(
                 });
             }
         }
+        if last_heard.elapsed() >= watchdog {
+            // A stuck fio does not act on SIGTERM: its whole group is killed at once.
+            kill_group(&mut child);
+            let _ = stdout_reader.join();
+            let _ = stderr_reader.join();
+            let _ = file.reclaim();
+            return Err(EngineError::FioHung {
+                silent_s: watchdog.as_secs(),
+            });
+        }
         match snapshots.recv_timeout(POLL) {
-            Ok(snapshot) => live.snapshot(&snapshot),
+            Ok(Heard::Line) => last_heard = Instant::now(),
+            Ok(Heard::Snapshot(snapshot)) => {
+                last_heard = Instant::now();
+                live.snapshot(&snapshot);
+            }
             Err(mpsc::RecvTimeoutError::Timeout) => {}
-            // stdout closed: fio is about to exit.
+            // stdout closed: fio is about to exit (should it get stuck instead, the watchdog
+            // still runs).
             Err(mpsc::RecvTimeoutError::Disconnected) => std::thread::sleep(POLL / 10),
         }
     };
@@ -180,16 +228,26 @@ pub fn run_profile_with(
 }
 
 /// Gives the test file the profile's size before fio starts, so that fio does not lay it out
-/// itself (fio unlinks and re-creates a file it extends). When the profile does not begin by
-/// writing the whole file, it is filled with data first, as the native engine does, so that
-/// reads never hit holes.
+/// itself (fio unlinks and re-creates a file it extends), and fills with data what a read
+/// could reach before a job surely wrote it, as the native engine does, so that reads never
+/// hit holes: the whole file when the profile does not begin by writing all of it, else the
+/// range [`super::native::unwritten_reads`] gives (when the first job may stop at its
+/// `runtime` before covering the file).
+///
+/// Errors: [`EngineError::NoSpace`], [`EngineError::ReadOnly`], [`EngineError::Io`], … from
+/// sizing or writing the file.
 fn prepare_file(profile: &Profile, file: &TestFile) -> Result<(), EngineError> {
-    if super::native::pre_size(profile, file)? {
-        return Ok(());
-    }
     let job = profile.jobs.first().expect("a profile has a job");
+    let (from, to) = if super::native::pre_size(profile, file)? {
+        match super::native::unwritten_reads(profile) {
+            Some(range) => range,
+            None => return Ok(()),
+        }
+    } else {
+        (0, profile.file_size_bytes())
+    };
     let handle = file.open(job.direct)?;
-    super::native::lay_out(&handle, 0, profile.file_size_bytes(), job)
+    super::native::lay_out(&handle, from, to, job)
 }
 
 /// Stops fio and the job processes it forked (its process group): SIGTERM, then SIGKILL when
@@ -218,9 +276,22 @@ fn stop(child: &mut Child) {
     let _ = child.wait();
 }
 
-/// Reads fio's stdout to the end, sending each complete JSON document as it arrives (fio
-/// prints `{` and `}` alone on their lines around each); returns the whole text.
-fn read_stdout(stdout: impl Read, snapshots: &mpsc::Sender<FioOutput>) -> String {
+/// Kills fio's process group (fio and its job processes) with SIGKILL and reaps fio.
+fn kill_group(child: &mut Child) {
+    if let Ok(pid) = i32::try_from(child.id()) {
+        let _ = nix::sys::signal::kill(
+            nix::unistd::Pid::from_raw(-pid),
+            nix::sys::signal::Signal::SIGKILL,
+        );
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+}
+
+/// Reads fio's stdout to the end, telling of each line and sending each complete JSON
+/// document as it arrives (fio prints `{` and `}` alone on their lines around each); returns
+/// the whole text.
+fn read_stdout(stdout: impl Read, snapshots: &mpsc::Sender<Heard>) -> String {
     let mut all = String::new();
     let mut current: Option<String> = None;
     let mut reader = BufReader::new(stdout);
@@ -232,6 +303,7 @@ fn read_stdout(stdout: impl Read, snapshots: &mpsc::Sender<FioOutput>) -> String
             Ok(_) => {}
         }
         all.push_str(&line);
+        let _ = snapshots.send(Heard::Line);
         if line.starts_with('{') {
             current = Some(String::new());
         }
@@ -239,7 +311,7 @@ fn read_stdout(stdout: impl Read, snapshots: &mpsc::Sender<FioOutput>) -> String
             doc.push_str(&line);
             if line.trim_end() == "}" {
                 if let Ok(out) = serde_json::from_str::<FioOutput>(doc) {
-                    let _ = snapshots.send(out);
+                    let _ = snapshots.send(Heard::Snapshot(Box::new(out)));
                 }
                 current = None;
             }
@@ -274,8 +346,10 @@ fn fio_messages(stdout: &str, stderr: &str) -> String {
 /// ([`jobfile::section_name`] of its index: `job0`, `job1`, …) and named after the profile's
 /// job.
 ///
-/// Errors: [`EngineError::NoSpace`] when a job reports ENOSPC or EDQUOT;
-/// [`EngineError::FioFailed`] (with fio's own `fio: …` lines) when another job reports an
+/// Errors: the cause a job's errno names ([`EngineError::from_fio_errno`]: ENOSPC/EDQUOT →
+/// [`EngineError::NoSpace`], EROFS → [`EngineError::ReadOnly`], ENOENT/ELOOP/ESTALE →
+/// [`EngineError::TestFileGone`], EIO/ENODEV/ENXIO → [`EngineError::Io`]);
+/// [`EngineError::FioFailed`] (with fio's own `fio: …` lines) when a job reports another
 /// error, fio exited with a failure, or a job or value is missing from its JSON.
 pub fn results_from_output(
     profile: &Profile,
@@ -296,10 +370,9 @@ pub fn results_from_output(
     if let Ok(out) = &parsed {
         for (index, job) in profile.jobs.iter().enumerate() {
             if let Some(found) = out.job(&section_name(index)) {
-                if found.error == libc::ENOSPC || found.error == libc::EDQUOT {
-                    return Err(EngineError::NoSpace {
-                        phase: job.name.clone(),
-                    });
+                let op = if job.rw.is_write() { "write" } else { "read" };
+                if let Some(e) = EngineError::from_fio_errno(&job.name, op, found.error) {
+                    return Err(e);
                 }
                 if found.error != 0 {
                     let errno = std::io::Error::from_raw_os_error(found.error);

@@ -87,8 +87,10 @@ pub fn run_profile(
 /// [`Event::PhaseFinished`] through `ctx`, and an [`Event::Warning`] when io_uring is refused.
 ///
 /// Errors: [`EngineError::Cancelled`] when `ctx.cancel` is set (after the requests in flight
-/// have completed); [`EngineError::NoSpace`] on ENOSPC/EDQUOT; [`EngineError::Io`] on any
-/// other failed read, write, fsync or open (including a block size above 1 GiB, op `plan`);
+/// have completed); [`EngineError::NoSpace`] on ENOSPC/EDQUOT; [`EngineError::ReadOnly`] on
+/// EROFS; [`EngineError::TestFileGone`] when the test file was removed or replaced (ENOENT,
+/// ELOOP, ESTALE, another file at its path); [`EngineError::Io`] on any other failed read,
+/// write, fsync or open (including a block size above 1 GiB, op `plan`);
 /// [`EngineError::DirectIoRefused`] when O_DIRECT is refused. With [`IoChoice::Uring`], a
 /// refused io_uring is [`EngineError::Io`] (op `io_uring_setup`).
 pub fn run_profile_with(
@@ -166,6 +168,40 @@ pub fn pre_size(profile: &Profile, file: &TestFile) -> Result<bool, EngineError>
             .map_err(|e| EngineError::from_io("setup", "truncate", e))?;
     }
     Ok(writes_all)
+}
+
+/// The part of a pre-sized test file (see [`pre_size`]) that a reading job may reach before
+/// any job has surely written it, as `(from, to)` byte offsets, or `None` when every block a
+/// read touches is written by an earlier job that cannot stop early.
+///
+/// A writing job with a `runtime` may end before covering its `size` (a slow card), so it
+/// counts as writing nothing; one without covers `[0, size)` rounded down to its block size
+/// (sequential and random-without-repeats plans both cover every block). The fio engine fills
+/// this range before fio starts, because fio, unlike the native engine, cannot be told to
+/// write what a read is about to reach: without it a read of a hole is answered from the
+/// page tables without touching the device, and measures nothing.
+pub fn unwritten_reads(profile: &Profile) -> Option<(u64, u64)> {
+    let mut covered = 0u64;
+    let mut range: Option<(u64, u64)> = None;
+    for job in &profile.jobs {
+        let planned = job
+            .size_bytes
+            .checked_div(job.bs)
+            .map_or(0, |blocks| blocks * job.bs);
+        if job.rw.is_write() {
+            if job.runtime.is_none_or(|r| r.is_zero()) {
+                covered = covered.max(planned);
+            }
+        } else if covered < planned {
+            range = Some(match range {
+                Some((from, to)) => (from.min(covered), to.max(planned)),
+                None => (covered, planned),
+            });
+            // Filled before the run: later reads below `planned` find data.
+            covered = planned;
+        }
+    }
+    range
 }
 
 /// What one phase's I/O needs, shared with the I/O paths.
