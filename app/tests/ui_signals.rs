@@ -43,6 +43,7 @@ fn spawn_app(dir: &Path, log: &Path, args: &[&str]) -> Child {
         .env("GTK_A11Y", "none")
         .env("NO_AT_BRIDGE", "1")
         .env("AGNOSTICS_LOG", log)
+        .env("LC_ALL", "C")
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
