@@ -174,14 +174,38 @@ fn the_next_start_removes_a_killed_runs_file_and_an_idle_app_quits_at_once() -> 
     );
 
     let mut child = spawn_app(&target, &log, &[]);
-    let swept = wait_for(Duration::from_secs(30), || test_files(&target).is_empty());
-    if !swept {
+    // The app's stderr, line by line as it comes.
+    let (lines_tx, lines) = std::sync::mpsc::channel::<String>();
+    let stderr = child.stderr.take().expect("piped stderr");
+    let reader = std::thread::spawn(move || {
+        use std::io::BufRead;
+        for line in std::io::BufReader::new(stderr)
+            .lines()
+            .map_while(Result::ok)
+        {
+            let _ = lines_tx.send(line);
+        }
+    });
+    let mut seen = Vec::new();
+    let told = wait_for(Duration::from_secs(30), || {
+        seen.extend(lines.try_iter());
+        seen.iter().any(|l| l.starts_with("agnostics: Removed"))
+    });
+    if !told {
         let _ = child.kill();
         let _ = child.wait();
-        panic!("the stale test file was not removed at start-up");
+        panic!("no notice of the removed file at start-up: {seen:?}");
     }
+    assert_eq!(test_files(&target), Vec::<String>::new(), "the stale file");
     kill(Pid::from_raw(child.id() as i32), Signal::SIGTERM).unwrap();
     let status = exit_within(&mut child, Duration::from_secs(5));
+    reader.join().expect("stderr reader");
+    seen.extend(lines.try_iter());
+    let notices = seen
+        .iter()
+        .filter(|l| l.starts_with("agnostics: Removed"))
+        .count();
+    assert_eq!(notices, 1, "says so once: {seen:?}");
     assert_eq!(
         status.code(),
         Some(128 + Signal::SIGTERM as i32),

@@ -301,26 +301,23 @@ impl Window {
         ));
     }
 
-    /// One toast for the test files of killed runs that [`testfile::remove_stale`] removed;
-    /// nothing when there were none.
+    /// One toast (and one line on stderr, for a terminal that started the app) for the test
+    /// files of killed runs that [`testfile::remove_stale`] removed; nothing when there were
+    /// none.
     fn tell_stale_removed(&self, removed: &[PathBuf]) {
-        match removed {
-            [] => {}
-            [path] => self.toast(&fill(
+        let text = match removed {
+            [] => return,
+            [path] => fill(
                 &gettext("Removed a test file left by an earlier test that was stopped: {path}"),
                 &[("path", &path.display())],
-            )),
-            paths => self.toast(&fill(
+            ),
+            paths => fill(
                 &gettext("Removed {count} test files left by earlier tests that were stopped, in {folders}"),
-                &[
-                    ("count", &paths.len()),
-                    (
-                        "folders",
-                        &folders_of(paths),
-                    ),
-                ],
-            )),
-        }
+                &[("count", &paths.len()), ("folders", &folders_of(paths))],
+            ),
+        };
+        eprintln!("agnostics: {text}");
+        self.toast(&text);
     }
 
     fn update_folder_label(&self) {
