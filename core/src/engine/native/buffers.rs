@@ -123,8 +123,9 @@ pub enum IoBuffers {
 impl IoBuffers {
     /// Buffers for up to `depth` requests of `bs` bytes, aligned to `align`, for a writing or
     /// reading phase: `min(depth, WRITE_BUDGET / bs)` write buffers (at least one), or
-    /// `min(depth, READ_BUDGET / bs)` read targets (at least one). Write data comes from a
-    /// generator seeded from `seed` and the slot, refilled on every [`IoBuffers::prepare`].
+    /// `min(depth, READ_BUDGET / bs)` read targets (at least one). Write buffers start out
+    /// filled from a generator seeded with `seed` (never zeros) and are refilled by every
+    /// [`IoBuffers::prepare`].
     pub fn new(bs: usize, depth: usize, align: usize, write: bool, seed: u64) -> IoBuffers {
         let depth = depth.max(1) as u64;
         let budget = if write { WRITE_BUDGET } else { READ_BUDGET };

@@ -9,6 +9,11 @@
 //! never hit holes: a reading phase that finds the file shorter than it needs first writes the
 //! rest (not measured).
 //!
+//! Every write carries fresh pseudo-random data (no 4 KiB block repeats, nothing compresses),
+//! which needs one buffer per write in flight: writes of large blocks therefore keep fewer
+//! requests in flight than `iodepth` (2 × 4 MiB; see [`buffers`]), and the phase's result
+//! reports the depth used.
+//!
 //! Submodules: [`plan`] (offsets), [`buffers`] (aligned buffers, fresh data for every write), [`stats`] (latency
 //! histogram, samples, progress), [`uring`] and [`threads`] (the two I/O paths).
 
