@@ -1,9 +1,13 @@
 //! The application: one instance per session (a second `agnostics` hands its command line to
 //! the first), the command line (`--target DIR`, `--profile FILE`, `--dir DIR`…, `--run`,
 //! `--version`, `--help`), the `app.quit` (Ctrl+Q) and `app.about` actions, the style
-//! sheet, and following Raspberry Pi OS's dark theme.
+//! sheet, following Raspberry Pi OS's dark theme, and SIGINT, SIGTERM and SIGHUP (a closed
+//! session or VNC login, `kill`): the running test stops, its file is removed, and the app
+//! exits with status 128 + the signal.
 
+use std::cell::Cell;
 use std::path::PathBuf;
+use std::time::Duration;
 
 use adw::prelude::*;
 use adw::subclass::prelude::*;
@@ -22,7 +26,12 @@ mod imp {
     use super::*;
 
     #[derive(Debug, Default)]
-    pub struct Application {}
+    pub struct Application {
+        /// The first of SIGINT, SIGTERM or SIGHUP received (0: none).
+        pub signal: Cell<i32>,
+        /// A watch that quits once nothing runs any more, after a signal.
+        pub quitting: Cell<bool>,
+    }
 
     #[glib::object_subclass]
     impl ObjectSubclass for Application {
@@ -50,6 +59,7 @@ mod imp {
             let obj = self.obj();
             obj.load_style();
             obj.setup_actions();
+            obj.watch_signals();
         }
 
         fn activate(&self) {
@@ -239,6 +249,79 @@ impl Application {
         for window in self.windows() {
             window.close();
         }
+    }
+
+    /// The first of SIGINT, SIGTERM or SIGHUP this process received, if any: the exit
+    /// status is then 128 + the signal (130, 143, 129), as with `agnostics-cli`.
+    pub fn stopped_by_signal(&self) -> Option<i32> {
+        Some(self.imp().signal.get()).filter(|s| *s != 0)
+    }
+
+    /// SIGINT, SIGTERM and SIGHUP become sources of the main loop (the handler itself only
+    /// wakes the loop), so that the test is stopped from the main thread like **Stop and
+    /// Close** does.
+    fn watch_signals(&self) {
+        for signal in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP] {
+            let app = self.downgrade();
+            glib_unix::unix_signal_add_local(signal, move || {
+                if let Some(app) = app.upgrade() {
+                    app.stop_for_signal(signal);
+                }
+                glib::ControlFlow::Continue
+            });
+        }
+    }
+
+    /// What a signal does: when nothing runs, quit at once; otherwise every window stops its
+    /// test (the engine waits for the requests already sent, then removes its file) and the
+    /// app quits as soon as no window is busy any more. A second signal only repeats the
+    /// message: an O_DIRECT write already sent cannot be abandoned.
+    pub fn stop_for_signal(&self, signal: i32) {
+        let imp = self.imp();
+        if imp.signal.get() == 0 {
+            imp.signal.set(signal);
+        }
+        let windows: Vec<Window> = self
+            .windows()
+            .into_iter()
+            .filter_map(|w| w.downcast::<Window>().ok())
+            .collect();
+        if !windows.iter().any(Window::is_busy) {
+            self.quit();
+            return;
+        }
+        eprintln!(
+            "agnostics: {}",
+            gettext(
+                "Stopping: waiting for the drive to finish the requests already sent to it \
+                 (a slow card can take a minute), then removing the test file."
+            )
+        );
+        for window in windows.iter().filter(|w| w.is_busy()) {
+            window.stop_and_close();
+        }
+        if imp.quitting.replace(true) {
+            return;
+        }
+        // The window closes itself once its test has ended; other windows (About, a file
+        // chooser) must not keep the app alive, so quit as soon as nothing is busy.
+        let app = self.downgrade();
+        glib::timeout_add_local(Duration::from_millis(50), move || {
+            let Some(app) = app.upgrade() else {
+                return glib::ControlFlow::Break;
+            };
+            let busy = app
+                .windows()
+                .into_iter()
+                .filter_map(|w| w.downcast::<Window>().ok())
+                .any(|w| w.is_busy());
+            if busy {
+                glib::ControlFlow::Continue
+            } else {
+                app.quit();
+                glib::ControlFlow::Break
+            }
+        });
     }
 
     fn show_about(&self) {

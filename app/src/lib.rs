@@ -30,9 +30,15 @@ use gtk::prelude::*;
 /// Runs the app with the process's command line: translations from `$AGNOSTICS_LOCALEDIR` or
 /// [`config::LOCALEDIR`],
 /// then the application (which parses `--target`, `--profile`, `--dir`, `--run`). Returns
-/// the exit status.
+/// the exit status: the application's, or 128 + the signal when SIGINT, SIGTERM or SIGHUP
+/// stopped it (130, 143, 129).
 pub fn run() -> glib::ExitCode {
     agnostics_core::i18n::init(&agnostics_core::i18n::locale_dir(config::LOCALEDIR));
     glib::set_application_name(&agnostics_core::i18n::gettext("Raspberry Pi Diagnostics"));
-    Application::new().run()
+    let app = Application::new();
+    let code = app.run();
+    match app.stopped_by_signal() {
+        Some(signal) => glib::ExitCode::from(u8::try_from(128 + signal).unwrap_or(u8::MAX)),
+        None => code,
+    }
 }

@@ -111,16 +111,26 @@ impl Window {
                 self,
                 move |_, response| {
                     if response == "stop" {
-                        win.imp().close_when_stopped.set(true);
-                        win.cancel_tests();
-                        win.cancel_test();
-                        // Closes once the worker has removed its file (see sync_state).
-                        win.sync_state();
+                        win.stop_and_close();
                     }
                 }
             ),
         );
         dialog.present();
+    }
+
+    /// Stops the SD card test and any **Run Tests** session, and closes the window once the
+    /// engine has waited for the I/O in flight and removed its test file (see `sync_state`);
+    /// an open question dialog goes away. Closes at once when nothing runs. Used by **Stop and
+    /// Close** and by SIGINT, SIGTERM and SIGHUP.
+    pub fn stop_and_close(&self) {
+        if let Some(dialog) = self.imp().dialog.take() {
+            dialog.close();
+        }
+        self.imp().close_when_stopped.set(true);
+        self.cancel_tests();
+        self.cancel_test();
+        self.sync_state();
     }
 
     pub(super) fn choose_folder(&self) {

@@ -14,7 +14,7 @@ use std::path::PathBuf;
 
 use adw::prelude::*;
 use adw::subclass::prelude::*;
-use agnostics_core::engine::EngineKind;
+use agnostics_core::engine::{testfile, EngineKind};
 use agnostics_core::i18n::{fill, gettext};
 use agnostics_core::profile::Profile;
 use agnostics_core::report::{self, Report};
@@ -267,16 +267,25 @@ impl Window {
         let listing = gio::spawn_blocking(move || {
             let preferred = preferred.unwrap_or_else(|| target::default_target(&sysfs));
             let info = target::inspect(&preferred, &sysfs).ok();
-            choices(target::list(&sysfs), &preferred, info)
+            let (list, selected) = choices(target::list(&sysfs), &preferred, info);
+            // Test files left by a killed run (its process gone), in the folders offered:
+            // one directory listing each, on this helper thread.
+            let removed: Vec<PathBuf> = list
+                .iter()
+                .flat_map(|choice| testfile::remove_stale(&choice.dir))
+                .collect();
+            (list, selected, removed)
         });
         glib::spawn_future_local(glib::clone!(
             #[weak(rename_to = win)]
             self,
             async move {
-                let (list, selected) = listing.await.unwrap_or_else(|_| {
+                let (list, selected, removed) = listing.await.unwrap_or_else(|_| {
                     let dir = fallback.unwrap_or_else(|| PathBuf::from("/var/tmp"));
-                    (vec![DriveChoice::new(dir, None)], 0)
+                    (vec![DriveChoice::new(dir, None)], 0, Vec::new())
                 });
+                // Said even when this listing is outdated: the files are gone either way.
+                win.tell_stale_removed(&removed);
                 let imp = win.imp();
                 if imp.drives_generation.get() != generation {
                     return;
@@ -290,6 +299,25 @@ impl Window {
                 }
             }
         ));
+    }
+
+    /// One toast (and one line on stderr, for a terminal that started the app) for the test
+    /// files of killed runs that [`testfile::remove_stale`] removed; nothing when there were
+    /// none.
+    fn tell_stale_removed(&self, removed: &[PathBuf]) {
+        let text = match removed {
+            [] => return,
+            [path] => fill(
+                &gettext("Removed a test file left by an earlier test that was stopped: {path}"),
+                &[("path", &path.display())],
+            ),
+            paths => fill(
+                &gettext("Removed {count} test files left by earlier tests that were stopped, in {folders}"),
+                &[("count", &paths.len()), ("folders", &folders_of(paths))],
+            ),
+        };
+        eprintln!("agnostics: {text}");
+        self.toast(&text);
     }
 
     fn update_folder_label(&self) {
@@ -577,4 +605,20 @@ impl Window {
     pub fn results_view(&self) -> ResultsView {
         self.imp().results_view.get()
     }
+}
+
+/// The distinct folders holding `paths`, in order, joined with ", ".
+fn folders_of(paths: &[PathBuf]) -> String {
+    let mut folders: Vec<String> = Vec::new();
+    for path in paths {
+        let folder = path
+            .parent()
+            .unwrap_or(path.as_path())
+            .display()
+            .to_string();
+        if !folders.contains(&folder) {
+            folders.push(folder);
+        }
+    }
+    folders.join(", ")
 }

@@ -1,19 +1,22 @@
-//! I/O buffers for O_DIRECT: aligned, and shared between in-flight requests so that memory
-//! stays small (DESIGN.md, "Two engines"; issue: peak RSS under 32 MiB for the standard test,
-//! where fio needs 32 × 4 MiB).
+//! I/O buffers for O_DIRECT: aligned, few, and small (peak RSS under 32 MiB for the standard
+//! test, where fio needs 32 × 4 MiB).
 //!
-//! Two layouts, chosen per phase:
-//!
-//! * **Private** (when `iodepth × bs` ≤ [`PRIVATE_BUDGET`], e.g. the 4 KiB random phases):
-//!   one buffer per request slot. A write slot is filled with random bytes once and, before
-//!   each submission, a fresh random word is stamped into every 512-byte sector, so every
-//!   block written differs from every other (no block repeats for a deduplicating device).
-//! * **Shared** (large blocks, e.g. 4 MiB × 32): writes read from one pool of random bytes
-//!   `bs + span` long; request `n` starts at window `n mod windows` (4 KiB steps), so
-//!   consecutive blocks differ and several in-flight writes read the same memory (the kernel
-//!   only reads it). Reads land in a few discard buffers shared by the in-flight reads: their
-//!   contents are never looked at, and two reads racing into the same buffer are harmless for
-//!   a benchmark (each I/O still moves its full length from the device).
+//! * **Writes** get one buffer per request in flight, refilled just before each submission
+//!   (while no I/O uses it) from a 64 KiB random pool: every 4 KiB block is a pool segment
+//!   with each word XORed with a key unique to that block (a fresh 64-bit random key per
+//!   request, plus the block's index × an odd constant). So every block differs from every
+//!   other in every word: no 4 KiB block written in a run repeats another and the data does
+//!   not compress, and a deduplicating or compressing drive, controller or filesystem cannot
+//!   finish the work faster than real data. The refill is one load, XOR and store per word
+//!   (vectorised), cheaper than drawing every word from a generator. Distinct data in
+//!   flight needs its own memory, so the write buffers together stay within
+//!   [`WRITE_BUDGET`]: a write phase keeps at most [`IoBuffers::max_in_flight`] requests in
+//!   flight (32 × 4 KiB and 16 × 512 KiB, but 2 × 4 MiB: still 8 MiB queued, far more than an
+//!   SD card or USB drive holds in its queue).
+//! * **Reads** land in a few discard buffers shared by the in-flight reads (at most
+//!   [`READ_BUDGET`] together): their contents are never looked at, and two reads racing into
+//!   the same buffer are harmless for a benchmark (each I/O still moves its full length from
+//!   the device).
 //!
 //! Buffers are touched only through raw pointers handed to the kernel (io_uring or
 //! pread/pwrite), never through Rust references while I/O may be in flight.
@@ -24,16 +27,16 @@ use std::ptr::NonNull;
 use rand::rngs::SmallRng;
 use rand::{RngCore, SeedableRng};
 
-/// Largest `iodepth × bs` given one buffer per slot, bytes.
-pub const PRIVATE_BUDGET: u64 = 8 << 20;
+/// Largest total size of a phase's write buffers, bytes (at least one buffer is always made).
+pub const WRITE_BUDGET: u64 = 8 << 20;
 /// Largest total size of shared read targets, bytes (at least one target is always made).
 pub const READ_BUDGET: u64 = 8 << 20;
-/// Largest extra length of the shared write pool beyond one block, bytes.
-pub const MAX_SPAN: u64 = 1 << 20;
-/// Step between write windows in the shared pool, bytes (keeps O_DIRECT alignment).
-const WINDOW_STEP: usize = 4096;
-/// A random word is stamped every this many bytes of a private write buffer.
-const STAMP_EVERY: usize = 512;
+/// Size of the random pool write buffers are made from, bytes (a power of two; it stays in
+/// the CPU's cache).
+pub const POOL_BYTES: usize = 64 << 10;
+/// Step between the keys of consecutive blocks: 2^64 / φ, odd, so `key + b × STEP` never
+/// repeats within a request.
+const STEP: u64 = 0x9e37_79b9_7f4a_7c15;
 
 /// A zero-initialised heap buffer aligned for O_DIRECT.
 #[derive(Debug)]
@@ -74,12 +77,34 @@ impl AlignedBuf {
         self.ptr.as_ptr()
     }
 
-    /// Fills the whole buffer with random bytes. Needs exclusive access (no I/O in flight).
+    /// Fills the whole buffer with fresh pseudo-random bytes from `rng`. Needs exclusive
+    /// access (no I/O in flight).
     pub fn fill_random(&mut self, rng: &mut SmallRng) {
-        // SAFETY: `&mut self` proves no other reference exists and no I/O uses it; the
-        // memory is initialised (zeroed at allocation) and `len` bytes long.
-        let slice = unsafe { std::slice::from_raw_parts_mut(self.ptr.as_ptr(), self.len()) };
-        rng.fill_bytes(slice);
+        fill_fresh(self, rng);
+    }
+}
+
+/// Writes fresh pseudo-random words over all of `buf` (a whole number of 8-byte words:
+/// buffers are multiples of 512 bytes; a tail shorter than a word gets bytes).
+///
+/// The caller guarantees that no I/O and no reference uses the buffer meanwhile.
+fn fill_fresh(buf: &AlignedBuf, rng: &mut SmallRng) {
+    let words = buf.len() / 8;
+    let base = buf.as_ptr();
+    for i in 0..words {
+        // SAFETY: `i * 8 + 8 ≤ len`; `write_unaligned` needs no alignment (the buffer is
+        // aligned anyway); the caller owns the buffer exclusively.
+        unsafe {
+            base.add(i * 8)
+                .cast::<u64>()
+                .write_unaligned(rng.next_u64())
+        };
+    }
+    let tail = buf.len() - words * 8;
+    if tail > 0 {
+        let word = rng.next_u64().to_ne_bytes();
+        // SAFETY: the last `tail` (< 8) bytes of the buffer, owned exclusively as above.
+        unsafe { std::ptr::copy_nonoverlapping(word.as_ptr(), base.add(words * 8), tail) };
     }
 }
 
@@ -90,109 +115,125 @@ impl Drop for AlignedBuf {
     }
 }
 
+/// Words in a 4 KiB block, the unit the key changes with.
+const BLOCK_WORDS: usize = 4096 / 8;
+
+/// Fills `buf` block by block (4 KiB, the last one maybe shorter): block `b` is the pool's
+/// segment `b mod (pool / 4 KiB)` with every word XORed with `key + b × STEP`. A tail shorter
+/// than a word gets bytes of one more such word. `pool.len()` is a multiple of
+/// [`BLOCK_WORDS`].
+///
+/// The caller guarantees that no I/O and no reference uses the buffer meanwhile.
+fn fill_keyed(buf: &AlignedBuf, pool: &[u64], key: u64) {
+    let words = buf.len() / 8;
+    assert_eq!(buf.as_ptr() as usize % std::mem::align_of::<u64>(), 0);
+    // SAFETY: the buffer is `len ≥ words × 8` initialised bytes, aligned for u64 (asserted
+    // above), and the caller owns it exclusively: no I/O and no other reference uses it while
+    // this slice lives.
+    let out = unsafe { std::slice::from_raw_parts_mut(buf.as_ptr().cast::<u64>(), words) };
+    let segments = pool.len() / BLOCK_WORDS;
+    let mut blocks = 0usize;
+    for (b, block) in out.chunks_mut(BLOCK_WORDS).enumerate() {
+        let k = key.wrapping_add((b as u64).wrapping_mul(STEP));
+        let segment = &pool[(b % segments) * BLOCK_WORDS..];
+        for (word, p) in block.iter_mut().zip(segment) {
+            *word = *p ^ k;
+        }
+        blocks = b + 1;
+    }
+    let tail = buf.len() - words * 8;
+    if tail > 0 {
+        let k = key.wrapping_add((blocks as u64).wrapping_mul(STEP));
+        let word = (pool[words % pool.len()] ^ k).to_ne_bytes();
+        // SAFETY: the last `tail` (< 8) bytes of the buffer, owned exclusively as above.
+        unsafe { std::ptr::copy_nonoverlapping(word.as_ptr(), buf.as_ptr().add(words * 8), tail) };
+    }
+}
+
 /// The buffers of one phase.
 #[derive(Debug)]
 pub enum IoBuffers {
-    /// One buffer per slot.
-    Private {
-        /// Slot buffers, `bs` bytes each.
+    /// One buffer per write in flight, refilled before each submission.
+    Write {
+        /// `bs` bytes each; as many as [`IoBuffers::max_in_flight`].
         slots: Vec<AlignedBuf>,
-        /// True when the phase writes (slots hold random data and get stamped).
-        write: bool,
-    },
-    /// Shared write pool with rotating windows.
-    SharedWrite {
-        /// `bs + span` random bytes.
-        pool: AlignedBuf,
-        /// Number of window positions.
-        windows: u64,
+        /// [`POOL_BYTES`] random bytes, only ever read after creation.
+        pool: Vec<u64>,
     },
     /// A few discard buffers shared by in-flight reads.
-    SharedRead {
+    Read {
         /// Targets, `bs` bytes each.
         targets: Vec<AlignedBuf>,
     },
 }
 
 impl IoBuffers {
-    /// Buffers for `depth` slots of `bs` bytes, aligned to `align`, for a writing or reading
-    /// phase. Write data is random (seeded from `seed`), never zeros.
+    /// Buffers for up to `depth` requests of `bs` bytes, aligned to `align`, for a writing or
+    /// reading phase: `min(depth, WRITE_BUDGET / bs)` write buffers (at least one), or
+    /// `min(depth, READ_BUDGET / bs)` read targets (at least one). Write buffers start out
+    /// filled from a generator seeded with `seed` (never zeros) and are refilled by every
+    /// [`IoBuffers::prepare`].
     pub fn new(bs: usize, depth: usize, align: usize, write: bool, seed: u64) -> IoBuffers {
-        let mut rng = SmallRng::seed_from_u64(seed);
-        let depth = depth.max(1);
-        if (depth as u64).saturating_mul(bs as u64) <= PRIVATE_BUDGET {
-            let slots = (0..depth)
-                .map(|_| {
-                    let mut b = AlignedBuf::new(bs, align);
-                    if write {
-                        b.fill_random(&mut rng);
-                    }
-                    b
-                })
+        let depth = depth.max(1) as u64;
+        let budget = if write { WRITE_BUDGET } else { READ_BUDGET };
+        let count = (budget / bs.max(1) as u64).clamp(1, depth) as usize;
+        let buffers = (0..count).map(|_| AlignedBuf::new(bs, align));
+        if write {
+            let mut rng = SmallRng::seed_from_u64(seed);
+            let pool: Vec<u64> = (0..POOL_BYTES / 8).map(|_| rng.next_u64()).collect();
+            let slots: Vec<AlignedBuf> = buffers
+                .inspect(|b| fill_keyed(b, &pool, rng.next_u64()))
                 .collect();
-            IoBuffers::Private { slots, write }
-        } else if write {
-            let span = (bs as u64).min(MAX_SPAN) as usize / WINDOW_STEP * WINDOW_STEP;
-            let mut pool = AlignedBuf::new(bs + span, align.max(WINDOW_STEP));
-            pool.fill_random(&mut rng);
-            IoBuffers::SharedWrite {
-                pool,
-                windows: (span / WINDOW_STEP) as u64 + 1,
-            }
+            IoBuffers::Write { slots, pool }
         } else {
-            let count = (READ_BUDGET / bs.max(1) as u64).clamp(1, depth as u64) as usize;
-            let targets = (0..count).map(|_| AlignedBuf::new(bs, align)).collect();
-            IoBuffers::SharedRead { targets }
+            IoBuffers::Read {
+                targets: buffers.collect(),
+            }
         }
     }
 
     /// Bytes of memory the buffers take.
     pub fn footprint(&self) -> usize {
         match self {
-            IoBuffers::Private { slots, .. } => slots.iter().map(AlignedBuf::len).sum(),
-            IoBuffers::SharedWrite { pool, .. } => pool.len(),
-            IoBuffers::SharedRead { targets } => targets.iter().map(AlignedBuf::len).sum(),
+            IoBuffers::Write { slots, pool } => {
+                slots.iter().map(AlignedBuf::len).sum::<usize>() + pool.len() * 8
+            }
+            IoBuffers::Read { targets } => targets.iter().map(AlignedBuf::len).sum(),
         }
     }
 
-    /// Where request number `seq` in slot `slot` reads from or writes to (`bs` bytes).
-    ///
-    /// For a private write slot this first stamps fresh random words into the slot's
-    /// buffer, using `rng`: the caller must own the slot (no I/O in flight on it).
-    pub fn prepare(&self, slot: usize, seq: u64, rng: &mut SmallRng) -> *mut u8 {
+    /// How many requests may be in flight at once with these buffers: the number of write
+    /// buffers, or `usize::MAX` for reads (which share their targets).
+    pub fn max_in_flight(&self) -> usize {
         match self {
-            IoBuffers::Private { slots, write } => {
-                let buf = &slots[slot % slots.len()];
-                if *write {
-                    stamp(buf, rng);
-                }
+            IoBuffers::Write { slots, .. } => slots.len(),
+            IoBuffers::Read { .. } => usize::MAX,
+        }
+    }
+
+    /// Where the request in slot `slot` reads from or writes to (`bs` bytes). For a write
+    /// this first refills the slot's buffer from the pool with keys from a fresh word of
+    /// `rng`: the caller must own the slot (no I/O in flight on it), and
+    /// `slot < max_in_flight()`.
+    ///
+    /// # Panics
+    /// For a write, when `slot ≥ max_in_flight()` (two requests would share a buffer).
+    pub fn prepare(&self, slot: usize, rng: &mut SmallRng) -> *mut u8 {
+        match self {
+            IoBuffers::Write { slots, pool } => {
+                let buf = &slots[slot];
+                fill_keyed(buf, pool, rng.next_u64());
                 buf.as_ptr()
             }
-            IoBuffers::SharedWrite { pool, windows } => {
-                let window = (seq % windows) as usize;
-                // SAFETY: window * WINDOW_STEP ≤ span, and the pool is bs + span long.
-                unsafe { pool.as_ptr().add(window * WINDOW_STEP) }
-            }
-            IoBuffers::SharedRead { targets } => targets[slot % targets.len()].as_ptr(),
+            IoBuffers::Read { targets } => targets[slot % targets.len()].as_ptr(),
         }
-    }
-}
-
-/// Writes one random u64 at the start of every 512-byte sector of `buf`.
-fn stamp(buf: &AlignedBuf, rng: &mut SmallRng) {
-    let base = buf.as_ptr();
-    let mut at = 0;
-    while at + 8 <= buf.len() {
-        let word = rng.next_u64().to_ne_bytes();
-        // SAFETY: `at + 8 ≤ len`; the caller owns this slot, so no I/O and no reference
-        // touches the buffer while we write it.
-        unsafe { std::ptr::copy_nonoverlapping(word.as_ptr(), base.add(at), 8) };
-        at += STAMP_EVERY;
     }
 }
 
 #[cfg(test)]
 mod tests {
+    use std::collections::HashSet;
+
     use super::*;
 
     fn bytes(ptr: *mut u8, len: usize) -> Vec<u8> {
@@ -211,17 +252,40 @@ mod tests {
             (4096, false),
         ] {
             let b = IoBuffers::new(bs, 32, 4096, write, 1);
-            assert!(b.footprint() <= 9 << 20, "bs {bs}: {} bytes", b.footprint());
+            let limit = (8 << 20) + POOL_BYTES;
+            assert!(b.footprint() <= limit, "bs {bs}: {} bytes", b.footprint());
         }
+    }
+
+    #[test]
+    fn writes_in_flight_are_limited_by_the_budget_not_below_one() {
+        assert_eq!(IoBuffers::new(4096, 32, 4096, true, 1).max_in_flight(), 32);
+        assert_eq!(
+            IoBuffers::new(512 << 10, 32, 4096, true, 1).max_in_flight(),
+            16
+        );
+        assert_eq!(
+            IoBuffers::new(4 << 20, 32, 4096, true, 1).max_in_flight(),
+            2
+        );
+        assert_eq!(
+            IoBuffers::new(64 << 20, 32, 4096, true, 1).max_in_flight(),
+            1
+        );
+        assert_eq!(IoBuffers::new(4096, 1, 4096, true, 1).max_in_flight(), 1);
+        assert_eq!(
+            IoBuffers::new(4 << 20, 32, 4096, false, 1).max_in_flight(),
+            usize::MAX
+        );
     }
 
     #[test]
     fn buffers_are_aligned_and_write_data_is_not_zeros() {
         let mut rng = SmallRng::seed_from_u64(3);
-        for (bs, depth) in [(4096, 32), (4 << 20, 32)] {
-            let b = IoBuffers::new(bs, depth, 4096, true, 7);
-            for seq in 0..40 {
-                let p = b.prepare((seq % depth as u64) as usize, seq, &mut rng);
+        for bs in [4096, 4 << 20] {
+            let b = IoBuffers::new(bs, 32, 4096, true, 7);
+            for seq in 0..8 {
+                let p = b.prepare(seq % b.max_in_flight(), &mut rng);
                 assert_eq!(p as usize % 4096, 0);
                 let data = bytes(p, bs);
                 let zeros = data.iter().filter(|&&x| x == 0).count();
@@ -231,15 +295,47 @@ mod tests {
     }
 
     #[test]
-    fn consecutive_writes_carry_different_data() {
+    fn every_4k_block_prepared_is_new() {
         let mut rng = SmallRng::seed_from_u64(3);
-        for (bs, depth) in [(4096usize, 4usize), (4 << 20, 32)] {
+        for (bs, depth) in [(4096usize, 4usize), (512 << 10, 32), (4 << 20, 32)] {
             let b = IoBuffers::new(bs, depth, 4096, true, 9);
-            let first = bytes(b.prepare(0, 0, &mut rng), bs);
-            let second = bytes(b.prepare(1 % depth, 1, &mut rng), bs);
-            let again = bytes(b.prepare(0, depth as u64, &mut rng), bs);
-            assert_ne!(first, second);
-            assert_ne!(first, again, "a slot's reuse carries new data");
+            let mut seen = HashSet::new();
+            for seq in 0..40 {
+                let data = bytes(b.prepare(seq % b.max_in_flight(), &mut rng), bs);
+                for block in data.chunks(4096) {
+                    assert!(seen.insert(block.to_vec()), "bs {bs}: a block repeats");
+                }
+            }
         }
+    }
+
+    #[test]
+    fn blocks_made_from_the_same_pool_segment_differ_in_every_word() {
+        let mut rng = SmallRng::seed_from_u64(5);
+        // 64 KiB buffers: blocks 0..16 use every pool segment once; two requests reuse them.
+        let b = IoBuffers::new(64 << 10, 2, 4096, true, 11);
+        let first = bytes(b.prepare(0, &mut rng), 64 << 10);
+        let second = bytes(b.prepare(1, &mut rng), 64 << 10);
+        for (x, y) in first.chunks(4096).zip(second.chunks(4096)) {
+            for (u, v) in x.chunks(8).zip(y.chunks(8)) {
+                assert_ne!(u, v, "a word repeats");
+            }
+        }
+    }
+
+    #[test]
+    fn a_tail_shorter_than_a_word_is_filled() {
+        let pool: Vec<u64> = (1..=POOL_BYTES as u64 / 8).collect();
+        let buf = AlignedBuf::new(4096 + 4, 4096);
+        fill_keyed(&buf, &pool, 7);
+        let data = bytes(buf.as_ptr(), 4100);
+        assert_ne!(&data[4096..], &[0, 0, 0, 0]);
+    }
+
+    #[test]
+    #[should_panic]
+    fn a_write_slot_beyond_the_buffers_is_refused() {
+        let b = IoBuffers::new(4 << 20, 32, 4096, true, 1);
+        let _ = b.prepare(2, &mut SmallRng::seed_from_u64(1));
     }
 }

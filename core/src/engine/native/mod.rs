@@ -9,7 +9,12 @@
 //! never hit holes: a reading phase that finds the file shorter than it needs first writes the
 //! rest (not measured).
 //!
-//! Submodules: [`plan`] (offsets), [`buffers`] (shared aligned buffers), [`stats`] (latency
+//! Every write carries fresh pseudo-random data (no 4 KiB block repeats, nothing compresses),
+//! which needs one buffer per write in flight: writes of large blocks therefore keep fewer
+//! requests in flight than `iodepth` (2 × 4 MiB; see [`buffers`]), and the phase's result
+//! reports the depth used.
+//!
+//! Submodules: [`plan`] (offsets), [`buffers`] (aligned buffers, fresh data for every write), [`stats`] (latency
 //! histogram, samples, progress), [`uring`] and [`threads`] (the two I/O paths).
 
 pub mod buffers;
@@ -223,7 +228,7 @@ pub struct PhaseIo<'a> {
     pub cancel: &'a AtomicBool,
     /// The phase's buffers.
     pub buffers: &'a IoBuffers,
-    /// Seed for the per-thread random generators (write stamps).
+    /// Seed for the per-thread random generators (write data).
     pub seed: u64,
 }
 
@@ -239,7 +244,7 @@ impl PhaseIo<'_> {
         }
     }
 
-    /// A random generator for write stamps (each call gives a different stream).
+    /// A random generator for write data (each call gives a different stream).
     pub fn rng(&self) -> SmallRng {
         SmallRng::seed_from_u64(self.seed ^ rand::random::<u64>())
     }
@@ -310,12 +315,14 @@ fn run_job(
         job.rw.is_write(),
         seed,
     );
+    // Writes in flight each need their own buffer of fresh data (see `buffers`).
+    let depth = (job.iodepth.max(1) as usize).min(buffers.max_in_flight());
     let io = PhaseIo {
         name: &job.name,
         write: job.rw.is_write(),
         fd,
         bs: job.bs,
-        depth: job.iodepth.max(1) as usize,
+        depth,
         runtime: job.runtime,
         cancel: ctx.cancel,
         buffers: &buffers,
@@ -384,7 +391,7 @@ fn run_job(
         name: job.name.clone(),
         rw: job.rw.as_fio().to_owned(),
         bs: job.bs,
-        iodepth: job.iodepth,
+        iodepth: u32::try_from(depth).unwrap_or(job.iodepth),
         bytes: totals.bytes,
         ios: totals.ios,
         seconds: totals.seconds,
@@ -429,15 +436,18 @@ fn lay_out_with(
         return Ok(());
     }
     let mut buf = AlignedBuf::new(FILL_CHUNK, align);
-    buf.fill_random(&mut SmallRng::seed_from_u64(rand::random()));
-    // SAFETY: `buf` is initialised and FILL_CHUNK long; no I/O is in flight on it, and this
-    // shared view lives only within this function.
-    let data = unsafe { std::slice::from_raw_parts(buf.as_ptr(), buf.len()) };
+    let mut rng = SmallRng::seed_from_u64(rand::random());
     let mut offset = from / align as u64 * align as u64;
     while offset < needed {
         if cancel.is_some_and(|c| c.load(Ordering::SeqCst)) {
             return Err(EngineError::Cancelled);
         }
+        // Fresh data for every chunk, like the write phases (no block repeats); the write
+        // below is buffered, so the kernel has copied the chunk when it returns.
+        buf.fill_random(&mut rng);
+        // SAFETY: `buf` is initialised and FILL_CHUNK long; no I/O is in flight on it, and
+        // this shared view ends before the next refill.
+        let data = unsafe { std::slice::from_raw_parts(buf.as_ptr(), buf.len()) };
         let len = (needed - offset).min(FILL_CHUNK as u64) as usize;
         file.write_all_at(&data[..len], offset)
             .map_err(|e| EngineError::from_io(&job.name, "write", e))?;

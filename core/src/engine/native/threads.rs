@@ -100,10 +100,10 @@ fn worker(
             Ok(mut p) => p.next_request(),
             Err(_) => None,
         };
-        let Some((seq, offset)) = next else {
+        let Some((_, offset)) = next else {
             return;
         };
-        let ptr = io.buffers.prepare(slot, seq, &mut rng);
+        let ptr = io.buffers.prepare(slot, &mut rng);
         let submitted = Instant::now();
         let report = match transfer(io, ptr, offset) {
             Ok(()) => {

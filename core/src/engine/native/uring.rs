@@ -79,13 +79,13 @@ impl Uring {
                 stop = io.stop_reason(start, Instant::now());
             }
             while stop.is_none() && !free.is_empty() {
-                let Some((seq, offset)) = plan.next_request() else {
+                let Some((_, offset)) = plan.next_request() else {
                     break;
                 };
                 let index = free.pop().expect("a free slot");
                 let slot = &mut slots[index];
                 *slot = Slot {
-                    ptr: io.buffers.prepare(index, seq, &mut rng),
+                    ptr: io.buffers.prepare(index, &mut rng),
                     offset,
                     done: 0,
                     submitted: Instant::now(),
