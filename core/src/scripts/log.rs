@@ -256,7 +256,7 @@ mod tests {
     use super::*;
     use crate::engine::{EngineKind, PhaseResult};
     use crate::report::{ErrorReport, ProfileInfo, RunReport, TargetReport};
-    use crate::target::Transport;
+    use crate::target_dir::Transport;
 
     fn phase(name: &str, bw_bytes: f64, iops: f64) -> PhaseResult {
         PhaseResult {
