@@ -1,6 +1,6 @@
 //! The drive chooser: the engine's list of writable mounted filesystems
 //! ([`agnostics_core::target_dir::list`]), each shown the way a person knows it ("SD card ·
-//! mmcblk0 · ext4 · 21.3 GB free"), with the default target (DESIGN, "Where the test runs")
+//! mmcblk0 · ext4 · 21.3 GB free"), with the default target (docs/design.md, "Where the test runs")
 //! or the folder given with `--target` selected.
 
 use std::cell::RefCell;

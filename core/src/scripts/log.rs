@@ -1,5 +1,5 @@
-//! The `~/rpdiags.txt` log in upstream agnostics' format (DESIGN, "Agnostics' script protocol
-//! (compatibility)"). English on purpose, like upstream's: people paste it on forums and
+//! The `~/rpdiags.txt` log in upstream agnostics' format (docs/design.md,
+//! "Upstream's script protocol"). English on purpose, like upstream's: people paste it on forums and
 //! scripts read it.
 //!
 //! As upstream, each session (one press of **Run Tests**, one `agnostics-cli scripts`)
