@@ -23,7 +23,7 @@ esac
 "$cargo" build $flag --locked \
     --manifest-path "$manifest" \
     --target-dir "$target_dir" \
-    -p agnostics-gtk -p agnostics-cli --bins
+    -p agnostics -p agnostics-cli --bins
 
 for bin in agnostics agnostics-cli; do
     cp "$target_dir/$profile/$bin" "$outdir/$bin.tmp"

@@ -17,13 +17,13 @@ listed=$(mktemp)
 trap 'rm -f "$expected" "$listed"' EXIT
 
 {
-    find core cli app -path '*/tests' -prune -o -type f -name '*.rs' -print |
+    find core cli src -path '*/tests' -prune -o -type f -name '*.rs' -print |
         while read -r f; do
             if awk '/^[[:space:]]*\/\// { next } /fn[[:space:]]+([np]?gettext|gettext_noop)\(/ { next } /(^|[^[:alnum:]_])([np]?gettext|gettext_noop)\(/ { found = 1; exit } END { exit !found }' "$f"; then
                 echo "$f"
             fi
         done
-    find core cli app data -type f -name '*.ui' -print |
+    find core cli src data -type f -name '*.ui' -print |
         while read -r f; do
             if grep -q 'translatable="yes"' "$f"; then echo "$f"; fi
         done

@@ -7,7 +7,7 @@ use std::fmt::Write;
 
 use agnostics_core::card::{self, CardInfo, CardKind, RegisterState};
 use agnostics_core::i18n::{fill, gettext};
-use agnostics_core::target;
+use agnostics_core::target_dir;
 use agnostics_core::units::human_bytes;
 
 use crate::args::CardArgs;
@@ -18,8 +18,8 @@ pub fn main(args: &CardArgs) -> i32 {
     let disk = match &args.device {
         Some(d) => d.trim_start_matches("/dev/").to_owned(),
         None => {
-            let dir = target::default_target(&args.sysfs_root);
-            match target::inspect(&dir, &args.sysfs_root) {
+            let dir = target_dir::default_target(&args.sysfs_root);
+            match target_dir::inspect(&dir, &args.sysfs_root) {
                 Ok(info) => match info.device {
                     Some(d) => d.disk,
                     None => {

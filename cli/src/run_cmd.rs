@@ -11,7 +11,7 @@ use agnostics_core::profile::Profile;
 use agnostics_core::report;
 use agnostics_core::scripts;
 use agnostics_core::sdtest::{self, TestOptions};
-use agnostics_core::target;
+use agnostics_core::target_dir;
 use agnostics_core::units::mb_per_s;
 use indicatif::{ProgressBar, ProgressStyle};
 use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
@@ -47,7 +47,7 @@ pub fn main(args: &RunArgs) -> i32 {
     let target_dir = args
         .target
         .clone()
-        .unwrap_or_else(|| target::default_target(&args.sysfs_root));
+        .unwrap_or_else(|| target_dir::default_target(&args.sysfs_root));
     let opts = TestOptions {
         target: target_dir,
         profile,

@@ -1,5 +1,5 @@
-//! `agnostics-cli scripts`: upstream agnostics' test scripts without the window (DESIGN,
-//! "Agnostics' script protocol (compatibility)").
+//! `agnostics-cli scripts`: upstream agnostics' test scripts without the window (docs/design.md,
+//! "Upstream's script protocol").
 //!
 //! Finds the `*.sh` tests (each `--dir`, then `agnostics/` under `$XDG_DATA_DIRS`), runs them
 //! in name order and writes `~/rpdiags.txt` like upstream's **Run Tests**. Text mode echoes

@@ -3,14 +3,14 @@
 //! JSON array of `TargetInfo`.
 
 use agnostics_core::i18n::gettext;
-use agnostics_core::target::{self, TargetInfo};
+use agnostics_core::target_dir::{self, TargetInfo};
 use agnostics_core::units::human_bytes;
 
 use crate::args::TargetsArgs;
 
 /// Runs the subcommand; returns the exit status (0, or 2 when JSON cannot be written).
 pub fn main(args: &TargetsArgs) -> i32 {
-    let targets = target::list(&args.sysfs_root);
+    let targets = target_dir::list(&args.sysfs_root);
     if args.json {
         return match serde_json::to_string_pretty(&targets) {
             Ok(text) => emit(&format!("{text}\n")),

@@ -1,7 +1,7 @@
 //! Agnostics core: the measuring engine behind the desktop app and `agnostics-cli`.
 //!
 //! Nothing here knows of GTK. The pieces, in the order a test uses them:
-//! [`profile`] (the fio job-file subset), [`target`] (pre-flight checks and the device stack
+//! [`profile`] (the fio job-file subset), [`target_dir`] (the target directory: pre-flight checks and the device stack
 //! behind a directory), [`engine`] (the native and fio engines), [`verdict`] (grading against
 //! the SD Association's A1/A2 minimums), [`advice`] (what to tell the user), [`report`] (the one
 //! result type, with its text and JSON forms) and [`sdtest`] (the whole standard test, end to
@@ -16,7 +16,7 @@ pub mod profile;
 pub mod report;
 pub mod scripts;
 pub mod sdtest;
-pub mod target;
+pub mod target_dir;
 pub mod units;
 pub mod verdict;
 

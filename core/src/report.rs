@@ -13,7 +13,7 @@ use serde::{Deserialize, Serialize};
 use crate::advice::Advice;
 use crate::card::CardInfo;
 use crate::engine::{EngineKind, PhaseResult};
-use crate::target::{TargetInfo, Transport};
+use crate::target_dir::{TargetInfo, Transport};
 use crate::verdict::{Check, Metric, Standard, Verdict};
 
 /// Which profile ran.

@@ -9,7 +9,7 @@ use crate::engine::testfile::TestFile;
 use crate::engine::{self, EngineError, EngineKind, Event};
 use crate::profile::Profile;
 use crate::report::{ErrorReport, ProfileInfo, Report, RunReport, TargetReport};
-use crate::target::{self, TargetError, Transport};
+use crate::target_dir::{self, TargetError, Transport};
 use crate::verdict::Verdict;
 
 /// What to run.
@@ -108,7 +108,7 @@ pub fn run(opts: &TestOptions, cancel: &AtomicBool, on_event: &(dyn Fn(Event) + 
         .warnings
         .extend(swept.left.iter().map(|left| left.message()));
 
-    let info = match target::preflight(
+    let info = match target_dir::preflight(
         &opts.target,
         opts.profile.file_size_bytes(),
         &opts.sysfs_root,
@@ -116,7 +116,7 @@ pub fn run(opts: &TestOptions, cancel: &AtomicBool, on_event: &(dyn Fn(Event) + 
         Ok(info) => info,
         Err(e) => {
             // Still say where, when the directory can be inspected at all.
-            report.target = target::inspect(&opts.target, &opts.sysfs_root)
+            report.target = target_dir::inspect(&opts.target, &opts.sysfs_root)
                 .ok()
                 .map(|i| TargetReport::from_info(&i));
             report.advice.push(advice_for_target(&e));
@@ -131,7 +131,7 @@ pub fn run(opts: &TestOptions, cancel: &AtomicBool, on_event: &(dyn Fn(Event) + 
         report.card = crate::card::identify(&opts.sysfs_root, &device.disk);
     }
     // A layer that answers from memory: the run is shown, never graded.
-    let cached = target::cached_reason(&info, &opts.sysfs_root);
+    let cached = target_dir::cached_reason(&info, &opts.sysfs_root);
 
     // When no run can pass (a graded job missing or not what its check claims, or a cache
     // answering), repeating it would only wear the card.
@@ -194,7 +194,7 @@ pub fn run(opts: &TestOptions, cancel: &AtomicBool, on_event: &(dyn Fn(Event) + 
     report
 }
 
-fn finish(report: &mut Report, info: &target::TargetInfo, cached: Option<String>) {
+fn finish(report: &mut Report, info: &target_dir::TargetInfo, cached: Option<String>) {
     if let Some(reason) = cached {
         for run in &mut report.runs {
             run.not_graded(&reason);

@@ -13,7 +13,7 @@ use agnostics_core::card::claims::Outcome;
 use agnostics_core::card::Finding;
 use agnostics_core::report;
 use agnostics_core::sdtest::{self, TestOptions};
-use agnostics_core::target::device::maj_min;
+use agnostics_core::target_dir::device::maj_min;
 use agnostics_core::verdict::Verdict;
 use common::*;
 

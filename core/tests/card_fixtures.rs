@@ -1,4 +1,4 @@
-//! Every published register dump in `shared/fixtures/cards/` decoded through a sysfs tree,
+//! Every published register dump in `testkit/fixtures/cards/` decoded through a sysfs tree,
 //! compared with the values its owner's host printed (`expected`), plus the oddities the
 //! fixtures' `flags` and `notes` name; then edge cases the dumps do not cover.
 

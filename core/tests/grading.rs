@@ -13,8 +13,8 @@ use std::sync::atomic::AtomicBool;
 use agnostics_core::profile::Profile;
 use agnostics_core::report::{self, Report, RunReport};
 use agnostics_core::sdtest::{self, TestOptions};
-use agnostics_core::target::cache;
-use agnostics_core::target::device::maj_min;
+use agnostics_core::target_dir::cache;
+use agnostics_core::target_dir::device::maj_min;
 use agnostics_core::verdict::Verdict;
 use agnostics_testkit::scratch_dir;
 

@@ -10,7 +10,7 @@ mod common;
 use agnostics_core::advice::Advice;
 use agnostics_core::engine::{EngineKind, PhaseResult};
 use agnostics_core::report::{self, ProfileInfo, Report, RunReport, TargetReport};
-use agnostics_core::target::Transport;
+use agnostics_core::target_dir::Transport;
 use agnostics_core::units::KIB;
 use agnostics_core::verdict::Verdict;
 

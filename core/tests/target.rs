@@ -7,7 +7,7 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use agnostics_core::target::{self, TargetError, Transport};
+use agnostics_core::target_dir::{self, TargetError, Transport};
 use agnostics_core::units::MIB;
 use agnostics_testkit::{is_root, LoopFs, Mounted, Tmpfs};
 
@@ -59,16 +59,16 @@ fn refuses_tmpfs_target() -> agnostics_testkit::Ran {
         _tmpfs.mount.clone()
     } else {
         let shm = Path::new("/dev/shm");
-        match target::inspect(shm, Path::new("/sys")) {
+        match target_dir::inspect(shm, Path::new("/sys")) {
             Ok(i) if i.fs_type == "tmpfs" => shm.to_path_buf(),
             _ => return agnostics_testkit::skip("needs root, or /dev/shm on tmpfs"),
         }
     };
-    let info = target::inspect(&target, Path::new("/sys")).unwrap();
+    let info = target_dir::inspect(&target, Path::new("/sys")).unwrap();
     assert_eq!(info.fs_type, "tmpfs");
     assert_eq!(info.transport, Transport::Memory);
     assert_eq!(info.device, None);
-    match target::preflight(&target, MIB, Path::new("/sys")) {
+    match target_dir::preflight(&target, MIB, Path::new("/sys")) {
         Err(TargetError::Memory { fs_type, .. }) => assert_eq!(fs_type, "tmpfs"),
         other => panic!("expected Memory, got {other:?}"),
     }
@@ -78,12 +78,12 @@ fn refuses_tmpfs_target() -> agnostics_testkit::Ran {
 fn refuses_read_only_loop_mount() -> agnostics_testkit::Ran {
     need_root!("a loop device");
     let fsys = loop_fs(16, true);
-    let info = target::inspect(&fsys.mount, Path::new("/sys")).unwrap();
+    let info = target_dir::inspect(&fsys.mount, Path::new("/sys")).unwrap();
     assert!(info.read_only);
     assert!(info.mount_options.iter().any(|o| o == "ro"));
     // Root may write anywhere, yet a read-only mount is reported as such.
     assert_eq!(
-        target::preflight(&fsys.mount, MIB, Path::new("/sys")),
+        target_dir::preflight(&fsys.mount, MIB, Path::new("/sys")),
         Err(TargetError::ReadOnly {
             path: fs::canonicalize(&fsys.mount).unwrap()
         })
@@ -94,14 +94,14 @@ fn refuses_read_only_loop_mount() -> agnostics_testkit::Ran {
 fn refuses_when_space_is_short() -> agnostics_testkit::Ran {
     need_root!("a loop device");
     let fsys = loop_fs(40, false);
-    match target::preflight(&fsys.mount, 256 * MIB, Path::new("/sys")) {
+    match target_dir::preflight(&fsys.mount, 256 * MIB, Path::new("/sys")) {
         Err(TargetError::NoSpace {
             free_bytes,
             needed_bytes,
             ..
         }) => {
             assert!(free_bytes > 0 && free_bytes < 40 * MIB);
-            assert_eq!(needed_bytes, target::needed_bytes(256 * MIB));
+            assert_eq!(needed_bytes, target_dir::needed_bytes(256 * MIB));
         }
         other => panic!("expected NoSpace, got {other:?}"),
     }
@@ -126,7 +126,7 @@ const NOT_WRITABLE_DONE: &str = "not-writable check passed as nobody";
 fn not_writable_child(dir: PathBuf) {
     assert!(!is_root());
     assert_eq!(
-        target::preflight(&dir, MIB, Path::new("/sys")),
+        target_dir::preflight(&dir, MIB, Path::new("/sys")),
         Err(TargetError::NotWritable {
             path: fs::canonicalize(&dir).unwrap()
         })
@@ -152,14 +152,14 @@ fn refuses_directory_not_writable_by_user() {
     } else {
         let dir = scratch();
         fs::set_permissions(dir.path(), fs::Permissions::from_mode(0o555)).unwrap();
-        let result = target::preflight(dir.path(), MIB, Path::new("/sys"));
+        let result = target_dir::preflight(dir.path(), MIB, Path::new("/sys"));
         fs::set_permissions(dir.path(), fs::Permissions::from_mode(0o755)).unwrap();
         assert_eq!(result.unwrap_err().kind(), "not_writable");
     }
 }
 
 fn resolves_root_filesystem_to_its_disk() -> agnostics_testkit::Ran {
-    let info = target::inspect(Path::new("/"), Path::new("/sys")).unwrap();
+    let info = target_dir::inspect(Path::new("/"), Path::new("/sys")).unwrap();
     let Some(dev) = &info.device else {
         return agnostics_testkit::skip(format!(
             "needs / on a block device (it is {} here)",
@@ -183,7 +183,7 @@ fn resolves_root_filesystem_to_its_disk() -> agnostics_testkit::Ran {
 fn resolves_loop_mount_to_its_backing_file() -> agnostics_testkit::Ran {
     need_root!("a loop device");
     let fsys = loop_fs(16, false);
-    let info = target::inspect(&fsys.mount, Path::new("/sys")).unwrap();
+    let info = target_dir::inspect(&fsys.mount, Path::new("/sys")).unwrap();
     assert_eq!(info.fs_type, "ext4");
     assert_eq!(info.transport, Transport::Loop);
     let dev = info.device.unwrap();
@@ -199,7 +199,7 @@ fn lists_writable_filesystems_and_prefers_an_sd_card() -> agnostics_testkit::Ran
     need_root!("a loop device");
     let fsys = loop_fs(16, false);
     let mnt = fs::canonicalize(&fsys.mount).unwrap();
-    let listed = target::list(Path::new("/sys"));
+    let listed = target_dir::list(Path::new("/sys"));
     let mine = listed
         .iter()
         .find(|t| t.path == mnt)
@@ -231,10 +231,10 @@ fn lists_writable_filesystems_and_prefers_an_sd_card() -> agnostics_testkit::Ran
         r.join(card).join("block/mmcblk0/device"),
     )
     .unwrap();
-    let listed = target::list(r);
+    let listed = target_dir::list(r);
     assert_eq!(listed.first().map(|t| t.transport), Some(Transport::Sd));
-    if target::inspect(Path::new("/var/tmp"), r).is_ok_and(|i| i.transport != Transport::Sd) {
-        assert_eq!(target::default_target(r), mnt);
+    if target_dir::inspect(Path::new("/var/tmp"), r).is_ok_and(|i| i.transport != Transport::Sd) {
+        assert_eq!(target_dir::default_target(r), mnt);
     }
     Ok(())
 }
@@ -242,7 +242,7 @@ fn lists_writable_filesystems_and_prefers_an_sd_card() -> agnostics_testkit::Ran
 fn default_target_is_var_tmp_without_an_sd_card() {
     let empty = scratch();
     assert_eq!(
-        target::default_target(empty.path()),
+        target_dir::default_target(empty.path()),
         PathBuf::from("/var/tmp")
     );
 }
@@ -250,13 +250,13 @@ fn default_target_is_var_tmp_without_an_sd_card() {
 fn refuses_kernel_interfaces_as_not_storage() -> agnostics_testkit::Ran {
     let mut not_here = Vec::new();
     for (dir, fs_type) in [("/proc", "proc"), ("/sys", "sysfs")] {
-        if target::inspect(Path::new(dir), Path::new("/sys")).map(|i| i.fs_type)
+        if target_dir::inspect(Path::new(dir), Path::new("/sys")).map(|i| i.fs_type)
             != Ok(fs_type.to_owned())
         {
             not_here.push(format!("{dir} on {fs_type}"));
             continue;
         }
-        match target::preflight(Path::new(dir), MIB, Path::new("/sys")) {
+        match target_dir::preflight(Path::new(dir), MIB, Path::new("/sys")) {
             Err(e @ TargetError::NotStorage { .. }) => {
                 assert_eq!(e.kind(), "not_storage");
                 assert!(e.to_string().contains(fs_type), "{e}");
@@ -301,10 +301,10 @@ fn refuses_an_overlay_whose_upper_layer_is_tmpfs() -> agnostics_testkit::Ran {
         Ok(m) => m,
         Err(e) => return agnostics_testkit::skip(format!("needs an overlay mount: {e}")),
     };
-    let info = target::inspect(&merged, Path::new("/sys")).unwrap();
+    let info = target_dir::inspect(&merged, Path::new("/sys")).unwrap();
     assert_eq!(info.fs_type, "overlay");
     assert_eq!(info.transport, Transport::Memory);
-    match target::preflight(&merged, MIB, Path::new("/sys")) {
+    match target_dir::preflight(&merged, MIB, Path::new("/sys")) {
         Err(TargetError::Memory { fs_type, .. }) => assert_eq!(fs_type, "overlay over tmpfs"),
         other => panic!("expected Memory, got {other:?}"),
     }
@@ -319,7 +319,7 @@ fn an_overlay_on_a_disk_names_the_upper_layers_device() -> agnostics_testkit::Ra
         Ok(m) => m,
         Err(e) => return agnostics_testkit::skip(format!("needs an overlay mount: {e}")),
     };
-    let info = target::preflight(&merged, MIB, Path::new("/sys")).unwrap();
+    let info = target_dir::preflight(&merged, MIB, Path::new("/sys")).unwrap();
     assert_eq!(info.fs_type, "overlay");
     assert_eq!(info.transport, Transport::Loop);
     assert_eq!(info.device.unwrap().disk, fsys.loop_name());

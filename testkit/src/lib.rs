@@ -1,5 +1,5 @@
 //! Real-system fixtures shared by the integration tests of `agnostics-core`, `agnostics-cli`
-//! and `agnostics-gtk`: scratch folders on a disk filesystem, a loop-mounted ext4 filesystem,
+//! and `agnostics`: scratch folders on a disk filesystem, a loop-mounted ext4 filesystem,
 //! a tmpfs mount, a block-device throttle (cgroup v2 `io.max`, or cgroup v1 blkio) that gives a
 //! device a speed known by construction, the sysfs tree of a card from `testkit/fixtures/cards`, and the listing of test files
 //! left behind.

@@ -10,7 +10,7 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 
 use crate::i18n::{fill, gettext};
-use crate::target::device::read_bounded;
+use crate::target_dir::device::read_bounded;
 
 /// The link and the most bytes per second it can carry.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -212,7 +212,7 @@ mod tests {
 
     #[test]
     fn sd_without_debugfs() {
-        let root = crate::target::scratch_dir();
+        let root = crate::target_dir::scratch_dir();
         let r = root.path();
         assert!(sd(r, Some("mmc0"), None).is_none());
         assert_eq!(sd(r, Some("mmc0"), Some(false)).unwrap().max_bw_bytes, 25e6);

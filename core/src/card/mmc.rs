@@ -13,7 +13,7 @@ use super::manufacturers::Bus;
 use super::regs::{self, ascii_or_hex, bcd_revision, CrcStatus, HexError, RegisterState};
 use super::{csd, link, scr, ssr, CardInfo, CardKind};
 use crate::i18n::{fill, gettext};
-use crate::target::device::{read_attr, read_bounded};
+use crate::target_dir::device::{read_attr, read_bounded};
 
 /// The kernel's readings of the card, as sysfs has them (each file that exists).
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]

@@ -28,8 +28,8 @@ pub use link::LinkInfo;
 pub use regs::RegisterState;
 
 use crate::i18n::{fill, gettext};
-use crate::target::device;
-use crate::target::Transport;
+use crate::target_dir::device;
+use crate::target_dir::Transport;
 
 /// What kind of device it is (JSON `kind`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::target::device::read_attr;
+use crate::target_dir::device::read_attr;
 
 /// A USB drive or card reader.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
@@ -101,11 +101,11 @@ pub fn nvme_info(disk_dir: &Path) -> NvmeInfo {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::target::device::fixture::{device, link};
+    use crate::target_dir::device::fixture::{device, link};
 
     #[test]
     fn usb_speed_comes_from_the_usb_device_above_the_disk() {
-        let root = crate::target::scratch_dir();
+        let root = crate::target_dir::scratch_dir();
         let r = root.path();
         let usbdev = "devices/pci0000:00/0000:00:14.0/usb1/1-2";
         device(
@@ -138,7 +138,7 @@ mod tests {
 
     #[test]
     fn nvme_model_firmware_and_link() {
-        let root = crate::target::scratch_dir();
+        let root = crate::target_dir::scratch_dir();
         let r = root.path();
         let pci = "devices/pci0000:00/0000:00:1d.0/0000:01:00.0";
         device(

@@ -6,7 +6,7 @@
 //! at or above `blocks` are permuted again until they fall inside). A Feistel network is a
 //! bijection of its domain whatever its round function, and cycle-walking restricts a
 //! bijection to a subset, so every block comes exactly once. The domain is below `4 × blocks`,
-//! so a step takes fewer than four rounds of walking on average. DESIGN.md, "Two engines".
+//! so a step takes fewer than four rounds of walking on average. See docs/design.md, "Two engines".
 
 /// A keyed permutation of `0..blocks` (block numbers, u64).
 #[derive(Debug, Clone)]

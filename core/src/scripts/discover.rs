@@ -1,5 +1,5 @@
-//! Finding test scripts and reading their `#NAME=` / `#DESC=` lines (DESIGN, "Agnostics' script
-//! protocol (compatibility)").
+//! Finding test scripts and reading their `#NAME=` / `#DESC=` lines (docs/design.md,
+//! "Upstream's script protocol").
 //!
 //! Upstream looks in one folder, `$prefix/share/agnostics`; we look in `agnostics/` under each
 //! of `$XDG_DATA_DIRS` (default `/usr/local/share:/usr/share`), after any folders the caller

@@ -1,5 +1,5 @@
-//! The `~/rpdiags.txt` log in upstream agnostics' format (DESIGN, "Agnostics' script protocol
-//! (compatibility)"). English on purpose, like upstream's: people paste it on forums and
+//! The `~/rpdiags.txt` log in upstream agnostics' format (docs/design.md,
+//! "Upstream's script protocol"). English on purpose, like upstream's: people paste it on forums and
 //! scripts read it.
 //!
 //! As upstream, each session (one press of **Run Tests**, one `agnostics-cli scripts`)
@@ -256,7 +256,7 @@ mod tests {
     use super::*;
     use crate::engine::{EngineKind, PhaseResult};
     use crate::report::{ErrorReport, ProfileInfo, RunReport, TargetReport};
-    use crate::target::Transport;
+    use crate::target_dir::Transport;
 
     fn phase(name: &str, bw_bytes: f64, iops: f64) -> PhaseResult {
         PhaseResult {

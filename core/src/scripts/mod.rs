@@ -1,4 +1,4 @@
-//! Upstream agnostics' script protocol (DESIGN, "Agnostics' script protocol (compatibility)"):
+//! Upstream agnostics' script protocol (docs/design.md, "Upstream's script protocol"):
 //! other packages drop `*.sh` tests into `agnostics/` under a data directory; each names and
 //! describes itself with `#NAME=` / `#DESC=` lines; each runs as `/bin/sh FILE`; exit status 0
 //! is PASS. Everything lands in `~/rpdiags.txt`.

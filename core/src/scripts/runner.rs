@@ -1,5 +1,5 @@
-//! Running one test script the way upstream does, minus upstream's faults (DESIGN, "Agnostics'
-//! script protocol (compatibility)").
+//! Running one test script the way upstream does, minus upstream's faults (docs/design.md,
+//! "Upstream's script protocol").
 //!
 //! The script runs as `/bin/sh FILE` (`argv[0]` is `sh`), as the current user, with the caller's
 //! environment and working folder, stdin from `/dev/null`, and stdout and stderr both on one

@@ -1,7 +1,8 @@
 //! A small reader of gettext `.po` files for the tests: entries with their context, msgid,
 //! plural msgid, translations and flags. Obsolete (`#~`) entries are skipped.
 //!
-//! Shared by `core/tests/po_catalogues.rs` and `cli/tests/i18n.rs` (through `#[path]`).
+//! Shared by `core/tests/po_catalogues.rs`, `cli/tests/i18n.rs` and `tests/ui_i18n.rs` (through
+//! `#[path]`).
 
 #![allow(dead_code)]
 
@@ -35,11 +36,16 @@ impl Entry {
 
 /// The top of the source tree (the workspace).
 pub fn source_root() -> PathBuf {
-    // CARGO_MANIFEST_DIR is core/ or cli/; the workspace is its parent.
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .expect("crate directory has a parent")
-        .to_path_buf()
+    // CARGO_MANIFEST_DIR is the top itself for the root package (the desktop app), and core/ or
+    // cli/ otherwise, whose parent is the top.
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR"));
+    if dir.join("po").is_dir() {
+        dir.to_path_buf()
+    } else {
+        dir.parent()
+            .expect("crate directory has a parent")
+            .to_path_buf()
+    }
 }
 
 /// The `po/` directory.

@@ -1,6 +1,6 @@
 //! The native engine: O_DIRECT with aligned buffers, real queue depth through io_uring, or a
-//! pool of `iodepth` threads doing pread/pwrite where io_uring is refused (DESIGN.md, "Two
-//! engines").
+//! pool of `iodepth` threads doing pread/pwrite where io_uring is refused (docs/design.md,
+//! "Two engines").
 //!
 //! Each job of the profile is one phase, run in order: sequential or random-without-repeats
 //! block-aligned offsets, ending after `size` bytes or at `runtime`, whichever comes first

@@ -2,7 +2,7 @@
 //! forwards what it says over a bounded [`async_channel`] to the main loop, which awaits it
 //! without ever blocking. Cancel goes the other way through a shared flag.
 //!
-//! The engine sends at most about ten progress events a second (DESIGN, "Two engines"). Progress
+//! The engine sends at most about ten progress events a second (docs/design.md, "Two engines"). Progress
 //! and per-second samples are sent with `try_send` and dropped when the window is behind, so
 //! that a busy main loop can never slow down the measurement; the rare events that change what
 //! the window shows (run and phase starts and ends, warnings) and the final report wait for room.

@@ -1,6 +1,6 @@
 //! The drive chooser: the engine's list of writable mounted filesystems
-//! ([`agnostics_core::target::list`]), each shown the way a person knows it ("SD card ·
-//! mmcblk0 · ext4 · 21.3 GB free"), with the default target (DESIGN, "Where the test runs")
+//! ([`agnostics_core::target_dir::list`]), each shown the way a person knows it ("SD card ·
+//! mmcblk0 · ext4 · 21.3 GB free"), with the default target (docs/design.md, "Where the test runs")
 //! or the folder given with `--target` selected.
 
 use std::cell::RefCell;
@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use adw::prelude::*;
 use adw::subclass::prelude::*;
 use agnostics_core::i18n::{fill, gettext};
-use agnostics_core::target::TargetInfo;
+use agnostics_core::target_dir::TargetInfo;
 use gtk::glib;
 
 use crate::format::target_info_label;
@@ -173,7 +173,7 @@ impl DriveRow {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use agnostics_core::target::Transport;
+    use agnostics_core::target_dir::Transport;
 
     fn info(path: &str, mount: &str, transport: Transport) -> TargetInfo {
         TargetInfo {

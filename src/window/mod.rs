@@ -19,7 +19,7 @@ use agnostics_core::i18n::{fill, gettext};
 use agnostics_core::profile::Profile;
 use agnostics_core::report::{self, Report};
 use agnostics_core::sdtest::TestOptions;
-use agnostics_core::target;
+use agnostics_core::target_dir;
 use agnostics_core::units;
 use gtk::{gdk, gio, glib};
 
@@ -246,7 +246,7 @@ impl Window {
             &gettext("The test writes a {size} file on the drive you choose and measures how fast the drive writes and reads it, like Raspberry Pi Diagnostics. It needs {space} of free space and takes a few minutes; the file is removed afterwards."),
             &[
                 ("size", &units::human_bytes(size)),
-                ("space", &about_size(target::needed_bytes(size))),
+                ("space", &about_size(target_dir::needed_bytes(size))),
             ],
         ));
     }
@@ -265,9 +265,9 @@ impl Window {
         let preferred = imp.preferred_target.borrow().clone();
         let fallback = preferred.clone();
         let listing = gio::spawn_blocking(move || {
-            let preferred = preferred.unwrap_or_else(|| target::default_target(&sysfs));
-            let info = target::inspect(&preferred, &sysfs).ok();
-            let (list, selected) = choices(target::list(&sysfs), &preferred, info);
+            let preferred = preferred.unwrap_or_else(|| target_dir::default_target(&sysfs));
+            let info = target_dir::inspect(&preferred, &sysfs).ok();
+            let (list, selected) = choices(target_dir::list(&sysfs), &preferred, info);
             // Test files left by a killed run (its process gone), in the folders offered:
             // one directory listing each, on this helper thread.
             let removed: Vec<PathBuf> = list

@@ -1,5 +1,5 @@
 //! UI tests of the desktop app, on a real display (run under `xvfb-run -a cargo test -p
-//! agnostics-gtk --test ui`). GTK wants one main thread, so this is a `harness = false` test:
+//! agnostics --test ui`). GTK wants one main thread, so this is a `harness = false` test:
 //! `main` starts GTK and the application once and runs the tests in order, printing libtest's
 //! lines. Tests run real profiles on real folders on disk and compare the window with the
 //! engine's own report.
@@ -18,13 +18,13 @@ use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
 use adw::prelude::*;
+use agnostics::test_run::RunState;
+use agnostics::{config, Application, Window};
 use agnostics_core::advice::Advice;
 use agnostics_core::card;
 use agnostics_core::report::{self, Report};
 use agnostics_core::sdtest::{self, TestOptions};
 use agnostics_core::verdict::{Metric, Standard};
-use agnostics_gtk::test_run::RunState;
-use agnostics_gtk::{config, Application, Window};
 use gtk::glib;
 
 use support::*;

@@ -270,7 +270,7 @@ mod tests {
 
     #[test]
     fn hostile_attribute_files_neither_hang_nor_fill_memory() {
-        let root = crate::target::scratch_dir();
+        let root = crate::target_dir::scratch_dir();
         let dir = root.path();
         // A FIFO nobody writes to: a blocking open would wait forever.
         nix::unistd::mkfifo(
@@ -297,7 +297,7 @@ mod tests {
 
     #[test]
     fn device_names_never_lead_out_of_the_block_class() {
-        let root = crate::target::scratch_dir();
+        let root = crate::target_dir::scratch_dir();
         sd_card(root.path());
         for name in ["", ".", "..", "../..", "../../etc", "a/b", "mmcblk0\0x"] {
             assert_eq!(dir_of_name(root.path(), name), None, "{name:?}");
@@ -307,7 +307,7 @@ mod tests {
 
     #[test]
     fn resolves_sd_partition_to_its_card() {
-        let root = crate::target::scratch_dir();
+        let root = crate::target_dir::scratch_dir();
         sd_card(root.path());
         let (info, transport) = resolve(root.path(), "179:2").unwrap();
         assert_eq!(transport, Transport::Sd);
@@ -320,7 +320,7 @@ mod tests {
 
     #[test]
     fn emmc_is_told_apart_by_its_type() {
-        let root = crate::target::scratch_dir();
+        let root = crate::target_dir::scratch_dir();
         sd_card(root.path());
         fs::write(root.path().join(MMC_CARD).join("type"), "MMC\n").unwrap();
         assert_eq!(resolve(root.path(), "179:2").unwrap().1, Transport::Emmc);
@@ -329,7 +329,7 @@ mod tests {
 
     #[test]
     fn resolves_luks_on_lvm_down_to_the_card() {
-        let root = crate::target::scratch_dir();
+        let root = crate::target_dir::scratch_dir();
         let r = root.path();
         sd_card(r);
         // dm-1 (LUKS) on dm-0 (LVM) on mmcblk0p2.
@@ -353,7 +353,7 @@ mod tests {
 
     #[test]
     fn md_raid_lists_every_disk() {
-        let root = crate::target::scratch_dir();
+        let root = crate::target_dir::scratch_dir();
         let r = root.path();
         for (n, usb) in [("sda", "usb1/1-1"), ("sdb", "usb2/2-1")] {
             let disk = format!(
@@ -380,7 +380,7 @@ mod tests {
 
     #[test]
     fn usb_and_nvme_models() {
-        let root = crate::target::scratch_dir();
+        let root = crate::target_dir::scratch_dir();
         let r = root.path();
         let usb = "devices/pci0000:00/0000:00:14.0/usb2/2-1/2-1:1.0/host1/target1:0:0/1:0:0:0";
         device(
@@ -438,7 +438,7 @@ mod tests {
 
     #[test]
     fn unknown_device_is_none() {
-        let root = crate::target::scratch_dir();
+        let root = crate::target_dir::scratch_dir();
         assert!(resolve(root.path(), "1:99").is_none());
         assert!(dir_of_name(root.path(), "../etc").is_none());
     }

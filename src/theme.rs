@@ -1,4 +1,4 @@
-//! Raspberry Pi OS dark mode (DESIGN, "On the Raspberry Pi desktop"): the desktop switches the
+//! Raspberry Pi OS dark mode (docs/design.md, "On the Raspberry Pi desktop"): the desktop switches the
 //! GTK theme name (PiXtrix → PiXonyx) and does not set the `color-scheme` that libadwaita
 //! follows, so the app reads the theme name and forces the dark style when it names a dark
 //! theme, following later changes.

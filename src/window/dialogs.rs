@@ -8,7 +8,7 @@ use adw::prelude::*;
 use adw::subclass::prelude::*;
 use agnostics_core::i18n::{fill, gettext};
 use agnostics_core::report::{self, Report};
-use agnostics_core::target;
+use agnostics_core::target_dir;
 use gtk::{gio, glib};
 
 use super::Window;
@@ -163,7 +163,7 @@ impl Window {
     pub fn add_folder(&self, dir: PathBuf) {
         let sysfs = self.imp().sysfs_root.borrow().clone();
         let probe_dir = dir.clone();
-        let inspecting = gio::spawn_blocking(move || target::inspect(&probe_dir, &sysfs).ok());
+        let inspecting = gio::spawn_blocking(move || target_dir::inspect(&probe_dir, &sysfs).ok());
         glib::spawn_future_local(glib::clone!(
             #[weak(rename_to = win)]
             self,

@@ -1,5 +1,5 @@
 //! The desktop app in German, on a real display (run under `xvfb-run -a cargo test -p
-//! agnostics-gtk --test ui_i18n`): the buttons, the row titles, the PASS/FAIL badges and the
+//! agnostics --test ui_i18n`): the buttons, the row titles, the PASS/FAIL badges and the
 //! advice of a real run are the German text of `po/de.po`, numbers take the German decimal
 //! comma, the window still fits a Raspberry Pi touchscreen with the longer German strings, and
 //! **Copy results** keeps upstream's compat lines in English.
@@ -10,9 +10,9 @@
 //! (messages alone work under `C.UTF-8` when `localedef` is missing; the test then reports
 //! itself ignored with the reason, as its decimal-comma checks did not run).
 
-#[path = "../../core/tests/common/locale.rs"]
+#[path = "../core/tests/common/locale.rs"]
 mod locale;
-#[path = "../../core/tests/common/po.rs"]
+#[path = "../core/tests/common/po.rs"]
 mod po;
 #[path = "ui_support/mod.rs"]
 mod support;
@@ -20,8 +20,8 @@ mod support;
 use std::sync::OnceLock;
 
 use adw::prelude::*;
+use agnostics::Application;
 use agnostics_core::verdict::{Metric, Standard, Verdict};
-use agnostics_gtk::Application;
 use gtk::glib;
 
 use support::*;
@@ -192,7 +192,7 @@ fn a_run_in_german_shows_german_rows_badges_and_numbers(
 }
 
 /// The window's smallest size fits a Raspberry Pi touchscreen (800×480), German included.
-fn assert_fits_800x480(window: &agnostics_gtk::Window, state: &str) {
+fn assert_fits_800x480(window: &agnostics::Window, state: &str) {
     iterate_briefly();
     let content = window.content().expect("content");
     let (min_w, _, _, _) = content.measure(gtk::Orientation::Horizontal, -1);

@@ -7,7 +7,7 @@
 use agnostics_core::i18n::{fill, gettext, number};
 use agnostics_core::report::TargetReport;
 use agnostics_core::scripts::ScriptVerdict;
-use agnostics_core::target::{TargetInfo, Transport};
+use agnostics_core::target_dir::{TargetInfo, Transport};
 use agnostics_core::units;
 use agnostics_core::verdict::{Check, Metric, Unit, Verdict};
 

@@ -12,8 +12,8 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 
 use adw::prelude::*;
+use agnostics::Window;
 use agnostics_core::profile::Profile;
-use agnostics_gtk::Window;
 // Not both test binaries that include this module use each of them.
 #[allow(unused_imports)]
 pub use agnostics_testkit::{card_sysfs, is_root, scratch_dir, test_files};
@@ -27,7 +27,7 @@ pub const PATIENCE: Duration = Duration::from_secs(600);
 thread_local! {
     /// The application every UI test of this process shares, made on first use by [`app`] on
     /// GTK's main thread (the thread the harness runs the tests on).
-    static APP: std::cell::OnceCell<agnostics_gtk::Application> = const { std::cell::OnceCell::new() };
+    static APP: std::cell::OnceCell<agnostics::Application> = const { std::cell::OnceCell::new() };
 }
 
 /// The shared application: GTK started and the application registered on the first call.
@@ -35,13 +35,13 @@ thread_local! {
 /// # Panics
 /// When GTK cannot start (no display: run the UI tests under `xvfb-run -a`) or the
 /// application cannot register.
-pub fn app() -> agnostics_gtk::Application {
+pub fn app() -> agnostics::Application {
     APP.with(|cell| {
         cell.get_or_init(|| {
             if let Err(e) = gtk::init() {
                 panic!("the UI tests need a display (run them under xvfb-run -a): {e}");
             }
-            let app = agnostics_gtk::Application::new();
+            let app = agnostics::Application::new();
             // No D-Bus name is needed (or may be available) for tests.
             app.set_flags(app.flags() | gtk::gio::ApplicationFlags::NON_UNIQUE);
             app.register(None::<&gtk::gio::Cancellable>)
@@ -56,7 +56,7 @@ pub fn app() -> agnostics_gtk::Application {
 /// (also when it fails) is closed afterwards.
 pub fn ui_test<O: agnostics_testkit::harness::Outcome + 'static>(
     name: &str,
-    test: fn(&agnostics_gtk::Application) -> O,
+    test: fn(&agnostics::Application) -> O,
 ) -> agnostics_testkit::harness::Test {
     agnostics_testkit::harness::Test::new(name, move || {
         let app = app();
@@ -77,7 +77,7 @@ macro_rules! ui_tests {
 
 /// Destroys every window left by a test (a failed one may leave a test running: cancel it and
 /// wait for its file to go first).
-fn close_all_windows(app: &agnostics_gtk::Application) {
+fn close_all_windows(app: &agnostics::Application) {
     for window in app.windows() {
         if let Ok(win) = window.clone().downcast::<Window>() {
             let run = win.test_run();
@@ -133,7 +133,7 @@ pub fn iterate_briefly() {
 
 /// A window of `app` whose content (header bar and page) is 800×480, a Raspberry Pi
 /// touchscreen, its drives listed.
-pub fn new_window(app: &agnostics_gtk::Application) -> Window {
+pub fn new_window(app: &agnostics::Application) -> Window {
     let window = Window::new(app);
     window.set_default_size(800, 480);
     window.present();

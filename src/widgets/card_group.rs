@@ -1,5 +1,5 @@
 //! The results page's **Card** (or **Drive**) group: what the device says about itself and
-//! how that compares with what was measured (issue 5). For SD cards and eMMC: the
+//! how that compares with what was measured (docs/design.md, "The card"). For SD cards and eMMC: the
 //! manufacturer with its raw ID (shared IDs name every company the core's table gives), the
 //! product name, the capacity, the manufacture date and the ratings the card claims; for USB
 //! and NVMe drives: vendor, model, link speed and firmware. Then the card's warnings and the
