@@ -176,7 +176,45 @@ fn fio_run_document_keeps_its_shape() -> Ran {
     check_engine("fio")
 }
 
+/// A profile that cannot be read is refused with a document that has every top-level field of
+/// a measured one (no target, card or runs), error kind `profile`, and exit status 2.
+fn a_refused_profile_gives_a_document_of_the_same_fields() {
+    let dir = agnostics_testkit::scratch_dir_in(Path::new(env!("CARGO_TARGET_TMPDIR")));
+    let profile = dir.path().join("bad.fio");
+    std::fs::write(&profile, "[a]\nsize=1m\nverify=md5\n").unwrap();
+    let out = cli()
+        .args(["run", "--json", "--target"])
+        .arg(dir.path())
+        .arg("--profile")
+        .arg(&profile)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let v = json(&out);
+    let keys: BTreeSet<&str> = v.as_object().unwrap().keys().map(|k| k.as_str()).collect();
+    let top: BTreeSet<&str> = SHAPE
+        .iter()
+        .copied()
+        .filter(|p| !p.contains(['.', '[']))
+        .collect();
+    assert_eq!(keys, top);
+    assert_eq!(v["verdict"], "ERROR");
+    assert_eq!(v["a2_verdict"], "ERROR");
+    assert_eq!(v["error"]["kind"], "profile");
+    assert!(v["error"]["message"]
+        .as_str()
+        .unwrap()
+        .contains("bad.fio:3: verify"));
+    assert!(!v["error"]["hint"].as_str().unwrap().is_empty());
+    assert_eq!(v["advice"][0]["kind"], "fix_the_profile");
+    assert_eq!(v["profile"]["name"], "bad");
+    assert_eq!(v["io_path"], "");
+    assert!(v["runs"].as_array().unwrap().is_empty());
+    assert!(v["target"].is_null() && v["card"].is_null());
+}
+
 agnostics_testkit::main!(
     native_run_document_keeps_its_shape,
     fio_run_document_keeps_its_shape,
+    a_refused_profile_gives_a_document_of_the_same_fields,
 );

@@ -170,7 +170,7 @@ fn a_result_faster_than_the_link_is_not_graded() {
         assert_eq!(r.verdict, Verdict::Error);
         assert_eq!(r.exit_code(), 2);
         let e = r.error.as_ref().unwrap();
-        assert_eq!(e.kind, "implausible");
+        assert_eq!(e.kind.as_str(), "implausible");
         assert!(e.message.contains("cannot be real"), "{}", e.message);
         assert!(report::to_text(&r).contains("Result: ERROR"));
     } else {
