@@ -224,7 +224,7 @@ pub enum EngineError {
         fs_type: String,
     },
     /// The cancel flag was set.
-    #[error("cancelled")]
+    #[error("stopped before the end")]
     Cancelled,
     /// `fio` is not installed.
     #[error("fio is not installed (looked for `{program}`)")]
@@ -310,7 +310,7 @@ impl EngineError {
                 &gettext("the filesystem ({fs_type}) does not allow direct I/O (O_DIRECT)"),
                 &[("fs_type", fs_type)],
             ),
-            EngineError::Cancelled => gettext("cancelled"),
+            EngineError::Cancelled => gettext("stopped before the end"),
             EngineError::FioMissing { program } => fill(
                 &gettext("fio is not installed (looked for “{program}”)"),
                 &[("program", program)],
