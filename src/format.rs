@@ -5,6 +5,7 @@
 //! other function.
 
 use agnostics_core::i18n::{fill, gettext, number};
+use agnostics_core::profile::Rw;
 use agnostics_core::report::TargetReport;
 use agnostics_core::scripts::ScriptVerdict;
 use agnostics_core::target_dir::{TargetInfo, Transport};
@@ -102,14 +103,9 @@ pub fn target_report_label(target: &TargetReport) -> String {
     )
 }
 
-/// True for the random patterns (`randread`, `randwrite`), whose figure is IOPS.
-pub fn is_random(rw: &str) -> bool {
-    rw.starts_with("rand")
-}
-
 /// A phase's name for people: "Sequential write", "Random 4K read", … for the standard test's
 /// jobs; "{job} (random write, 8 KiB blocks)" for the jobs of other profiles.
-pub fn phase_title(name: &str, rw: &str, bs: u64) -> String {
+pub fn phase_title(name: &str, rw: Rw, bs: u64) -> String {
     match name {
         "prepare-file" => gettext("Preparing the test file"),
         "seq-write" => gettext("Sequential write"),
@@ -118,10 +114,10 @@ pub fn phase_title(name: &str, rw: &str, bs: u64) -> String {
         "rand-4k-read" => gettext("Random 4K read"),
         _ => {
             let pattern = match rw {
-                "read" => gettext("sequential read"),
-                "write" => gettext("sequential write"),
-                "randread" => gettext("random read"),
-                _ => gettext("random write"),
+                Rw::Read => gettext("sequential read"),
+                Rw::Write => gettext("sequential write"),
+                Rw::RandRead => gettext("random read"),
+                Rw::RandWrite => gettext("random write"),
             };
             fill(
                 // Translators: a phase of a custom profile: its job name, the pattern and the
@@ -188,8 +184,13 @@ pub fn iops(value: f64) -> String {
 }
 
 /// The figure a phase is judged by: IOPS for random patterns, MB/s for sequential ones.
-pub fn phase_figure(rw: &str, bw_bytes: f64, iops_value: f64) -> String {
-    if is_random(rw) {
+pub fn phase_figure(rw: Rw, bw_bytes: f64, iops_value: f64) -> String {
+    figure(rw.is_random(), bw_bytes, iops_value)
+}
+
+/// IOPS when `random`, else MB/s.
+pub fn figure(random: bool, bw_bytes: f64, iops_value: f64) -> String {
+    if random {
         iops(iops_value)
     } else {
         mb_per_s(bw_bytes)
@@ -333,15 +334,15 @@ mod tests {
     #[test]
     fn phases_have_names_for_people() {
         assert_eq!(
-            phase_title("rand-4k-write", "randwrite", 4096),
+            phase_title("rand-4k-write", Rw::RandWrite, 4096),
             "Random 4K write"
         );
         assert_eq!(
-            phase_title("burst", "randwrite", 8192),
+            phase_title("burst", Rw::RandWrite, 8192),
             "burst (random write, 8 KiB blocks)"
         );
-        assert_eq!(phase_figure("randread", 1e6, 1234.4), "1234 IOPS");
-        assert_eq!(phase_figure("randread", 1e6, 412.7), "412 IOPS");
+        assert_eq!(phase_figure(Rw::RandRead, 1e6, 1234.4), "1234 IOPS");
+        assert_eq!(phase_figure(Rw::RandRead, 1e6, 412.7), "412 IOPS");
         let mut c = check(Metric::RandWrite, Unit::Iops, Some(612.0), 500.0);
         c.not_graded("a cache answered");
         assert_eq!(
@@ -349,7 +350,7 @@ mod tests {
             "612 IOPS — target 500 IOPS — not graded: a cache answered"
         );
         assert_eq!(verdict_text(c.verdict), "ERROR");
-        assert_eq!(phase_figure("write", 45_210_000.0, 11.0), "45.21 MB/s");
+        assert_eq!(phase_figure(Rw::Write, 45_210_000.0, 11.0), "45.21 MB/s");
     }
 
     #[test]

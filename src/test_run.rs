@@ -7,6 +7,7 @@
 use std::cell::{Cell, RefCell};
 
 use agnostics_core::engine::{Event, Sample};
+use agnostics_core::profile::Rw;
 use agnostics_core::report::Report;
 use agnostics_core::sdtest::TestOptions;
 use gtk::glib;
@@ -46,10 +47,12 @@ pub struct Progress {
     pub count: usize,
     /// The phase's job name, e.g. `rand-4k-write` (empty before the first phase).
     pub name: String,
-    /// The phase's pattern, fio's spelling (`write`, `randread`, …).
-    pub rw: String,
+    /// The phase's pattern.
+    pub rw: Rw,
     /// The phase's block size, bytes.
     pub bs: u64,
+    /// The phase's queue depth.
+    pub iodepth: u32,
     /// Fraction of the phase done, 0.0 to 1.0 (of its size or its time limit).
     pub fraction: f64,
     /// Average bandwidth of the phase so far, bytes per second.
@@ -199,7 +202,7 @@ impl TestRun {
             .borrow()
             .as_ref()
             .and_then(|r| r.error.as_ref())
-            .is_some_and(|e| e.kind == "cancelled")
+            .is_some_and(|e| e.is_cancelled())
     }
 
     /// Connects to the `progress` signal.
@@ -261,23 +264,19 @@ impl TestRun {
                 index,
                 count,
                 name,
+                rw,
+                bs,
+                iodepth,
             } => {
-                let job = imp
-                    .options
-                    .borrow()
-                    .as_ref()
-                    .and_then(|o| o.profile.jobs.get(index).cloned());
                 let mut p = imp.progress.borrow_mut();
                 *p = Progress {
                     run,
                     runs: p.runs,
                     index,
                     count,
-                    rw: job
-                        .as_ref()
-                        .map(|j| j.rw.as_fio().to_owned())
-                        .unwrap_or_default(),
-                    bs: job.as_ref().map_or(0, |j| j.bs),
+                    rw,
+                    bs,
+                    iodepth,
                     name,
                     ..Progress::default()
                 };
@@ -329,7 +328,7 @@ impl TestRun {
         // The thread has sent its last message and is ending: joining it is immediate.
         drop(imp.worker.take());
         let state = match &report.error {
-            Some(e) if e.kind == "cancelled" => RunState::Ready,
+            Some(e) if e.is_cancelled() => RunState::Ready,
             Some(_) => RunState::Failed,
             None => RunState::Finished,
         };

@@ -111,6 +111,7 @@ mod tests {
         Event::Progress {
             run,
             index: 0,
+            rw: agnostics_core::profile::Rw::Write,
             fraction: 0.5,
             bytes: 1,
             ios: 1,

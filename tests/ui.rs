@@ -449,8 +449,7 @@ fn refused_tmpfs_target_shows_the_error_dialog(app: &Application) -> agnostics_t
         window
             .last_report()
             .and_then(|r| r.error)
-            .map(|e| e.kind)
-            .as_deref(),
+            .map(|e| e.kind.as_str()),
         Some("memory")
     );
     assert!(test_files(tmpfs.path()).is_empty());

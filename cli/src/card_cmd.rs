@@ -5,9 +5,10 @@
 
 use std::fmt::Write;
 
-use agnostics_core::card::{self, CardInfo, CardKind, RegisterState};
+use agnostics_core::card::{self, CardInfo, RegisterState};
 use agnostics_core::i18n::{fill, gettext};
 use agnostics_core::target_dir;
+use agnostics_core::target_dir::Transport;
 use agnostics_core::units::human_bytes;
 
 use crate::args::CardArgs;
@@ -124,7 +125,7 @@ pub fn to_text(c: &CardInfo) -> String {
     let mut b = Block(Vec::new());
     b.row(
         gettext("Device:"),
-        format!("{} ({})", c.device, c.kind.as_str()),
+        format!("{} ({})", c.device, c.kind.card_kind_str()),
     );
     b.opt(gettext("Model:"), c.model.clone());
     if let Some(id) = &c.cid {
@@ -170,7 +171,7 @@ pub fn to_text(c: &CardInfo) -> String {
             ),
         );
     }
-    if matches!(c.kind, CardKind::Sd) {
+    if matches!(c.kind, Transport::Sd) {
         match &c.ssr {
             Some(s) => {
                 b.row(gettext("Speed Class:"), rating(s.speed_class, "Class "));
@@ -198,7 +199,7 @@ pub fn to_text(c: &CardInfo) -> String {
             None => b.row(gettext("SCR:"), state_text(c.registers.scr)),
         }
     }
-    if matches!(c.kind, CardKind::Sd | CardKind::Mmc) {
+    if matches!(c.kind, Transport::Sd | Transport::Emmc) {
         let r = &c.registers;
         b.row(
             gettext("Registers:"),
@@ -206,7 +207,7 @@ pub fn to_text(c: &CardInfo) -> String {
                 "CID {}, CSD {}{}",
                 state_text(r.cid),
                 state_text(r.csd),
-                if c.kind == CardKind::Sd {
+                if c.kind == Transport::Sd {
                     format!(
                         ", SCR {}, SD Status {}",
                         state_text(r.scr),

@@ -5,10 +5,11 @@ use std::io::{IsTerminal, Write};
 use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
 use std::sync::Arc;
 
+use agnostics_core::advice::Advice;
 use agnostics_core::engine::{EngineKind, Event};
 use agnostics_core::i18n::{fill, gettext, number};
 use agnostics_core::profile::Profile;
-use agnostics_core::report;
+use agnostics_core::report::{self, ErrorKind};
 use agnostics_core::scripts;
 use agnostics_core::sdtest::{self, TestOptions};
 use agnostics_core::target_dir;
@@ -21,26 +22,14 @@ use crate::args::{EngineArg, RunArgs};
 use crate::targets_cmd::emit;
 
 pub fn main(args: &RunArgs) -> i32 {
+    let engine = match args.engine {
+        EngineArg::Native => EngineKind::Native,
+        EngineArg::Fio => EngineKind::Fio,
+    };
     let profile = match &args.profile {
         Some(path) => match Profile::load(path) {
             Ok(p) => p,
-            Err(e) => {
-                let message = fill(&gettext("invalid profile: {error}"), &[("error", &e)]);
-                if args.json {
-                    // Still one JSON document, with the shape of a report that measured nothing.
-                    let doc = serde_json::json!({
-                        "verdict": "ERROR",
-                        "a2_verdict": "ERROR",
-                        "runs": [],
-                        "error": { "kind": "profile", "message": message, "hint": "" },
-                        "warnings": [],
-                        "advice": [],
-                    });
-                    println!("{doc:#}");
-                }
-                say(&format!("agnostics-cli: {message}"));
-                return 2;
-            }
+            Err(e) => return refuse_profile(args, engine, path, &e),
         },
         None => Profile::sd_bench(),
     };
@@ -51,10 +40,7 @@ pub fn main(args: &RunArgs) -> i32 {
     let opts = TestOptions {
         target: target_dir,
         profile,
-        engine: match args.engine {
-            EngineArg::Native => EngineKind::Native,
-            EngineArg::Fio => EngineKind::Fio,
-        },
+        engine,
         runs: args.runs,
         sysfs_root: args.sysfs_root.clone(),
     };
@@ -62,10 +48,7 @@ pub fn main(args: &RunArgs) -> i32 {
     let cancel = Arc::new(AtomicBool::new(false));
     let signals = Stopper::start(Arc::clone(&cancel));
 
-    let bar = Progress::new(
-        std::io::stderr().is_terminal() && !args.json,
-        opts.profile.jobs.iter().map(|j| j.rw.is_random()).collect(),
-    );
+    let bar = Progress::new(std::io::stderr().is_terminal() && !args.json);
     let on_event = |event: Event| bar.event(event);
     let report = sdtest::run(&opts, &cancel, &on_event);
     bar.finish();
@@ -98,11 +81,44 @@ pub fn main(args: &RunArgs) -> i32 {
     if code != 0 {
         return code;
     }
-    let cancelled = report.error.as_ref().is_some_and(|e| e.kind == "cancelled");
+    let cancelled = report.error.as_ref().is_some_and(|e| e.is_cancelled());
     match signals.first() {
         Some(signal) if cancelled => 128 + signal,
         _ => report.exit_code(),
     }
+}
+
+/// Reports a profile that cannot be loaded: with `--json`, the refused run's report (every field
+/// of a measured one, error kind `profile`); always the message on stderr. Returns the exit
+/// status, 2. Nothing ran, so the log is left as it was.
+fn refuse_profile(
+    args: &RunArgs,
+    engine: EngineKind,
+    path: &std::path::Path,
+    e: &agnostics_core::profile::ProfileError,
+) -> i32 {
+    let message = fill(&gettext("invalid profile: {error}"), &[("error", e)]);
+    if args.json {
+        let profile = report::ProfileInfo {
+            name: path
+                .file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_default(),
+            source: Some(path.display().to_string()),
+            size_bytes: 0,
+        };
+        let advice = Advice::FixTheProfile;
+        let error = report::ErrorReport::new(ErrorKind::Profile, message.clone(), advice.text());
+        let refused = report::Report::refused(engine, profile, error, advice);
+        match serde_json::to_string_pretty(&refused) {
+            Ok(text) => {
+                let _ = emit(&format!("{text}\n"));
+            }
+            Err(e) => say(&format!("agnostics-cli: {e}")),
+        }
+    }
+    say(&format!("agnostics-cli: {message}"));
+    2
 }
 
 /// Writes a line on stderr, ignoring errors (a hung-up terminal must not turn a cancel into a
@@ -165,12 +181,10 @@ fn write_log(report: &report::Report) -> Result<std::path::PathBuf, scripts::Scr
 /// the phase is graded on (IOPS for random phases, MB/s for sequential ones).
 struct Progress {
     bar: Option<ProgressBar>,
-    /// Per phase (profile order): whether it is random I/O.
-    random: Vec<bool>,
 }
 
 impl Progress {
-    fn new(enabled: bool, random: Vec<bool>) -> Progress {
+    fn new(enabled: bool) -> Progress {
         let bar = enabled.then(|| {
             let bar = ProgressBar::new(1000);
             bar.set_style(
@@ -180,7 +194,7 @@ impl Progress {
             );
             bar
         });
-        Progress { bar, random }
+        Progress { bar }
     }
 
     fn event(&self, event: Event) {
@@ -194,20 +208,21 @@ impl Progress {
                     ));
                 }
             }
-            Event::PhaseStarted { index, name, .. } => {
-                bar.set_prefix(format!("{name} {}/{}", index + 1, self.random.len()));
+            Event::PhaseStarted {
+                index, count, name, ..
+            } => {
+                bar.set_prefix(format!("{name} {}/{count}", index + 1));
                 bar.set_position(0);
             }
             Event::Progress {
-                index,
+                rw,
                 fraction,
                 bw_bytes,
                 iops,
                 ..
             } => {
                 bar.set_position((fraction.clamp(0.0, 1.0) * 1000.0) as u64);
-                let random = self.random.get(index).copied().unwrap_or(false);
-                bar.set_message(if random {
+                bar.set_message(if rw.is_random() {
                     format!("{} IOPS", number(iops, 0))
                 } else {
                     format!("{} MB/s", number(mb_per_s(bw_bytes), 1))

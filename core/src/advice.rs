@@ -57,6 +57,8 @@ pub enum Advice {
     /// filesystem, a loop device without direct I/O, a loop file on tmpfs, a RAM disk): not
     /// graded.
     CachedResult,
+    /// The profile (job file) could not be loaded: nothing ran.
+    FixTheProfile,
 }
 
 impl Advice {
@@ -91,6 +93,7 @@ impl Advice {
             Advice::FioHung => gettext("fio stopped responding and was stopped; its test file was removed. This happens when one of fio's processes is killed, for instance by the system when memory runs out. Close other programs and run the test again, or use the built-in engine."),
             Advice::Cancelled => gettext("The test was cancelled and its test file removed. Nothing was graded."),
             Advice::ImplausibleResult => gettext("A measured speed is more than the connection to this drive can carry, so it cannot be the drive's own: a cache answered instead. Nothing was graded; test a folder directly on the card or drive."),
+            Advice::FixTheProfile => gettext("The profile could not be read, so nothing was tested. Correct the job file at the line the message names, or run the standard test without a profile."),
             Advice::CachedResult => gettext("The figures are shown but not graded: memory answered, not the drive. Test a folder on a filesystem directly on the card or drive (such as /var/tmp or your home folder)."),
         }
     }

@@ -13,18 +13,20 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::units::{parse_size, parse_time};
 
 /// The standard SD card test, upstream agnostics' `sd_bench.fio` (0.15 and later), built in.
 pub const SD_BENCH: &str = include_str!("../../data/sd_bench.fio");
 
-/// The I/O pattern of a job (fio's `rw`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+/// The I/O pattern of a job (fio's `rw`), serialised in fio's spelling (`read`, `write`,
+/// `randread`, `randwrite`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Rw {
     /// Sequential reads (`rw=read`).
+    #[default]
     Read,
     /// Sequential writes (`rw=write`).
     Write,

@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::advice::Advice;
 use crate::card::CardInfo;
-use crate::engine::{EngineKind, PhaseResult};
+use crate::engine::{EngineKind, IoPath, PhaseResult};
 use crate::target_dir::{TargetInfo, Transport};
 use crate::verdict::{Check, Metric, Standard, Verdict};
 
@@ -140,13 +140,125 @@ impl RunReport {
     }
 }
 
+/// What kind of error stopped the test: one name per cause, the same in the JSON report
+/// (`error.kind`, the snake_case name listed on each variant, [`ErrorKind::as_str`]), the log
+/// and the app's dialog.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ErrorKind {
+    /// `missing`: the target folder does not exist.
+    Missing,
+    /// `not_a_directory`: the target is not a folder.
+    NotADirectory,
+    /// `not_writable`: the program may not write in the target folder.
+    NotWritable,
+    /// `read_only`: the drive is, or became, read-only.
+    ReadOnly,
+    /// `memory`: the target is in memory (tmpfs, ramfs, zram), not on a drive.
+    Memory,
+    /// `not_storage`: the target is not on storage that can be measured (e.g. /proc).
+    NotStorage,
+    /// `no_space`: not enough free space, before or during the test.
+    NoSpace,
+    /// `inspect`: the target could not be inspected.
+    Inspect,
+    /// `io`: a read, write, fsync or open failed.
+    Io,
+    /// `test_file_gone`: the test file was removed or replaced while the test ran.
+    TestFileGone,
+    /// `direct_io_refused`: the filesystem does not accept O_DIRECT.
+    DirectIoRefused,
+    /// `fio_missing`: fio is not installed.
+    FioMissing,
+    /// `fio_hung`: fio stopped responding and was stopped.
+    FioHung,
+    /// `fio_failed`: fio failed.
+    FioFailed,
+    /// `cancelled`: the user (or a signal) stopped the test.
+    Cancelled,
+    /// `cached`: a layer answered from memory; the run is shown, never graded.
+    Cached,
+    /// `implausible`: a figure the link to the drive cannot carry.
+    Implausible,
+    /// `profile`: the profile (job file) could not be loaded.
+    Profile,
+}
+
+impl ErrorKind {
+    /// Every kind, in declaration order.
+    pub const ALL: [ErrorKind; 18] = [
+        ErrorKind::Missing,
+        ErrorKind::NotADirectory,
+        ErrorKind::NotWritable,
+        ErrorKind::ReadOnly,
+        ErrorKind::Memory,
+        ErrorKind::NotStorage,
+        ErrorKind::NoSpace,
+        ErrorKind::Inspect,
+        ErrorKind::Io,
+        ErrorKind::TestFileGone,
+        ErrorKind::DirectIoRefused,
+        ErrorKind::FioMissing,
+        ErrorKind::FioHung,
+        ErrorKind::FioFailed,
+        ErrorKind::Cancelled,
+        ErrorKind::Cached,
+        ErrorKind::Implausible,
+        ErrorKind::Profile,
+    ];
+
+    /// The JSON name, e.g. `test_file_gone` (untranslated: scripts read it). The one place
+    /// each name is spelled: serialising and parsing use it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ErrorKind::Missing => "missing",
+            ErrorKind::NotADirectory => "not_a_directory",
+            ErrorKind::NotWritable => "not_writable",
+            ErrorKind::ReadOnly => "read_only",
+            ErrorKind::Memory => "memory",
+            ErrorKind::NotStorage => "not_storage",
+            ErrorKind::NoSpace => "no_space",
+            ErrorKind::Inspect => "inspect",
+            ErrorKind::Io => "io",
+            ErrorKind::TestFileGone => "test_file_gone",
+            ErrorKind::DirectIoRefused => "direct_io_refused",
+            ErrorKind::FioMissing => "fio_missing",
+            ErrorKind::FioHung => "fio_hung",
+            ErrorKind::FioFailed => "fio_failed",
+            ErrorKind::Cancelled => "cancelled",
+            ErrorKind::Cached => "cached",
+            ErrorKind::Implausible => "implausible",
+            ErrorKind::Profile => "profile",
+        }
+    }
+}
+
+impl Serialize for ErrorKind {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+
+impl<'de> Deserialize<'de> for ErrorKind {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let name = String::deserialize(deserializer)?;
+        ErrorKind::ALL
+            .into_iter()
+            .find(|k| k.as_str() == name)
+            .ok_or_else(|| serde::de::Error::custom(format!("unknown error kind {name:?}")))
+    }
+}
+
+impl std::fmt::Display for ErrorKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 /// An error that stopped the test.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ErrorReport {
-    /// Machine-readable kind (`missing`, `read_only`, `memory`, `no_space`, `io`,
-    /// `test_file_gone`, `fio_missing`, `fio_hung`, `fio_failed`, `cancelled`,
-    /// `implausible`, `cached`, …).
-    pub kind: String,
+    /// Machine-readable kind (JSON: its snake_case name, e.g. `no_space`).
+    pub kind: ErrorKind,
     /// What happened, for people: at most [`SHORT_MESSAGE_CHARS`] characters on one line
     /// (a longer text is cut at its first line or sentence, or at a word, with `…`).
     pub message: String,
@@ -164,13 +276,13 @@ pub const SHORT_MESSAGE_CHARS: usize = 160;
 impl ErrorReport {
     /// The report of an error of `kind` whose whole text is `text`: `message` is the text
     /// shortened by [`shorten`], `details` the whole text when that shortened it.
-    pub fn new(kind: &str, text: String, hint: String) -> ErrorReport {
+    pub fn new(kind: ErrorKind, text: String, hint: String) -> ErrorReport {
         let (message, details) = match shorten(&text, SHORT_MESSAGE_CHARS) {
             Some(short) => (short, Some(text)),
             None => (text, None),
         };
         ErrorReport {
-            kind: kind.to_owned(),
+            kind,
             message,
             hint,
             details,
@@ -180,6 +292,11 @@ impl ErrorReport {
     /// The report of an engine error: its kind, translated message and advice.
     pub fn from_engine(e: &crate::engine::EngineError) -> ErrorReport {
         ErrorReport::new(e.kind(), e.message(), e.advice().text())
+    }
+
+    /// True when the user (or a signal) stopped the test.
+    pub fn is_cancelled(&self) -> bool {
+        self.kind == ErrorKind::Cancelled
     }
 }
 
@@ -229,8 +346,10 @@ pub struct Report {
     pub sd_graded: bool,
     /// The engine.
     pub engine: EngineKind,
-    /// The I/O path the engine used (`io_uring`, `threads`, `fio libaio`, …).
-    pub io_path: String,
+    /// The I/O path the engine used (JSON `io_uring`, `threads`, `fio libaio`, …; `""` when
+    /// nothing ran).
+    #[serde(with = "io_path_or_empty")]
+    pub io_path: Option<IoPath>,
     /// The profile.
     pub profile: ProfileInfo,
     /// Where it ran; `None` only when the target could not even be inspected.
@@ -252,6 +371,43 @@ pub struct Report {
 }
 
 impl Report {
+    /// The report of a test of `profile` with `engine` that has not measured anything yet:
+    /// verdict ERROR, no target, no runs, no error, the profile's warnings.
+    pub fn new(engine: EngineKind, profile: ProfileInfo, warnings: Vec<String>) -> Report {
+        Report {
+            program: format!("agnostics {}", crate::VERSION),
+            started: chrono::Local::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, false),
+            verdict: Verdict::Error,
+            a2_verdict: Verdict::Error,
+            sd_graded: false,
+            engine,
+            io_path: None,
+            profile,
+            target: None,
+            card: None,
+            runs: Vec::new(),
+            error: None,
+            warnings,
+            advice: Vec::new(),
+            findings: Vec::new(),
+        }
+    }
+
+    /// The report of a test refused before it started (e.g. a profile that cannot be read):
+    /// a document with every field of a measured one, verdict ERROR, no runs, `error` set and
+    /// `advice` the one piece given.
+    pub fn refused(
+        engine: EngineKind,
+        profile: ProfileInfo,
+        error: ErrorReport,
+        advice: Advice,
+    ) -> Report {
+        let mut report = Report::new(engine, profile, Vec::new());
+        report.error = Some(error);
+        report.advice.push(advice);
+        report
+    }
+
     /// The run the overall verdict comes from: the first that passed, else the last.
     pub fn deciding_run(&self) -> Option<&RunReport> {
         self.runs
@@ -262,7 +418,7 @@ impl Report {
 
     /// The process exit status for this report: 0 PASS, 1 FAIL, 2 ERROR, 130 cancelled.
     pub fn exit_code(&self) -> i32 {
-        if self.error.as_ref().is_some_and(|e| e.kind == "cancelled") {
+        if self.error.as_ref().is_some_and(ErrorReport::is_cancelled) {
             return 130;
         }
         match self.verdict {
@@ -270,6 +426,30 @@ impl Report {
             Verdict::Fail => 1,
             Verdict::Error => 2,
         }
+    }
+}
+
+/// `Report::io_path` in JSON: the path's name, or `""` when there is none (the document's
+/// shape from before the field was typed).
+mod io_path_or_empty {
+    use super::IoPath;
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+    pub fn serialize<S: Serializer>(path: &Option<IoPath>, s: S) -> Result<S::Ok, S::Error> {
+        match path {
+            Some(p) => p.serialize(s),
+            None => s.serialize_str(""),
+        }
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<IoPath>, D::Error> {
+        let text = String::deserialize(d)?;
+        if text.is_empty() {
+            return Ok(None);
+        }
+        IoPath::parse(&text)
+            .map(Some)
+            .ok_or_else(|| serde::de::Error::custom(format!("unknown I/O path {text:?}")))
     }
 }
 
@@ -385,23 +565,22 @@ pub fn to_text(report: &Report) -> String {
     {
         let _ = writeln!(out, "{card}");
     }
-    let engine = if report.io_path.is_empty() {
-        fill(
+    let engine = match &report.io_path {
+        None => fill(
             &gettext("Engine: {engine}; profile {profile}"),
             &[
                 ("engine", &report.engine.as_str()),
                 ("profile", &report.profile.name),
             ],
-        )
-    } else {
-        fill(
+        ),
+        Some(io_path) => fill(
             &gettext("Engine: {engine} ({io_path}); profile {profile}"),
             &[
                 ("engine", &report.engine.as_str()),
-                ("io_path", &report.io_path),
+                ("io_path", io_path),
                 ("profile", &report.profile.name),
             ],
-        )
+        ),
     };
     let _ = writeln!(out, "{engine}");
     for run in &report.runs {
@@ -547,5 +726,59 @@ mod tests {
         );
         assert_eq!(lines.len(), 3);
         assert_eq!(run.verdict, Verdict::Error);
+    }
+
+    #[test]
+    fn error_kinds_keep_their_snake_case_names() {
+        let names: Vec<&str> = ErrorKind::ALL.iter().map(|k| k.as_str()).collect();
+        let mut unique = names.clone();
+        unique.sort_unstable();
+        unique.dedup();
+        assert_eq!(unique.len(), names.len(), "{names:?}");
+        for kind in ErrorKind::ALL {
+            let json = serde_json::to_value(kind).unwrap();
+            assert_eq!(json, kind.as_str());
+            assert_eq!(serde_json::from_value::<ErrorKind>(json).unwrap(), kind);
+            let snake = format!("{kind:?}")
+                .chars()
+                .enumerate()
+                .flat_map(|(i, c)| {
+                    let sep = (i > 0 && c.is_uppercase()).then_some('_');
+                    sep.into_iter().chain(c.to_lowercase())
+                })
+                .collect::<String>();
+            assert_eq!(kind.as_str(), snake);
+        }
+        assert!(serde_json::from_str::<ErrorKind>(r#""broken""#).is_err());
+    }
+
+    #[test]
+    fn a_refused_run_has_every_field_of_a_measured_one() {
+        let profile = ProfileInfo {
+            name: "bad".into(),
+            source: Some("/tmp/bad.fio".into()),
+            size_bytes: 0,
+        };
+        let refused = Report::refused(
+            EngineKind::Native,
+            profile.clone(),
+            ErrorReport::new(ErrorKind::Profile, "invalid".into(), "fix it".into()),
+            Advice::FixTheProfile,
+        );
+        assert_eq!(refused.verdict, Verdict::Error);
+        assert_eq!(refused.exit_code(), 2);
+        let doc = serde_json::to_value(&refused).unwrap();
+        let measured =
+            serde_json::to_value(Report::new(EngineKind::Native, profile, vec![])).unwrap();
+        let keys = |v: &serde_json::Value| -> Vec<String> {
+            v.as_object().unwrap().keys().cloned().collect()
+        };
+        assert_eq!(keys(&doc), keys(&measured));
+        assert_eq!(doc["error"]["kind"], "profile");
+        assert_eq!(doc["io_path"], "");
+        assert_eq!(doc["advice"][0]["kind"], "fix_the_profile");
+        let back: Report = serde_json::from_value(doc).unwrap();
+        assert_eq!(back.io_path, None);
+        assert!(!back.error.unwrap().is_cancelled());
     }
 }

@@ -8,7 +8,7 @@ use crate::advice::Advice;
 use crate::engine::testfile::TestFile;
 use crate::engine::{self, EngineError, EngineKind, Event};
 use crate::profile::Profile;
-use crate::report::{ErrorReport, ProfileInfo, Report, RunReport, TargetReport};
+use crate::report::{ErrorKind, ErrorReport, ProfileInfo, Report, RunReport, TargetReport};
 use crate::target_dir::{self, TargetError, Transport};
 use crate::verdict::Verdict;
 
@@ -45,15 +45,9 @@ impl TestOptions {
 /// stops, its file is removed and the report's error is `cancelled`. `on_event` is called on
 /// this thread.
 pub fn run(opts: &TestOptions, cancel: &AtomicBool, on_event: &(dyn Fn(Event) + Sync)) -> Report {
-    let mut report = Report {
-        program: format!("agnostics {}", crate::VERSION),
-        started: chrono::Local::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, false),
-        verdict: Verdict::Error,
-        a2_verdict: Verdict::Error,
-        sd_graded: false,
-        engine: opts.engine,
-        io_path: String::new(),
-        profile: ProfileInfo {
+    let mut report = Report::new(
+        opts.engine,
+        ProfileInfo {
             name: opts.profile.name.clone(),
             source: opts
                 .profile
@@ -62,14 +56,8 @@ pub fn run(opts: &TestOptions, cancel: &AtomicBool, on_event: &(dyn Fn(Event) + 
                 .map(|p| p.display().to_string()),
             size_bytes: opts.profile.file_size_bytes(),
         },
-        target: None,
-        card: None,
-        runs: Vec::new(),
-        error: None,
-        warnings: opts.profile.warnings.clone(),
-        advice: Vec::new(),
-        findings: Vec::new(),
-    };
+        opts.profile.warnings.clone(),
+    );
 
     let missing: Vec<&str> = crate::verdict::targets(crate::verdict::Standard::A1)
         .iter()
@@ -162,11 +150,10 @@ pub fn run(opts: &TestOptions, cancel: &AtomicBool, on_event: &(dyn Fn(Event) + 
             cancel,
             on_event,
         };
-        let mut io_path = String::new();
-        let outcome = engine::run_profile(opts.engine, &opts.profile, &file, &ctx, &mut io_path);
+        let done = engine::run_profile(opts.engine, &opts.profile, &file, &ctx);
         let removed = file.remove();
-        if !io_path.is_empty() {
-            report.io_path = io_path;
+        if done.io_path.is_some() {
+            report.io_path = done.io_path;
         }
         if let Err(e) = removed {
             report.warnings.push(crate::i18n::fill(
@@ -175,7 +162,7 @@ pub fn run(opts: &TestOptions, cancel: &AtomicBool, on_event: &(dyn Fn(Event) + 
                 &[("error", &e)],
             ));
         }
-        match outcome {
+        match done.phases {
             Ok(phases) => {
                 let graded = RunReport::grade_profile(run, phases, &opts.profile);
                 let passed = graded.verdict == Verdict::Pass;
@@ -201,7 +188,7 @@ fn finish(report: &mut Report, info: &target_dir::TargetInfo, cached: Option<Str
         }
         if report.error.is_none() {
             report.error = Some(ErrorReport::new(
-                "cached",
+                ErrorKind::Cached,
                 reason,
                 Advice::CachedResult.text(),
             ));
@@ -236,7 +223,7 @@ fn finish(report: &mut Report, info: &target_dir::TargetInfo, cached: Option<Str
         report.verdict = Verdict::Error;
         report.a2_verdict = Verdict::Error;
         report.error = Some(ErrorReport::new(
-            "implausible",
+            ErrorKind::Implausible,
             message,
             Advice::ImplausibleResult.text(),
         ));

@@ -5,7 +5,8 @@
 use std::fs;
 
 use agnostics_core::card::regs::CrcStatus;
-use agnostics_core::card::{self, CardInfo, CardKind, RegisterState};
+use agnostics_core::card::{self, CardInfo, RegisterState};
+use agnostics_core::target_dir::Transport;
 use agnostics_testkit::{card_fixtures_dir, write_card_tree};
 use serde_json::Value;
 
@@ -82,10 +83,10 @@ fn every_published_dump_decodes_to_what_its_owner_printed() {
     for (file, fx) in &fixtures {
         let card = identify_fixture(fx);
         let want_kind = fx["kind"].as_str().unwrap();
-        if card.kind.as_str() != want_kind {
+        if card.kind.card_kind_str() != want_kind {
             failures.push(format!(
                 "{file}: kind {} != {want_kind}",
-                card.kind.as_str()
+                card.kind.card_kind_str()
             ));
         }
         for (key, want) in fx["expected"].as_object().unwrap() {
@@ -184,7 +185,7 @@ fn shared_and_unknown_manufacturer_ids_are_honest() {
 
 fn emmc_date_uses_the_2013_base_and_explains_the_kernels_1997() {
     let e = fixture("samsung-emmc-m8g1gc");
-    assert_eq!(e.kind, CardKind::Mmc);
+    assert_eq!(e.kind, Transport::Emmc);
     assert_eq!(e.cid.as_ref().unwrap().mdt.as_deref(), Some("2013-05"));
     assert!(
         e.warnings.iter().any(|w| w.contains("1997")),
@@ -195,7 +196,7 @@ fn emmc_date_uses_the_2013_base_and_explains_the_kernels_1997() {
     assert_eq!(e.registers.scr, RegisterState::Missing);
     // Without a type file the CID's layout says eMMC.
     let c = fixture("rpi-sdinfo-chromebook-emmc-sem16");
-    assert_eq!(c.kind, CardKind::Mmc);
+    assert_eq!(c.kind, Transport::Emmc);
     assert!(c.warnings.iter().any(|w| w.contains("type file")));
 }
 
@@ -328,7 +329,7 @@ fn link_from_debugfs_ios_bounds_an_sd_card() {
     )
     .unwrap();
     let c = card::identify(r, "mmcblk0").unwrap();
-    assert_eq!(c.kind, CardKind::Sd);
+    assert_eq!(c.kind, Transport::Sd);
     assert_eq!(c.model.as_deref(), Some("SD64G"));
     assert_eq!(c.link.unwrap().max_bw_bytes, 25e6);
 }

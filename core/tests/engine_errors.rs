@@ -21,7 +21,7 @@ use agnostics_core::engine::fio;
 use agnostics_core::engine::testfile::TestFile;
 use agnostics_core::engine::{EngineError, EngineKind, Event, PhaseResult};
 use agnostics_core::profile::Profile;
-use agnostics_core::report::{ErrorReport, SHORT_MESSAGE_CHARS};
+use agnostics_core::report::{ErrorKind, ErrorReport, SHORT_MESSAGE_CHARS};
 use agnostics_testkit::{require_program, require_root, Ran};
 use common::*;
 
@@ -279,7 +279,7 @@ fn assert_stopped_by_the_watchdog(watched: &Watched) {
         watched.took
     );
     assert!(watched.took >= Duration::from_secs(WATCHDOG_S) - Duration::from_millis(1500));
-    assert_eq!(e.kind(), "fio_hung");
+    assert_eq!(e.kind().as_str(), "fio_hung");
     assert_eq!(e.advice(), Advice::FioHung);
     let report = ErrorReport::from_engine(e);
     assert!(
@@ -342,7 +342,7 @@ fn native_with_change_between(dir: &Path, between: &(dyn Fn(&Path) + Sync)) -> E
 fn a_removed_test_file_is_test_file_gone() -> Ran {
     let dir = scratch_dir();
     let e = native_with_change_between(dir.path(), &|p| std::fs::remove_file(p).unwrap());
-    assert_eq!(e.kind(), "test_file_gone", "{e:?}");
+    assert_eq!(e.kind().as_str(), "test_file_gone", "{e:?}");
     assert_eq!(e.advice(), Advice::TestFileGone);
     Ok(())
 }
@@ -355,7 +355,7 @@ fn a_symlink_in_place_of_the_test_file_is_test_file_gone() -> Ran {
         std::fs::remove_file(p).unwrap();
         symlink(&other, p).unwrap();
     });
-    assert_eq!(e.kind(), "test_file_gone", "{e:?}");
+    assert_eq!(e.kind().as_str(), "test_file_gone", "{e:?}");
     assert_eq!(std::fs::read(&other).unwrap(), b"keep me");
     Ok(())
 }
@@ -368,7 +368,7 @@ fn another_file_in_place_of_the_test_file_is_test_file_gone() -> Ran {
         std::fs::write(&other, vec![0u8; 4 << 20]).unwrap();
         std::fs::rename(&other, p).unwrap();
     });
-    assert_eq!(e.kind(), "test_file_gone", "{e:?}");
+    assert_eq!(e.kind().as_str(), "test_file_gone", "{e:?}");
     Ok(())
 }
 
@@ -383,7 +383,7 @@ fn a_read_only_remount_during_the_run_is_read_only() -> Ran {
         .args(["-o", "remount,rw"])
         .arg(&fs.mount)
         .status();
-    assert_eq!(e.kind(), "read_only", "{e:?}");
+    assert_eq!(e.kind().as_str(), "read_only", "{e:?}");
     assert_eq!(e.advice(), Advice::BecameReadOnly);
     assert_ne!(
         e.advice().text(),
@@ -449,7 +449,7 @@ fn a_failing_device_is_io_on_both_engines() -> Ran {
         std::mem::forget(file);
         let e = out.result.expect_err("the run must fail");
         eprintln!("{engine}: {e}");
-        assert_eq!(e.kind(), "io", "{engine}: {e:?}");
+        assert_eq!(e.kind().as_str(), "io", "{engine}: {e:?}");
         assert_eq!(e.advice(), Advice::CheckTheDevice, "{engine}");
     }
     Ok(())
@@ -503,7 +503,7 @@ fn fio_job_errnos_have_their_own_kinds() {
         (libc::EINVAL, "fio_failed"),
     ] {
         let e = fio_job_error(errno);
-        assert_eq!(e.kind(), kind, "errno {errno}: {e:?}");
+        assert_eq!(e.kind().as_str(), kind, "errno {errno}: {e:?}");
         if kind != "fio_failed" {
             assert!(e.message().contains("rand-4k-write"), "{e}");
         }
@@ -536,7 +536,7 @@ fn each_engine_error_kind_has_its_own_hint() {
             message: "x".into(),
         },
     ];
-    let mut hints: HashMap<String, &str> = HashMap::new();
+    let mut hints: HashMap<String, ErrorKind> = HashMap::new();
     for e in &errors {
         let hint = e.advice().text();
         if let Some(other) = hints.insert(hint.clone(), e.kind()) {
@@ -551,7 +551,7 @@ fn each_engine_error_kind_has_its_own_hint() {
         "open",
         std::io::Error::from_raw_os_error(libc::ENOENT),
     );
-    assert_eq!(e.kind(), "io");
+    assert_eq!(e.kind().as_str(), "io");
 }
 
 fn long_messages_are_shortened_with_the_whole_text_in_details() {
@@ -578,12 +578,20 @@ fn long_messages_are_shortened_with_the_whole_text_in_details() {
     assert_eq!(json["details"], serde_json::json!(details));
 
     // A message on several lines keeps its first line.
-    let report = ErrorReport::new("fio_failed", "first line\nsecond line".into(), "h".into());
+    let report = ErrorReport::new(
+        ErrorKind::FioFailed,
+        "first line\nsecond line".into(),
+        "h".into(),
+    );
     assert_eq!(report.message, "first line…");
     assert_eq!(report.details.as_deref(), Some("first line\nsecond line"));
 
     // A short message is whole: no details.
-    let report = ErrorReport::new("io", "write failed during seq-write".into(), "h".into());
+    let report = ErrorReport::new(
+        ErrorKind::Io,
+        "write failed during seq-write".into(),
+        "h".into(),
+    );
     assert_eq!(report.message, "write failed during seq-write");
     assert_eq!(report.details, None);
     let json = serde_json::to_value(&report).unwrap();

@@ -256,12 +256,11 @@ fn run_fio_cancelling(
         cancel,
         on_event: &sink,
     };
-    let mut io_path = String::new();
-    let result = fio::run_profile_with(program, profile, file, &ctx, &mut io_path);
+    let done = fio::run_profile_with(program, profile, file, &ctx);
     Outcome {
-        result,
+        result: done.phases,
         events: recorder.take(),
-        io_path,
+        io_path: done.io_path.map(|p| p.to_string()).unwrap_or_default(),
     }
 }
 

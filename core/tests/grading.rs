@@ -66,7 +66,7 @@ fn assert_cached(r: &Report, needle: &str) {
         .error
         .as_ref()
         .unwrap_or_else(|| panic!("no error: {r:#?}"));
-    assert_eq!(e.kind, "cached", "{e:?}");
+    assert_eq!(e.kind.as_str(), "cached", "{e:?}");
     assert!(e.message.contains(needle), "{}", e.message);
     assert_eq!(r.verdict, Verdict::Error);
     assert_eq!(r.runs.len(), 1, "a cached run is not repeated");
@@ -243,10 +243,11 @@ fn zfs_before_2_3_ignores_direct_io() {
 }
 
 fn compat_lines_and_table_round_the_same_way() {
+    use agnostics_core::profile::Rw;
     let phase =
-        |name: &str, rw: &str, bs: u64, bw: f64, iops: f64| agnostics_core::engine::PhaseResult {
+        |name: &str, rw: Rw, bs: u64, bw: f64, iops: f64| agnostics_core::engine::PhaseResult {
             name: name.into(),
-            rw: rw.into(),
+            rw,
             bs,
             ios: 100,
             bytes: 100,
@@ -258,9 +259,9 @@ fn compat_lines_and_table_round_the_same_way() {
     let run = RunReport::grade(
         1,
         vec![
-            phase("seq-write", "write", 1 << 20, 9_999.6 * 1024.0, 9.8),
-            phase("rand-4k-write", "randwrite", 4096, 412.7 * 4096.0, 412.7),
-            phase("rand-4k-read", "randread", 4096, 1499.9 * 4096.0, 1499.9),
+            phase("seq-write", Rw::Write, 1 << 20, 9_999.6 * 1024.0, 9.8),
+            phase("rand-4k-write", Rw::RandWrite, 4096, 412.7 * 4096.0, 412.7),
+            phase("rand-4k-read", Rw::RandRead, 4096, 1499.9 * 4096.0, 1499.9),
         ],
     );
     let lines = report::compat_lines(&run);

@@ -46,7 +46,7 @@ fn failing_report() -> Report {
         a2_verdict: run.a2_verdict,
         sd_graded: true,
         engine: EngineKind::Native,
-        io_path: "io_uring".into(),
+        io_path: Some(agnostics_core::engine::IoPath::IoUring),
         profile: ProfileInfo {
             name: "sd_bench".into(),
             source: None,

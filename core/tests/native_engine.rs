@@ -21,12 +21,11 @@ fn run_native(choice: IoChoice, profile: &Profile, file: &TestFile) -> Outcome {
         cancel: &cancel,
         on_event: &sink,
     };
-    let mut io_path = String::new();
-    let result = native::run_profile_with(choice, profile, file, &ctx, &mut io_path);
+    let done = native::run_profile_with(choice, profile, file, &ctx);
     Outcome {
-        result,
+        result: done.phases,
         events: recorder.take(),
-        io_path,
+        io_path: done.io_path.map(|p| p.to_string()).unwrap_or_default(),
     }
 }
 
@@ -61,7 +60,7 @@ fn assert_consistent(phases: &[PhaseResult], profile: &Profile) {
             p.name
         );
         assert!(p.lat_us.p99 <= p.lat_us.max, "{}: {:?}", p.name, p.lat_us);
-        assert_eq!(p.rw, job.rw.as_fio());
+        assert_eq!(p.rw, job.rw);
         assert_eq!(p.bs, job.bs);
     }
 }
@@ -223,8 +222,7 @@ fn cancel_mid_phase(choice: IoChoice) {
         cancel: &cancel,
         on_event: &sink,
     };
-    let mut io_path = String::new();
-    let result = native::run_profile_with(choice, &profile, &file, &ctx, &mut io_path);
+    let result = native::run_profile_with(choice, &profile, &file, &ctx).phases;
     assert!(matches!(result, Err(EngineError::Cancelled)), "{result:?}");
     let events = recorder.take();
     assert!(!events

@@ -154,7 +154,7 @@ fn refuses_directory_not_writable_by_user() {
         fs::set_permissions(dir.path(), fs::Permissions::from_mode(0o555)).unwrap();
         let result = target_dir::preflight(dir.path(), MIB, Path::new("/sys"));
         fs::set_permissions(dir.path(), fs::Permissions::from_mode(0o755)).unwrap();
-        assert_eq!(result.unwrap_err().kind(), "not_writable");
+        assert_eq!(result.unwrap_err().kind().as_str(), "not_writable");
     }
 }
 
@@ -258,7 +258,7 @@ fn refuses_kernel_interfaces_as_not_storage() -> agnostics_testkit::Ran {
         }
         match target_dir::preflight(Path::new(dir), MIB, Path::new("/sys")) {
             Err(e @ TargetError::NotStorage { .. }) => {
-                assert_eq!(e.kind(), "not_storage");
+                assert_eq!(e.kind().as_str(), "not_storage");
                 assert!(e.to_string().contains(fs_type), "{e}");
             }
             other => panic!("{dir}: expected NotStorage, got {other:?}"),

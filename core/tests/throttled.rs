@@ -34,22 +34,12 @@ fn throttled_child_run(dir: &std::ffi::OsStr, engine: &str) {
         cancel: &cancel,
         on_event: &|_: Event| {},
     };
-    let mut io_path = String::new();
     let result = match engine {
-        "io_uring" => {
-            native::run_profile_with(IoChoice::Uring, &profile, &file, &ctx, &mut io_path)
-        }
-        "threads" => {
-            native::run_profile_with(IoChoice::Threads, &profile, &file, &ctx, &mut io_path)
-        }
-        _ => agnostics_core::engine::run_profile(
-            EngineKind::Fio,
-            &profile,
-            &file,
-            &ctx,
-            &mut io_path,
-        ),
-    };
+        "io_uring" => native::run_profile_with(IoChoice::Uring, &profile, &file, &ctx),
+        "threads" => native::run_profile_with(IoChoice::Threads, &profile, &file, &ctx),
+        _ => agnostics_core::engine::run_profile(EngineKind::Fio, &profile, &file, &ctx),
+    }
+    .phases;
     file.remove().unwrap();
     let phases = result.unwrap_or_else(|e| panic!("{engine}: {e}"));
     println!("{MARK}{}", serde_json::to_string(&phases).unwrap());

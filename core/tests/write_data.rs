@@ -31,8 +31,9 @@ fn written_by(choice: IoChoice, job_file: &str) -> Vec<u8> {
         cancel: &cancel,
         on_event: &sink,
     };
-    let mut io_path = String::new();
-    native::run_profile_with(choice, &profile, &file, &ctx, &mut io_path).expect("the run");
+    native::run_profile_with(choice, &profile, &file, &ctx)
+        .phases
+        .expect("the run");
     let data = std::fs::read(file.path()).expect("read the test file back");
     file.remove().expect("remove the test file");
     data
@@ -51,8 +52,9 @@ fn written_by_fio(job_file: &str) -> Vec<u8> {
         cancel: &cancel,
         on_event: &sink,
     };
-    let mut io_path = String::new();
-    fio::run_profile(&profile, &file, &ctx, &mut io_path).expect("the fio run");
+    fio::run_profile(&profile, &file, &ctx)
+        .phases
+        .expect("the fio run");
     let data = std::fs::read(file.path()).expect("read the test file back");
     file.remove().expect("remove the test file");
     data

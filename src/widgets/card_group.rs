@@ -10,8 +10,9 @@
 
 use adw::prelude::*;
 use agnostics_core::card::claims::Outcome;
-use agnostics_core::card::{self, CardInfo, CardKind, Finding, RegisterState};
+use agnostics_core::card::{self, CardInfo, Finding, RegisterState};
 use agnostics_core::i18n::{fill, gettext, number};
+use agnostics_core::target_dir::Transport;
 use gtk::glib;
 
 use super::results_rows::{advice_row, fact_row, group};
@@ -35,7 +36,7 @@ pub fn card_group(card: Option<&CardInfo>, findings: &[Finding]) -> Option<CardG
     if facts.is_empty() && warnings.is_empty() && findings.is_empty() {
         return None;
     }
-    let is_card = card.is_some_and(|c| matches!(c.kind, CardKind::Sd | CardKind::Mmc));
+    let is_card = card.is_some_and(|c| matches!(c.kind, Transport::Sd | Transport::Emmc));
     let group = if is_card {
         group(
             &gettext("Card"),
@@ -81,7 +82,7 @@ pub fn card_group(card: Option<&CardInfo>, findings: &[Finding]) -> Option<CardG
 /// The fact rows for the device, titles and values.
 pub fn card_facts(card: &CardInfo) -> Vec<(String, String)> {
     match card.kind {
-        CardKind::Sd | CardKind::Mmc => sd_facts(card),
+        Transport::Sd | Transport::Emmc => sd_facts(card),
         _ => drive_facts(card),
     }
 }
@@ -134,7 +135,7 @@ fn sd_facts(card: &CardInfo) -> Vec<(String, String)> {
             gettext("From the kernel's readings: this reader does not expose the card's identification register"),
         ));
     }
-    if card.kind == CardKind::Sd {
+    if card.kind == Transport::Sd {
         facts.push((gettext("Ratings the card claims"), claims_text(card)));
     }
     if let Some(link) = &card.link {
@@ -294,7 +295,7 @@ mod tests {
     #[test]
     fn registers_not_exposed_and_all_zero_read_differently() {
         let missing = CardInfo {
-            kind: CardKind::Sd,
+            kind: Transport::Sd,
             ..CardInfo::default()
         };
         let mut zero = missing.clone();

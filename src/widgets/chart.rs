@@ -11,7 +11,7 @@ use gtk::prelude::*;
 use gtk::subclass::prelude::*;
 use gtk::{cairo, gdk, glib};
 
-use crate::format::phase_figure;
+use crate::format::figure;
 
 /// Bars the chart has room for before it starts to squeeze them.
 const MIN_SLOTS: usize = 10;
@@ -102,10 +102,7 @@ impl Chart {
             .map(|s| if random { s.iops } else { s.bw_bytes })
             .filter(|v| v.is_finite() && *v >= 0.0)
             .collect();
-        let figure = |v: f64| {
-            let rw = if random { "randwrite" } else { "write" };
-            phase_figure(rw, v, v)
-        };
+        let figure = |v: f64| figure(random, v, v);
         let mut text = match (values.last(), values.iter().copied().reduce(f64::max)) {
             (Some(&latest), Some(highest)) => fill(
                 // Translators: the accessible description of the live chart.

@@ -9,7 +9,7 @@ use gtk::glib;
 use gtk::prelude::*;
 use gtk::subclass::prelude::*;
 
-use crate::format::{is_random, phase_figure, phase_title};
+use crate::format::{phase_figure, phase_title};
 use crate::test_run::Progress;
 use crate::widgets::Chart;
 
@@ -100,7 +100,7 @@ impl ProgressView {
         if p.name.is_empty() {
             return;
         }
-        let title = phase_title(&p.name, &p.rw, p.bs);
+        let title = phase_title(&p.name, p.rw, p.bs);
         imp.phase_label.set_label(&fill(
             // Translators: the running phase and its place, e.g. "Random 4K write, 4 of 5".
             &gettext("{phase}, {number} of {count}"),
@@ -117,17 +117,17 @@ impl ProgressView {
         ));
         imp.progress_bar.set_fraction(p.fraction.clamp(0.0, 1.0));
         imp.figure_label.set_label(&if p.measured {
-            phase_figure(&p.rw, p.bw_bytes, p.iops)
+            phase_figure(p.rw, p.bw_bytes, p.iops)
         } else {
             "—".to_owned()
         });
         let target = a1_target_of(&p.name);
         imp.chart
-            .set_samples(&title, is_random(&p.rw), &p.samples, target);
+            .set_samples(&title, p.rw.is_random(), &p.samples, target);
         imp.chart_caption.set_label(&match target {
             Some(t) => fill(
                 &gettext("Figures per second; the dashed line is the A1 target ({target})"),
-                &[("target", &phase_figure(&p.rw, t, t))],
+                &[("target", &phase_figure(p.rw, t, t))],
             ),
             None => gettext("Figures per second; this phase is not graded"),
         });

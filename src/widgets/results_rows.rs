@@ -7,7 +7,7 @@ use agnostics_core::engine::PhaseResult;
 use agnostics_core::i18n::{fill, gettext};
 use agnostics_core::verdict::{Check, Verdict};
 
-use crate::format::{check_summary, check_title, iops, is_random, mb_and_kib_per_s, phase_title};
+use crate::format::{check_summary, check_title, iops, mb_and_kib_per_s, phase_title};
 use crate::widgets::Badge;
 
 /// A group with a title and, when given, a description.
@@ -62,7 +62,7 @@ pub fn advice_row(text: &str, icon: &str) -> adw::ActionRow {
 pub fn phase_row(phase: &PhaseResult) -> adw::ActionRow {
     let figure = if phase.ios == 0 {
         gettext("not measured")
-    } else if is_random(&phase.rw) {
+    } else if phase.rw.is_random() {
         fill(
             &gettext("{iops} ({rate})"),
             &[
@@ -73,10 +73,7 @@ pub fn phase_row(phase: &PhaseResult) -> adw::ActionRow {
     } else {
         mb_and_kib_per_s(phase.bw_bytes)
     };
-    let row = plain_row(
-        &phase_title(&phase.name, &phase.rw, phase.bs),
-        Some(&figure),
-    );
+    let row = plain_row(&phase_title(&phase.name, phase.rw, phase.bs), Some(&figure));
     let note = gtk::Label::new(Some(&gettext("not graded")));
     note.add_css_class("dim-label");
     note.add_css_class("caption");

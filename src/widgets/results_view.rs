@@ -280,10 +280,9 @@ impl ResultsView {
             }
             tested.add(&fact_row(&gettext("Folder"), &t.path));
         }
-        let engine = if report.io_path.is_empty() {
-            report.engine.as_str().to_owned()
-        } else {
-            format!("{} ({})", report.engine.as_str(), report.io_path)
+        let engine = match &report.io_path {
+            None => report.engine.as_str().to_owned(),
+            Some(io_path) => format!("{} ({io_path})", report.engine.as_str()),
         };
         tested.add(&fact_row(&gettext("Measured with"), &engine));
         tested.add(&fact_row(

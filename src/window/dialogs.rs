@@ -7,30 +7,42 @@ use std::path::PathBuf;
 use adw::prelude::*;
 use adw::subclass::prelude::*;
 use agnostics_core::i18n::{fill, gettext};
-use agnostics_core::report::{self, Report};
+use agnostics_core::report::{self, ErrorKind, Report};
 use agnostics_core::target_dir;
 use gtk::{gio, glib};
 
 use super::Window;
+
+/// The error dialog's heading for each kind of error.
+pub fn error_heading(kind: ErrorKind) -> String {
+    match kind {
+        ErrorKind::Missing
+        | ErrorKind::NotADirectory
+        | ErrorKind::NotWritable
+        | ErrorKind::NotStorage
+        | ErrorKind::Inspect => gettext("This folder cannot be used"),
+        ErrorKind::ReadOnly => gettext("The drive is read-only"),
+        ErrorKind::Memory => gettext("This folder is in memory, not on a drive"),
+        ErrorKind::NoSpace => gettext("Not enough free space"),
+        ErrorKind::Io => gettext("The drive stopped answering"),
+        ErrorKind::TestFileGone => gettext("The test file was removed"),
+        ErrorKind::DirectIoRefused => gettext("This filesystem cannot be measured"),
+        ErrorKind::FioMissing => gettext("fio is not installed"),
+        ErrorKind::FioHung => gettext("fio stopped responding"),
+        ErrorKind::FioFailed => gettext("fio failed"),
+        ErrorKind::Cancelled => gettext("The test was cancelled"),
+        ErrorKind::Cached => gettext("Memory answered, not the drive"),
+        ErrorKind::Implausible => gettext("The result cannot be the drive’s own"),
+        ErrorKind::Profile => gettext("The profile cannot be used"),
+    }
+}
 
 impl Window {
     pub(super) fn show_error(&self, report: &Report) {
         let Some(error) = &report.error else {
             return;
         };
-        let heading = match error.kind.as_str() {
-            "missing" | "not_a_directory" | "not_writable" | "inspect" => {
-                gettext("This folder cannot be used")
-            }
-            "read_only" => gettext("The drive is read-only"),
-            "memory" => gettext("This folder is in memory, not on a drive"),
-            "no_space" => gettext("Not enough free space"),
-            "io" => gettext("The drive stopped answering"),
-            "direct_io_refused" => gettext("This filesystem cannot be measured"),
-            "fio_missing" => gettext("fio is not installed"),
-            "fio_failed" => gettext("fio failed"),
-            _ => gettext("The test could not finish"),
-        };
+        let heading = error_heading(error.kind);
         let body = fill(
             // Translators: what happened (the engine's message), then what to do.
             &gettext("{what}\n\n{todo}"),
@@ -172,5 +184,40 @@ impl Window {
                 win.imp().drive_row.add_folder(dir, info);
             }
         ));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_error_kind_has_its_own_heading() {
+        // Kinds that call for the same action may share a heading; the others are told apart.
+        let same_folder = [
+            ErrorKind::Missing,
+            ErrorKind::NotADirectory,
+            ErrorKind::NotWritable,
+            ErrorKind::NotStorage,
+            ErrorKind::Inspect,
+        ];
+        let mut seen = std::collections::HashMap::new();
+        for kind in ErrorKind::ALL {
+            let heading = error_heading(kind);
+            assert!(!heading.is_empty(), "{kind}");
+            let key = if same_folder.contains(&kind) {
+                ErrorKind::Missing
+            } else {
+                kind
+            };
+            if let Some(other) = seen.insert(heading.clone(), key) {
+                assert_eq!(other, key, "{kind} shares the heading {heading:?}");
+            }
+        }
+        assert_eq!(
+            error_heading(ErrorKind::TestFileGone),
+            "The test file was removed"
+        );
+        assert_eq!(error_heading(ErrorKind::FioHung), "fio stopped responding");
     }
 }

@@ -149,7 +149,7 @@ impl Window {
     /// (**Run SD card test**), its result is the whole log.
     pub(super) fn sd_test_ended(&self, report: Report) {
         let imp = self.imp();
-        let cancelled = report.error.as_ref().is_some_and(|e| e.kind == "cancelled");
+        let cancelled = report.error.as_ref().is_some_and(|e| e.is_cancelled());
         let in_session = {
             let mut session = imp.session.borrow_mut();
             match session.as_mut().filter(|s| s.sd_pending) {

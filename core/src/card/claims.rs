@@ -12,10 +12,11 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{CardInfo, CardKind};
+use super::CardInfo;
 use crate::engine::PhaseResult;
 use crate::i18n::{fill, gettext, number};
 use crate::report::RunReport;
+use crate::target_dir::Transport;
 use crate::verdict::Metric;
 
 /// How a measurement compares with a claim.
@@ -200,7 +201,7 @@ pub fn findings(card: Option<&CardInfo>, run: &RunReport) -> Vec<Finding> {
             }
         }
     }
-    if card.kind != CardKind::Sd {
+    if card.kind != Transport::Sd {
         return out;
     }
     let implausible = |name: &str| {
@@ -286,7 +287,7 @@ mod tests {
         a.copy_from_slice(&v);
         CardInfo {
             device: "mmcblk0".into(),
-            kind: CardKind::Sd,
+            kind: Transport::Sd,
             ssr: Some(ssr::decode(&a)),
             ..CardInfo::default()
         }
@@ -381,7 +382,7 @@ mod tests {
     fn faster_than_usb_2_cannot_be_real() {
         let card = CardInfo {
             device: "sda".into(),
-            kind: CardKind::Usb,
+            kind: Transport::Usb,
             link: super::super::link::usb(480.0),
             ..CardInfo::default()
         };
@@ -411,7 +412,7 @@ mod tests {
     fn nothing_without_a_card_or_ratings() {
         assert!(findings(None, &run(10.0, 1.0, 1.0)).is_empty());
         let card = CardInfo {
-            kind: CardKind::Sd,
+            kind: Transport::Sd,
             ..CardInfo::default()
         };
         assert!(findings(Some(&card), &run(10.0, 1.0, 1.0)).is_empty());

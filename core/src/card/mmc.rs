@@ -11,9 +11,10 @@ use super::cid::{self, format_date, set_manufacturer, CidInfo, CidSource, SdCid}
 use super::emmc::{self, EmmcCid};
 use super::manufacturers::Bus;
 use super::regs::{self, ascii_or_hex, bcd_revision, CrcStatus, HexError, RegisterState};
-use super::{csd, link, scr, ssr, CardInfo, CardKind};
+use super::{csd, link, scr, ssr, CardInfo};
 use crate::i18n::{fill, gettext};
 use crate::target_dir::device::{read_attr, read_bounded};
+use crate::target_dir::Transport;
 
 /// The kernel's readings of the card, as sysfs has them (each file that exists).
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
@@ -311,17 +312,17 @@ fn kind_of(
     dev: &Path,
     cid: Option<&[u8; 16]>,
     warnings: &mut Vec<String>,
-) -> CardKind {
+) -> Transport {
     match ids.card_type.as_deref() {
-        Some("SD" | "SDcombo") => CardKind::Sd,
-        Some("MMC") => CardKind::Mmc,
-        Some(_) => CardKind::Other,
-        None if dev.join("scr").exists() || dev.join("ssr").exists() => CardKind::Sd,
+        Some("SD" | "SDcombo") => Transport::Sd,
+        Some("MMC") => Transport::Emmc,
+        Some(_) => Transport::Other,
+        None if dev.join("scr").exists() || dev.join("ssr").exists() => Transport::Sd,
         None if cid.is_some_and(EmmcCid::looks_like_emmc) => {
             warnings.push(gettext("sysfs has no type file; the CID is laid out like an eMMC's, so it was decoded as eMMC."));
-            CardKind::Mmc
+            Transport::Emmc
         }
-        None => CardKind::Sd,
+        None => Transport::Sd,
     }
 }
 
@@ -340,7 +341,7 @@ pub(super) fn read(info: &mut CardInfo, disk_dir: &Path, sysfs_root: &Path) {
             "The card's CID is all zeros: it reported no identity.",
         ));
     }
-    let bus = if info.kind == CardKind::Mmc {
+    let bus = if info.kind == Transport::Emmc {
         Bus::Mmc
     } else {
         Bus::Sd

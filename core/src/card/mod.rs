@@ -31,52 +31,6 @@ use crate::i18n::{fill, gettext};
 use crate::target_dir::device;
 use crate::target_dir::Transport;
 
-/// What kind of device it is (JSON `kind`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
-pub enum CardKind {
-    /// An SD or microSD card.
-    #[serde(rename = "SD")]
-    Sd,
-    /// eMMC (or an MMC card).
-    #[serde(rename = "MMC")]
-    Mmc,
-    /// A USB drive or card reader.
-    #[serde(rename = "USB")]
-    Usb,
-    /// An NVMe drive.
-    #[serde(rename = "NVMe")]
-    Nvme,
-    /// A virtio disk.
-    #[serde(rename = "virtio")]
-    Virtio,
-    /// A loop device.
-    #[serde(rename = "loop")]
-    Loop,
-    /// A memory disk (zram, brd).
-    #[serde(rename = "memory")]
-    Memory,
-    /// Anything else.
-    #[default]
-    #[serde(rename = "other")]
-    Other,
-}
-
-impl CardKind {
-    /// `SD`, `MMC`, `USB`, `NVMe`, `virtio`, `loop`, `memory` or `other`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            CardKind::Sd => "SD",
-            CardKind::Mmc => "MMC",
-            CardKind::Usb => "USB",
-            CardKind::Nvme => "NVMe",
-            CardKind::Virtio => "virtio",
-            CardKind::Loop => "loop",
-            CardKind::Memory => "memory",
-            CardKind::Other => "other",
-        }
-    }
-}
-
 /// The state of each register: not exposed, all zeros, unreadable, or decoded.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct Registers {
@@ -95,8 +49,11 @@ pub struct Registers {
 pub struct CardInfo {
     /// The disk, e.g. `mmcblk0`, `sda`.
     pub device: String,
-    /// SD, MMC, USB, NVMe, …
-    pub kind: CardKind,
+    /// How the device is attached, the same as the target's transport. JSON: `SD`, `MMC`
+    /// (where the target's `transport` says `eMMC`), `USB`, `NVMe`, `virtio`, `loop`, `memory`,
+    /// `other` ([`Transport::card_kind_str`]).
+    #[serde(with = "crate::target_dir::card_kind_spelling")]
+    pub kind: Transport,
     /// Vendor and model as sysfs has them (SD: the CID product name).
     pub model: Option<String>,
     /// The card's identity (SD/eMMC), from the CID or the kernel's readings of it.
@@ -131,13 +88,13 @@ impl CardInfo {
     /// 0x9F) SD64G, 62.3 GB, made 2019-11; claims Class 10, U3, V30, A2`. `None` for other
     /// devices and for cards without an identity.
     pub fn summary(&self) -> Option<String> {
-        if !matches!(self.kind, CardKind::Sd | CardKind::Mmc) {
+        if !matches!(self.kind, Transport::Sd | Transport::Emmc) {
             return None;
         }
         let cid = self.cid.as_ref()?;
         let maker = match cid.mid {
             Some(mid) => manufacturers::lookup(
-                if self.kind == CardKind::Mmc {
+                if self.kind == Transport::Emmc {
                     manufacturers::Bus::Mmc
                 } else {
                     manufacturers::Bus::Sd
@@ -215,23 +172,14 @@ pub fn identify(sysfs_root: &Path, disk: &str) -> Option<CardInfo> {
         }
         return Some(info);
     }
-    info.kind = match transport {
-        Transport::Sd => CardKind::Sd,
-        Transport::Emmc => CardKind::Mmc,
-        Transport::Usb => CardKind::Usb,
-        Transport::Nvme => CardKind::Nvme,
-        Transport::Virtio => CardKind::Virtio,
-        Transport::Loop => CardKind::Loop,
-        Transport::Memory => CardKind::Memory,
-        Transport::Other => CardKind::Other,
-    };
+    info.kind = transport;
     match info.kind {
-        CardKind::Usb => {
+        Transport::Usb => {
             let u = usb_nvme::usb_info(&disk_dir, sysfs_root);
             info.link = u.speed_mbit.and_then(link::usb);
             info.usb = Some(u);
         }
-        CardKind::Nvme => {
+        Transport::Nvme => {
             let n = usb_nvme::nvme_info(&disk_dir);
             info.link = match (n.pcie_gt_per_s, n.pcie_lanes) {
                 (Some(gt), Some(lanes)) => link::pcie(gt, lanes),

@@ -14,7 +14,8 @@ use std::sync::atomic::AtomicBool;
 
 use serde::{Deserialize, Serialize};
 
-use crate::profile::Profile;
+use crate::profile::{Profile, Rw};
+use crate::report::ErrorKind;
 
 /// Which engine measures.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
@@ -64,8 +65,8 @@ pub struct Sample {
 pub struct PhaseResult {
     /// The job name, e.g. `seq-write`.
     pub name: String,
-    /// The pattern, fio's spelling (`read`, `write`, `randread`, `randwrite`).
-    pub rw: String,
+    /// The pattern (JSON: fio's spelling, `read`, `write`, `randread`, `randwrite`).
+    pub rw: Rw,
     /// Block size, bytes.
     pub bs: u64,
     /// Queue depth used.
@@ -108,6 +109,12 @@ pub enum Event {
         count: usize,
         /// The job name.
         name: String,
+        /// The job's pattern.
+        rw: Rw,
+        /// The job's block size, bytes.
+        bs: u64,
+        /// The queue depth the phase runs at.
+        iodepth: u32,
     },
     /// The running phase's progress.
     Progress {
@@ -115,6 +122,8 @@ pub enum Event {
         run: u32,
         /// 0-based phase index.
         index: usize,
+        /// The phase's pattern (whether IOPS or MB/s is its figure).
+        rw: Rw,
         /// Fraction done, 0.0 to 1.0: the larger of bytes/size and elapsed/runtime.
         fraction: f64,
         /// Bytes so far in this phase.
@@ -215,7 +224,7 @@ pub enum EngineError {
         fs_type: String,
     },
     /// The cancel flag was set.
-    #[error("cancelled")]
+    #[error("stopped before the end")]
     Cancelled,
     /// `fio` is not installed.
     #[error("fio is not installed (looked for `{program}`)")]
@@ -241,20 +250,19 @@ pub enum EngineError {
 }
 
 impl EngineError {
-    /// A stable machine-readable kind for JSON: `no_space`, `io`, `read_only`,
-    /// `test_file_gone`, `direct_io_refused`, `cancelled`, `fio_missing`, `fio_hung`,
-    /// `fio_failed`.
-    pub fn kind(&self) -> &'static str {
+    /// The report's kind of this error: `no_space`, `io`, `read_only`, `test_file_gone`,
+    /// `direct_io_refused`, `cancelled`, `fio_missing`, `fio_hung` or `fio_failed`.
+    pub fn kind(&self) -> ErrorKind {
         match self {
-            EngineError::NoSpace { .. } => "no_space",
-            EngineError::Io { .. } => "io",
-            EngineError::ReadOnly { .. } => "read_only",
-            EngineError::TestFileGone { .. } => "test_file_gone",
-            EngineError::DirectIoRefused { .. } => "direct_io_refused",
-            EngineError::Cancelled => "cancelled",
-            EngineError::FioMissing { .. } => "fio_missing",
-            EngineError::FioHung { .. } => "fio_hung",
-            EngineError::FioFailed { .. } => "fio_failed",
+            EngineError::NoSpace { .. } => ErrorKind::NoSpace,
+            EngineError::Io { .. } => ErrorKind::Io,
+            EngineError::ReadOnly { .. } => ErrorKind::ReadOnly,
+            EngineError::TestFileGone { .. } => ErrorKind::TestFileGone,
+            EngineError::DirectIoRefused { .. } => ErrorKind::DirectIoRefused,
+            EngineError::Cancelled => ErrorKind::Cancelled,
+            EngineError::FioMissing { .. } => ErrorKind::FioMissing,
+            EngineError::FioHung { .. } => ErrorKind::FioHung,
+            EngineError::FioFailed { .. } => ErrorKind::FioFailed,
         }
     }
 
@@ -302,7 +310,7 @@ impl EngineError {
                 &gettext("the filesystem ({fs_type}) does not allow direct I/O (O_DIRECT)"),
                 &[("fs_type", fs_type)],
             ),
-            EngineError::Cancelled => gettext("cancelled"),
+            EngineError::Cancelled => gettext("stopped before the end"),
             EngineError::FioMissing { program } => fill(
                 &gettext("fio is not installed (looked for “{program}”)"),
                 &[("program", program)],
@@ -380,21 +388,97 @@ impl EngineError {
     }
 }
 
-/// Runs every job of `profile` on `file` with the chosen engine, in order, and returns one
-/// result per job (in profile order). `io_path` receives the I/O path used (e.g. `io_uring`,
-/// `threads`, `fio libaio`).
+/// How an engine did its I/O. JSON (and the text report): `io_uring`, `threads`, or `fio `
+/// followed by fio's ioengine (`fio libaio`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum IoPath {
+    /// The native engine on io_uring.
+    IoUring,
+    /// The native engine on a pool of threads (io_uring refused or not chosen).
+    Threads,
+    /// fio, with this ioengine (the profile's first job's, e.g. `libaio`).
+    Fio {
+        /// fio's `ioengine`.
+        ioengine: String,
+    },
+}
+
+impl IoPath {
+    /// The path named by `text` as [`IoPath`]'s `Display` writes it, or `None`.
+    pub fn parse(text: &str) -> Option<IoPath> {
+        match text {
+            "io_uring" => Some(IoPath::IoUring),
+            "threads" => Some(IoPath::Threads),
+            _ => text
+                .strip_prefix("fio ")
+                .filter(|e| !e.is_empty())
+                .map(|e| IoPath::Fio {
+                    ioengine: e.to_owned(),
+                }),
+        }
+    }
+}
+
+impl std::fmt::Display for IoPath {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            IoPath::IoUring => f.write_str("io_uring"),
+            IoPath::Threads => f.write_str("threads"),
+            IoPath::Fio { ioengine } => write!(f, "fio {ioengine}"),
+        }
+    }
+}
+
+impl Serialize for IoPath {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(self)
+    }
+}
+
+impl<'de> Deserialize<'de> for IoPath {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let text = String::deserialize(deserializer)?;
+        IoPath::parse(&text)
+            .ok_or_else(|| serde::de::Error::custom(format!("unknown I/O path {text:?}")))
+    }
+}
+
+/// What an engine did with a profile: the I/O path it used and one result per job, or why it
+/// stopped.
+#[derive(Debug)]
+pub struct EngineRun {
+    /// The I/O path, `None` when the engine stopped before choosing one (e.g. io_uring was
+    /// demanded and refused).
+    pub io_path: Option<IoPath>,
+    /// One result per job, in profile order, or the error that stopped the run.
+    pub phases: Result<Vec<PhaseResult>, EngineError>,
+}
+
+impl EngineRun {
+    /// A run that stopped with `error` before choosing an I/O path.
+    pub fn failed(error: EngineError) -> EngineRun {
+        EngineRun {
+            io_path: None,
+            phases: Err(error),
+        }
+    }
+}
+
+/// Runs every job of `profile` on `file` with the chosen engine, in order, and says what it
+/// did ([`EngineRun`]: the I/O path, e.g. `io_uring`, `threads`, `fio libaio`, and one
+/// result per job in profile order).
 ///
-/// Errors: see [`EngineError`]; on error or cancel the caller still owns and removes `file`.
+/// Errors (in [`EngineRun::phases`]): see [`EngineError`]; on error or cancel the caller
+/// still owns and removes `file`.
 pub fn run_profile(
     kind: EngineKind,
     profile: &Profile,
     file: &testfile::TestFile,
     ctx: &RunContext<'_>,
-    io_path: &mut String,
-) -> Result<Vec<PhaseResult>, EngineError> {
+) -> EngineRun {
     match kind {
-        EngineKind::Native => native::run_profile(profile, file, ctx, io_path),
-        EngineKind::Fio => fio::run_profile(profile, file, ctx, io_path),
+        EngineKind::Native => native::run_profile(profile, file, ctx),
+        EngineKind::Fio => fio::run_profile(profile, file, ctx),
     }
 }
 

@@ -241,7 +241,7 @@ pub fn log_sd_test(log: &mut LogWriter, report: &Report) {
         }
     }
     match &report.error {
-        Some(e) if e.kind == "cancelled" => log.ending("aborted"),
+        Some(e) if e.is_cancelled() => log.ending("aborted"),
         Some(e) => {
             log.line(&format!("Error: {}", e.message));
             log.ending("FAIL");
@@ -255,7 +255,7 @@ pub fn log_sd_test(log: &mut LogWriter, report: &Report) {
 mod tests {
     use super::*;
     use crate::engine::{EngineKind, PhaseResult};
-    use crate::report::{ErrorReport, ProfileInfo, RunReport, TargetReport};
+    use crate::report::{ErrorKind, ErrorReport, ProfileInfo, RunReport, TargetReport};
     use crate::target_dir::Transport;
 
     fn phase(name: &str, bw_bytes: f64, iops: f64) -> PhaseResult {
@@ -286,7 +286,7 @@ mod tests {
             a2_verdict: Verdict::Fail,
             sd_graded: true,
             engine: EngineKind::Native,
-            io_path: "io_uring".into(),
+            io_path: Some(crate::engine::IoPath::IoUring),
             profile: ProfileInfo {
                 name: "sd_bench".into(),
                 source: None,
@@ -368,18 +368,18 @@ mod tests {
 
     #[test]
     fn sd_test_error_is_a_fail_with_its_message() {
-        let error = |kind: &str| ErrorReport {
-            kind: kind.into(),
+        let error = |kind: ErrorKind| ErrorReport {
+            kind,
             message: "the card stopped answering".into(),
             hint: String::new(),
             details: None,
         };
-        let text = logged(&report(vec![], Some(error("io"))));
+        let text = logged(&report(vec![], Some(error(ErrorKind::Io))));
         assert!(
             text.ends_with("\nError: the card stopped answering\nTest FAIL\n\n"),
             "{text}"
         );
-        let text = logged(&report(vec![], Some(error("cancelled"))));
+        let text = logged(&report(vec![], Some(error(ErrorKind::Cancelled))));
         assert!(
             text.ends_with("(SD, ext4) - SD64G\nTest aborted\n\n"),
             "{text}"

@@ -19,17 +19,20 @@ use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
 use crate::i18n::{fill, gettext};
+use crate::report::ErrorKind;
 
 use serde::{Deserialize, Serialize};
 
-/// How the disk under test is attached.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+/// How the disk under test is attached: the target's `transport` and the card's `kind` alike.
+/// JSON as [`Transport::as_str`] (the card's `kind` spells eMMC `MMC`, see
+/// [`Transport::card_kind_str`]; both spellings are read in either place).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub enum Transport {
     /// An SD or microSD card (mmc bus, type SD).
     #[serde(rename = "SD")]
     Sd,
-    /// Soldered eMMC (mmc bus, type MMC).
-    #[serde(rename = "eMMC")]
+    /// Soldered eMMC, or an MMC card (mmc bus, type MMC).
+    #[serde(rename = "eMMC", alias = "MMC")]
     Emmc,
     /// A USB drive or card reader.
     #[serde(rename = "USB")]
@@ -47,6 +50,7 @@ pub enum Transport {
     #[serde(rename = "memory")]
     Memory,
     /// Anything else (SATA, SCSI, network filesystems, unknown).
+    #[default]
     #[serde(rename = "other")]
     Other,
 }
@@ -179,21 +183,47 @@ impl Transport {
             Transport::Other => "other",
         }
     }
+
+    /// The name as the card's `kind` spells it in JSON and `agnostics-cli card`: as
+    /// [`Transport::as_str`], except `MMC` for eMMC (the card's type as the kernel names it).
+    pub fn card_kind_str(self) -> &'static str {
+        match self {
+            Transport::Emmc => "MMC",
+            other => other.as_str(),
+        }
+    }
+}
+
+/// Serde for [`crate::card::CardInfo::kind`]: a [`Transport`] written as
+/// [`Transport::card_kind_str`], read in either spelling.
+pub mod card_kind_spelling {
+    use super::Transport;
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    /// Writes `kind` as [`Transport::card_kind_str`].
+    pub fn serialize<S: Serializer>(kind: &Transport, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(kind.card_kind_str())
+    }
+
+    /// Reads a transport name (`MMC` or `eMMC` for eMMC).
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Transport, D::Error> {
+        Transport::deserialize(d)
+    }
 }
 
 impl TargetError {
-    /// A stable machine-readable kind for JSON: `missing`, `not_a_directory`, `not_writable`,
-    /// `read_only`, `memory`, `not_storage`, `no_space`, `inspect`.
-    pub fn kind(&self) -> &'static str {
+    /// The report's kind of this error: `missing`, `not_a_directory`, `not_writable`,
+    /// `read_only`, `memory`, `not_storage`, `no_space` or `inspect`.
+    pub fn kind(&self) -> ErrorKind {
         match self {
-            TargetError::Missing { .. } => "missing",
-            TargetError::NotADirectory { .. } => "not_a_directory",
-            TargetError::NotWritable { .. } => "not_writable",
-            TargetError::ReadOnly { .. } => "read_only",
-            TargetError::Memory { .. } => "memory",
-            TargetError::NotStorage { .. } => "not_storage",
-            TargetError::NoSpace { .. } => "no_space",
-            TargetError::Inspect { .. } => "inspect",
+            TargetError::Missing { .. } => ErrorKind::Missing,
+            TargetError::NotADirectory { .. } => ErrorKind::NotADirectory,
+            TargetError::NotWritable { .. } => ErrorKind::NotWritable,
+            TargetError::ReadOnly { .. } => ErrorKind::ReadOnly,
+            TargetError::Memory { .. } => ErrorKind::Memory,
+            TargetError::NotStorage { .. } => ErrorKind::NotStorage,
+            TargetError::NoSpace { .. } => ErrorKind::NoSpace,
+            TargetError::Inspect { .. } => ErrorKind::Inspect,
         }
     }
 }
@@ -532,7 +562,7 @@ mod tests {
         std::fs::write(&file, b"x").unwrap();
         assert_eq!(
             preflight(&file, 1, Path::new("/sys")).unwrap_err().kind(),
-            "not_a_directory"
+            ErrorKind::NotADirectory
         );
     }
 
@@ -596,6 +626,37 @@ mod transport_tests {
             Transport::Other,
         ] {
             assert_eq!(serde_json::to_value(t).unwrap(), t.as_str());
+        }
+    }
+
+    #[test]
+    fn the_card_kind_spells_emmc_as_mmc_and_reads_both() {
+        use crate::card::CardInfo;
+        let card = CardInfo {
+            kind: Transport::Emmc,
+            ..CardInfo::default()
+        };
+        let json = serde_json::to_value(&card).unwrap();
+        assert_eq!(json["kind"], "MMC");
+        assert_eq!(serde_json::to_value(Transport::Emmc).unwrap(), "eMMC");
+        for spelling in ["MMC", "eMMC"] {
+            let mut doc = json.clone();
+            doc["kind"] = spelling.into();
+            let back: CardInfo = serde_json::from_value(doc).unwrap();
+            assert_eq!(back.kind, Transport::Emmc);
+            let t: Transport = serde_json::from_value(spelling.into()).unwrap();
+            assert_eq!(t, Transport::Emmc);
+        }
+        for t in [
+            Transport::Sd,
+            Transport::Usb,
+            Transport::Nvme,
+            Transport::Virtio,
+            Transport::Loop,
+            Transport::Memory,
+            Transport::Other,
+        ] {
+            assert_eq!(t.card_kind_str(), t.as_str());
         }
     }
 }

@@ -80,12 +80,11 @@ pub fn run_engine(
         cancel,
         on_event: &sink,
     };
-    let mut io_path = String::new();
-    let result = engine::run_profile(kind, profile, file, &ctx, &mut io_path);
+    let done = engine::run_profile(kind, profile, file, &ctx);
     Outcome {
-        result,
+        result: done.phases,
         events: recorder.take(),
-        io_path,
+        io_path: done.io_path.map(|p| p.to_string()).unwrap_or_default(),
     }
 }
 

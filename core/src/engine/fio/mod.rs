@@ -24,7 +24,7 @@ use std::time::{Duration, Instant};
 use self::jobfile::{job_file_text, section_name, JobFile};
 use self::output::{final_output, FioOutput, JobProblem};
 use super::testfile::TestFile;
-use super::{EngineError, Event, PhaseResult, RunContext, Sample};
+use super::{EngineError, EngineRun, Event, IoPath, PhaseResult, RunContext, Sample};
 use crate::profile::Profile;
 
 /// Environment variable naming the fio program to run (a path or a name in `PATH`).
@@ -72,7 +72,7 @@ pub fn fio_program() -> PathBuf {
 }
 
 /// Runs the profile's jobs with fio on `file` and returns one result per job, in profile order.
-/// `io_path` receives `fio <ioengine>` (the first job's engine, e.g. `fio libaio`).
+/// The run's I/O path is [`IoPath::Fio`] with the first job's ioengine (`fio libaio`).
 ///
 /// Errors: [`EngineError::FioMissing`] when the program cannot be found;
 /// [`EngineError::Cancelled`] when `ctx.cancel` is set (fio gets SIGTERM, then SIGKILL after
@@ -81,13 +81,8 @@ pub fn fio_program() -> PathBuf {
 /// [`EngineError::FioFailed`] with fio's message for a non-zero exit, any other job error, a
 /// missing job or value, or output that is not fio's JSON; [`EngineError::Io`] when the job
 /// file cannot be written.
-pub fn run_profile(
-    profile: &Profile,
-    file: &TestFile,
-    ctx: &RunContext<'_>,
-    io_path: &mut String,
-) -> Result<Vec<PhaseResult>, EngineError> {
-    run_profile_with(&fio_program(), profile, file, ctx, io_path)
+pub fn run_profile(profile: &Profile, file: &TestFile, ctx: &RunContext<'_>) -> EngineRun {
+    run_profile_with(&fio_program(), profile, file, ctx)
 }
 
 /// [`run_profile`] with the fio program given (a path, or a name looked up in `PATH`).
@@ -98,17 +93,27 @@ pub fn run_profile_with(
     profile: &Profile,
     file: &TestFile,
     ctx: &RunContext<'_>,
-    io_path: &mut String,
-) -> Result<Vec<PhaseResult>, EngineError> {
-    *io_path = format!(
-        "fio {}",
-        profile
-            .jobs
-            .first()
-            .map(|j| j.ioengine.as_str())
-            .unwrap_or("libaio")
-    );
+) -> EngineRun {
+    let ioengine = profile
+        .jobs
+        .first()
+        .map(|j| j.ioengine.as_str())
+        .unwrap_or("libaio");
+    EngineRun {
+        io_path: Some(IoPath::Fio {
+            ioengine: ioengine.to_owned(),
+        }),
+        phases: run_fio(program, profile, file, ctx),
+    }
+}
 
+/// Runs fio on the profile's jobs and returns one result per job, in profile order.
+fn run_fio(
+    program: &Path,
+    profile: &Profile,
+    file: &TestFile,
+    ctx: &RunContext<'_>,
+) -> Result<Vec<PhaseResult>, EngineError> {
     prepare_file(profile, file)?;
     // Nothing from the user or the filesystem goes into the job file or fio's command line:
     // fio works in the run's private directory (entered through its descriptor, so renaming
@@ -437,6 +442,9 @@ impl<'a> Live<'a> {
                 index: self.started,
                 count: self.profile.jobs.len(),
                 name: self.profile.jobs[self.started].name.clone(),
+                rw: self.profile.jobs[self.started].rw,
+                bs: self.profile.jobs[self.started].bs,
+                iodepth: self.profile.jobs[self.started].iodepth,
             });
             self.started += 1;
         }
@@ -490,6 +498,7 @@ impl<'a> Live<'a> {
         (self.ctx.on_event)(Event::Progress {
             run: self.ctx.run,
             index,
+            rw: job.rw,
             fraction: fraction.clamp(0.0, 1.0),
             bytes,
             ios,

@@ -172,7 +172,7 @@ impl FioOutput {
         let p99 = pct("99.000000")?;
         Ok(PhaseResult {
             name: job.name.clone(),
-            rw: job.rw.as_fio().to_owned(),
+            rw: job.rw,
             bs: job.bs,
             iodepth: job.iodepth,
             bytes,

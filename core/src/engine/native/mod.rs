@@ -36,7 +36,7 @@ use self::plan::OffsetPlan;
 use self::stats::Meter;
 use self::uring::Uring;
 use super::testfile::TestFile;
-use super::{EngineError, Event, PhaseResult, RunContext};
+use super::{EngineError, EngineRun, Event, IoPath, PhaseResult, RunContext};
 use crate::i18n::{fill, gettext};
 use crate::profile::{Job, Profile, Rw};
 
@@ -74,17 +74,12 @@ impl IoChoice {
 }
 
 /// Runs the profile's jobs in order on `file`, with the I/O path chosen by
-/// [`IoChoice::from_env`] (normally io_uring, else threads). `io_path` receives `io_uring` or
-/// `threads`.
+/// [`IoChoice::from_env`] (normally io_uring, else threads); the run's I/O path is
+/// [`IoPath::IoUring`] or [`IoPath::Threads`].
 ///
 /// Errors: see [`run_profile_with`].
-pub fn run_profile(
-    profile: &Profile,
-    file: &TestFile,
-    ctx: &RunContext<'_>,
-    io_path: &mut String,
-) -> Result<Vec<PhaseResult>, EngineError> {
-    run_profile_with(IoChoice::from_env(), profile, file, ctx, io_path)
+pub fn run_profile(profile: &Profile, file: &TestFile, ctx: &RunContext<'_>) -> EngineRun {
+    run_profile_with(IoChoice::from_env(), profile, file, ctx)
 }
 
 /// Runs the profile's jobs in order on `file` with the given I/O path, sending
@@ -97,21 +92,20 @@ pub fn run_profile(
 /// ELOOP, ESTALE, another file at its path); [`EngineError::Io`] on any other failed read,
 /// write, fsync or open (including a block size above 1 GiB, op `plan`);
 /// [`EngineError::DirectIoRefused`] when O_DIRECT is refused. With [`IoChoice::Uring`], a
-/// refused io_uring is [`EngineError::Io`] (op `io_uring_setup`).
+/// refused io_uring is [`EngineError::Io`] (op `io_uring_setup`) and the run has no I/O path.
 pub fn run_profile_with(
     choice: IoChoice,
     profile: &Profile,
     file: &TestFile,
     ctx: &RunContext<'_>,
-    io_path: &mut String,
-) -> Result<Vec<PhaseResult>, EngineError> {
+) -> EngineRun {
     let max_depth = profile.jobs.iter().map(|j| j.iodepth).max().unwrap_or(1);
-    let mut ring = match choice {
+    let ring = match choice {
         IoChoice::Threads => None,
-        IoChoice::Uring => Some(
-            Uring::new(max_depth)
-                .map_err(|e| EngineError::from_io("setup", "io_uring_setup", e))?,
-        ),
+        IoChoice::Uring => match Uring::new(max_depth) {
+            Ok(ring) => Some(ring),
+            Err(e) => return EngineRun::failed(EngineError::from_io("setup", "io_uring_setup", e)),
+        },
         IoChoice::Auto => match Uring::new(max_depth) {
             Ok(ring) => Some(ring),
             Err(e) => {
@@ -126,13 +120,24 @@ pub fn run_profile_with(
             }
         },
     };
-    *io_path = if ring.is_some() {
-        "io_uring"
+    let io_path = if ring.is_some() {
+        IoPath::IoUring
     } else {
-        "threads"
+        IoPath::Threads
+    };
+    EngineRun {
+        io_path: Some(io_path),
+        phases: run_jobs(profile, file, ctx, ring),
     }
-    .to_owned();
+}
 
+/// Runs the profile's jobs in order on `file`, on `ring` or (without one) the thread pool.
+fn run_jobs(
+    profile: &Profile,
+    file: &TestFile,
+    ctx: &RunContext<'_>,
+    mut ring: Option<Uring>,
+) -> Result<Vec<PhaseResult>, EngineError> {
     let count = profile.jobs.len();
     let mut results = Vec::with_capacity(count);
     // The file starts empty; like the fio engine it gets the profile's size when the first job
@@ -334,10 +339,14 @@ fn run_job(
         index,
         count,
         name: job.name.clone(),
+        rw: job.rw,
+        bs: job.bs,
+        iodepth: u32::try_from(depth).unwrap_or(job.iodepth),
     });
     let mut meter = Meter::new(
         ctx,
         index,
+        job.rw,
         plan.planned_bytes(),
         job.runtime,
         Instant::now(),
@@ -389,7 +398,7 @@ fn run_job(
     };
     Ok(PhaseResult {
         name: job.name.clone(),
-        rw: job.rw.as_fio().to_owned(),
+        rw: job.rw,
         bs: job.bs,
         iodepth: u32::try_from(depth).unwrap_or(job.iodepth),
         bytes: totals.bytes,

@@ -4,6 +4,7 @@
 use std::time::{Duration, Instant};
 
 use crate::engine::{Event, LatencyUs, RunContext, Sample};
+use crate::profile::Rw;
 
 /// Sub-buckets per power of two: 2^6 = 64, so a bucket is at most 1/64 of its value wide.
 const SUB_BITS: u32 = 6;
@@ -115,6 +116,7 @@ pub struct Totals {
 pub struct Meter<'a> {
     ctx: &'a RunContext<'a>,
     index: usize,
+    rw: Rw,
     planned_bytes: u64,
     runtime: Option<Duration>,
     start: Instant,
@@ -141,10 +143,12 @@ impl std::fmt::Debug for Meter<'_> {
 }
 
 impl<'a> Meter<'a> {
-    /// A meter for phase `index` that plans `planned_bytes` within `runtime`, started `start`.
+    /// A meter for phase `index` (pattern `rw`) that plans `planned_bytes` within `runtime`,
+    /// started `start`.
     pub fn new(
         ctx: &'a RunContext<'a>,
         index: usize,
+        rw: Rw,
         planned_bytes: u64,
         runtime: Option<Duration>,
         start: Instant,
@@ -152,6 +156,7 @@ impl<'a> Meter<'a> {
         Meter {
             ctx,
             index,
+            rw,
             planned_bytes,
             runtime,
             start,
@@ -208,6 +213,7 @@ impl<'a> Meter<'a> {
             (self.ctx.on_event)(Event::Progress {
                 run: self.ctx.run,
                 index: self.index,
+                rw: self.rw,
                 fraction: fraction.clamp(0.0, 1.0),
                 bytes: self.bytes,
                 ios: self.ios,
