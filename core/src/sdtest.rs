@@ -220,12 +220,12 @@ fn finish(report: &mut Report, info: &target::TargetInfo, cached: Option<String>
     report.a2_verdict = run.a2_verdict;
     // What the card claims against what was measured; a figure the link cannot carry is
     // not graded.
-    report.findings = crate::card::findings(report.card.as_ref(), &run);
+    report.findings = crate::card::findings(report.card.as_ref(), &run.phases);
     // Every run is checked, not only the deciding one: no run that the link cannot carry
     // keeps a PASS anywhere (its checks, its verdicts, the compat lines, the log).
     let mut first_implausible = None;
     for r in &mut report.runs {
-        let found = crate::card::findings(report.card.as_ref(), r);
+        let found = crate::card::findings(report.card.as_ref(), &r.phases);
         if let Some(f) = found.iter().find(|f| f.is_implausible()) {
             let text = f.text();
             r.not_graded(&text);

@@ -15,7 +15,6 @@ use serde::{Deserialize, Serialize};
 use super::{CardInfo, CardKind};
 use crate::engine::PhaseResult;
 use crate::i18n::{fill, gettext, number};
-use crate::report::RunReport;
 use crate::verdict::Metric;
 
 /// How a measurement compares with a claim.
@@ -179,17 +178,18 @@ fn usable(p: &PhaseResult) -> bool {
     p.seconds > 0.0 && p.bytes > 0 && p.bw_bytes.is_finite() && p.iops.is_finite()
 }
 
-/// Every finding for `run` on the device `card`: phases faster than the link (any device
-/// whose link is known), then for SD cards with an SD Status the Application Performance
-/// Class and the strongest sequential-write rating. A claim whose phase is implausible or
-/// missing is not compared.
-pub fn findings(card: Option<&CardInfo>, run: &RunReport) -> Vec<Finding> {
+/// Every finding for one run's measured `phases` (looked up by job name, e.g.
+/// `rand-4k-read`) on the device `card`: phases faster than the link (any device whose link
+/// is known), then for SD cards with an SD Status the Application Performance Class and the
+/// strongest sequential-write rating. A claim whose phase is implausible, unmeasured (no
+/// bytes, no time) or missing is not compared. No card, no findings.
+pub fn findings(card: Option<&CardInfo>, phases: &[PhaseResult]) -> Vec<Finding> {
     let Some(card) = card else {
         return Vec::new();
     };
     let mut out = Vec::new();
     if let Some(link) = &card.link {
-        for p in run.phases.iter().filter(|p| usable(p)) {
+        for p in phases.iter().filter(|p| usable(p)) {
             if p.bw_bytes > link.max_bw_bytes * LINK_TOLERANCE {
                 out.push(Finding::Implausible {
                     phase: p.name.clone(),
@@ -208,7 +208,9 @@ pub fn findings(card: Option<&CardInfo>, run: &RunReport) -> Vec<Finding> {
             .any(|f| matches!(f, Finding::Implausible { phase, .. } if phase == name))
     };
     let phase = |m: Metric| {
-        run.phase(m.phase())
+        phases
+            .iter()
+            .find(|p| p.name == m.phase())
             .filter(|p| usable(p) && !implausible(m.phase()))
     };
     let mut claims = Vec::new();
@@ -268,16 +270,13 @@ mod tests {
         }
     }
 
-    fn run(seq_mb: f64, read_iops: f64, write_iops: f64) -> RunReport {
-        RunReport::grade(
-            1,
-            vec![
-                phase("seq-write", seq_mb * 1e6, seq_mb),
-                phase("seq-read", 40e6, 10.0),
-                phase("rand-4k-write", write_iops * 4096.0, write_iops),
-                phase("rand-4k-read", read_iops * 4096.0, read_iops),
-            ],
-        )
+    fn run(seq_mb: f64, read_iops: f64, write_iops: f64) -> Vec<PhaseResult> {
+        vec![
+            phase("seq-write", seq_mb * 1e6, seq_mb),
+            phase("seq-read", 40e6, 10.0),
+            phase("rand-4k-write", write_iops * 4096.0, write_iops),
+            phase("rand-4k-read", read_iops * 4096.0, read_iops),
+        ]
     }
 
     fn sd_card(ssr_hex: &str) -> CardInfo {
@@ -415,8 +414,7 @@ mod tests {
             ..CardInfo::default()
         };
         assert!(findings(Some(&card), &run(10.0, 1.0, 1.0)).is_empty());
-        let empty = RunReport::grade(1, vec![]);
-        assert!(findings(Some(&sd_card(A2_U3_V30)), &empty).is_empty());
+        assert!(findings(Some(&sd_card(A2_U3_V30)), &[]).is_empty());
     }
 
     #[test]
