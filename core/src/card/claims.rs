@@ -2,8 +2,9 @@
 //! a run measured, and figures the link cannot carry.
 //!
 //! - Application Performance Class (SD Physical Layer Simplified Specification,
-//!   "Application Performance Class"): A1 = 1500 random 4 KiB read IOPS and 500 write IOPS,
-//!   A2 = 4000 and 2000, against the `rand-4k-read` and `rand-4k-write` phases.
+//!   "Application Performance Class"): the random 4 KiB read and write minimums of A1 and A2
+//!   ([`crate::verdict::class_iops`]: 1500/500 and 4000/2000 IOPS), against the
+//!   `rand-4k-read` and `rand-4k-write` phases.
 //! - Speed Class, UHS Speed Grade and Video Speed Class (minimum sustained sequential write:
 //!   Class 2/4/6/10 = 2/4/6/10 MB/s, U1 = 10, U3 = 30, V6/V10/V30/V60/V90 = 6/10/30/60/90 MB/s)
 //!   against the `seq-write` phase; the strongest claim is compared.
@@ -15,7 +16,8 @@ use serde::{Deserialize, Serialize};
 use super::{CardInfo, CardKind};
 use crate::engine::PhaseResult;
 use crate::i18n::{fill, gettext, number};
-use crate::verdict::Metric;
+use crate::units::{mb_per_s, MB};
+use crate::verdict::{class_iops, Metric, Standard};
 
 /// How a measurement compares with a claim.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -72,15 +74,11 @@ pub enum Finding {
     },
 }
 
-/// A1 and A2 minimums: (read IOPS, write IOPS).
-const A1_IOPS: (f64, f64) = (1500.0, 500.0);
-const A2_IOPS: (f64, f64) = (4000.0, 2000.0);
-
 /// Measurements within this factor of the ceiling are accepted (clock and timer rounding).
 const LINK_TOLERANCE: f64 = 1.02;
 
 fn mb(bytes_per_s: f64) -> String {
-    number(bytes_per_s / 1e6, 1)
+    number(mb_per_s(bytes_per_s), 1)
 }
 
 impl Finding {
@@ -131,7 +129,7 @@ impl Finding {
                     &template,
                     &[
                         ("claims", &claimed.join(", ")),
-                        ("claimed", &number(claimed_bw_bytes / 1e6, 0)),
+                        ("claimed", &number(mb_per_s(*claimed_bw_bytes), 0)),
                         ("measured", &mb(*measured_bw_bytes)),
                     ],
                 )
@@ -171,7 +169,7 @@ fn speed_claims(card: &CardInfo) -> Option<(Vec<String>, f64)> {
         claims.push(format!("V{v}"));
         best = best.max(f64::from(v));
     }
-    (!claims.is_empty()).then_some((claims, best * 1e6))
+    (!claims.is_empty()).then_some((claims, best * MB))
 }
 
 fn usable(p: &PhaseResult) -> bool {
@@ -219,10 +217,16 @@ pub fn findings(card: Option<&CardInfo>, phases: &[PhaseResult]) -> Vec<Finding>
         phase(Metric::RandRead),
         phase(Metric::RandWrite),
     ) {
-        let (cr, cw) = if class == "A2" { A2_IOPS } else { A1_IOPS };
+        let standard = if class == "A2" {
+            Standard::A2
+        } else {
+            Standard::A1
+        };
+        let (cr, cw) = class_iops(standard);
+        let (a1_read, a1_write) = class_iops(Standard::A1);
         let outcome = if r.iops >= cr && w.iops >= cw {
             Outcome::Meets
-        } else if r.iops >= A1_IOPS.0 && w.iops >= A1_IOPS.1 {
+        } else if r.iops >= a1_read && w.iops >= a1_write {
             Outcome::BelowClaim
         } else {
             Outcome::BelowA1
