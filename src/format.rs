@@ -29,20 +29,20 @@ pub fn transport_name(transport: Transport) -> String {
 
 /// Free space for people, SI units like disk labels: "21.3 GB free", "640 MB free".
 pub fn free_space(free_bytes: u64) -> String {
-    let gb = free_bytes as f64 / 1e9;
+    let gb = free_bytes as f64 / units::GB;
     if gb >= 1.0 {
         fill(&gettext("{size} GB free"), &[("size", &number(gb, 1))])
     } else {
         fill(
             &gettext("{size} MB free"),
-            &[("size", &number(free_bytes as f64 / 1e6, 0))],
+            &[("size", &number(free_bytes as f64 / units::MB, 0))],
         )
     }
 }
 
 /// Roughly how much space something needs, rounded up to 10 MB: "about 330 MB".
 pub fn about_size(bytes: u64) -> String {
-    let mb = (bytes as f64 / 1e6 / 10.0).ceil() * 10.0;
+    let mb = (bytes as f64 / units::MB / 10.0).ceil() * 10.0;
     if mb >= 1000.0 {
         fill(
             &gettext("about {size} GB"),
@@ -199,10 +199,11 @@ pub fn figure(random: bool, bw_bytes: f64, iops_value: f64) -> String {
 
 /// A value in a check's unit, as bytes per second or IOPS for people.
 fn value_in(unit: Unit, value: f64) -> String {
+    let figure = unit.to_phase_figure(value);
     match unit {
-        Unit::KibPerS => mb_and_kib_per_s(value * units::KIB as f64),
-        Unit::MbPerS => mb_per_s(value * units::MB),
-        Unit::Iops => iops(value),
+        Unit::KibPerS => mb_and_kib_per_s(figure),
+        Unit::MbPerS => mb_per_s(figure),
+        Unit::Iops => iops(figure),
     }
 }
 

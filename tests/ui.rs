@@ -271,7 +271,7 @@ fn results_show_the_cards_identity_and_claims(app: &Application) {
         card::identify(&card_sysfs(&root, fixture, without, zeroed), "mmcblk0")
     };
     report.card = card_info("sysfs", &[], &[]);
-    report.findings = card::findings(report.card.as_ref(), &run);
+    report.findings = card::findings(report.card.as_ref(), &run.phases);
 
     let window = new_window(app);
     let results = window.results_view();
@@ -313,7 +313,7 @@ fn results_show_the_cards_identity_and_claims(app: &Application) {
 
     // A reader that does not expose the SD Status, and a card that reports all zeros.
     report.card = card_info("no-ssr", &["ssr"], &[]);
-    report.findings = card::findings(report.card.as_ref(), &run);
+    report.findings = card::findings(report.card.as_ref(), &run.phases);
     results.show_report(&report);
     let (_, facts) = results.shown_card().expect("a card group");
     assert!(

@@ -56,7 +56,7 @@ pub struct RunArgs {
     #[arg(long, value_enum, default_value_t = EngineArg::Native)]
     pub engine: EngineArg,
     /// Run the test up to N times, stopping at the first run that passes (upstream: 3).
-    #[arg(long, value_name = "N", default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..=100))]
+    #[arg(long, value_name = "N", default_value_t = agnostics_core::sdtest::UPSTREAM_RUNS, value_parser = clap::value_parser!(u32).range(1..=100))]
     pub runs: u32,
     /// Print one JSON document on stdout instead of text.
     #[arg(long)]

@@ -12,7 +12,7 @@ use agnostics_core::target_dir::Transport;
 use agnostics_core::units::human_bytes;
 
 use crate::args::CardArgs;
-use crate::targets_cmd::emit;
+use crate::output::{emit, To};
 
 /// Runs the subcommand; returns the exit status.
 pub fn main(args: &CardArgs) -> i32 {
@@ -24,53 +24,53 @@ pub fn main(args: &CardArgs) -> i32 {
                 Ok(info) => match info.device {
                     Some(d) => d.disk,
                     None => {
-                        eprintln!(
-                            "agnostics-cli: {}",
+                        emit(To::Stderr, format!(
+                            "agnostics-cli: {}\n",
                             fill(
                                 &gettext("{path} is not on a block device ({fs_type}); name one with --device, e.g. --device mmcblk0"),
                                 &[("path", &dir.display()), ("fs_type", &info.fs_type)],
                             )
-                        );
+                        ));
                         return 2;
                     }
                 },
                 Err(e) => {
-                    eprintln!("agnostics-cli: {e}");
+                    emit(To::Stderr, format!("agnostics-cli: {e}\n"));
                     return 2;
                 }
             }
         }
     };
     if disk.is_empty() || disk == "." || disk == ".." || disk.contains('/') {
-        eprintln!(
-            "agnostics-cli: {}",
+        emit(To::Stderr, format!(
+            "agnostics-cli: {}\n",
             fill(
                 &gettext("“{device}” is not a device name such as mmcblk0 or sda; see `lsblk` for the names"),
                 &[("device", &disk)],
             )
-        );
+        ));
         return 2;
     }
     let Some(info) = card::identify(&args.sysfs_root, &disk) else {
-        eprintln!(
-            "agnostics-cli: {}",
+        emit(To::Stderr, format!(
+            "agnostics-cli: {}\n",
             fill(
                 &gettext("unknown device {device}: {root}/block/{device} does not exist; see `lsblk` for the names"),
                 &[("device", &disk), ("root", &args.sysfs_root.display())],
             )
-        );
+        ));
         return 2;
     };
     if args.json {
         return match serde_json::to_string_pretty(&info) {
-            Ok(text) => emit(&format!("{text}\n")),
+            Ok(text) => emit(To::Stdout, format!("{text}\n")),
             Err(e) => {
-                eprintln!("agnostics-cli: {e}");
+                emit(To::Stderr, format!("agnostics-cli: {e}\n"));
                 2
             }
         };
     }
-    emit(&to_text(&info))
+    emit(To::Stdout, to_text(&info))
 }
 
 /// Rows of label and value, aligned.

@@ -21,6 +21,7 @@ use clap_mangen::roff::{bold, italic, roman, Roff};
 use clap_mangen::Man;
 
 use crate::args::{Cli, GenerateArgs};
+use crate::output::{emit, To};
 
 /// The program name as installed.
 const BIN: &str = "agnostics-cli";
@@ -31,15 +32,18 @@ pub fn main(args: &GenerateArgs) -> i32 {
     match generate(&args.what, &args.out_dir) {
         Ok(paths) => {
             for path in paths {
-                println!("{}", path.display());
+                emit(To::Stdout, format!("{}\n", path.display()));
             }
             0
         }
         Err(e) => {
-            eprintln!(
-                "agnostics-cli: cannot write {} into {}: {e}",
-                args.what,
-                args.out_dir.display()
+            emit(
+                To::Stderr,
+                format!(
+                    "agnostics-cli: cannot write {} into {}: {e}\n",
+                    args.what,
+                    args.out_dir.display()
+                ),
             );
             2
         }

@@ -7,6 +7,7 @@
 mod args;
 mod card_cmd;
 mod generate;
+mod output;
 mod run_cmd;
 mod scripts_cmd;
 mod targets_cmd;

@@ -1,7 +1,7 @@
 //! `agnostics-cli run`: the standard test, with a progress bar on a terminal, the text report
 //! (upstream's compat lines first) or `--json`, and the exit status of the verdict.
 
-use std::io::{IsTerminal, Write};
+use std::io::IsTerminal;
 use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
 use std::sync::Arc;
 
@@ -19,7 +19,7 @@ use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
 use signal_hook::iterator::Signals;
 
 use crate::args::{EngineArg, RunArgs};
-use crate::targets_cmd::emit;
+use crate::output::{emit, To};
 
 pub fn main(args: &RunArgs) -> i32 {
     let engine = match args.engine {
@@ -56,27 +56,33 @@ pub fn main(args: &RunArgs) -> i32 {
     // A closed or full stdout must not lose the log or the exit status (no panic).
     let code = if args.json {
         match serde_json::to_string_pretty(&report) {
-            Ok(text) => emit(&format!("{text}\n")),
+            Ok(text) => emit(To::Stdout, format!("{text}\n")),
             Err(e) => {
-                say(&format!("agnostics-cli: {e}"));
+                emit(To::Stderr, format!("agnostics-cli: {e}\n"));
                 2
             }
         }
     } else {
-        let code = emit(&report::to_text(&report));
+        let code = emit(To::Stdout, report::to_text(&report));
         if let Some(e) = &report.error {
-            say(&format!("agnostics-cli: {} — {}", e.message, e.hint));
+            emit(
+                To::Stderr,
+                format!("agnostics-cli: {} — {}\n", e.message, e.hint),
+            );
         }
         code
     };
     // Like upstream, the SD card test's results go to ~/rpdiags.txt too.
     match write_log(&report) {
-        Ok(path) if !args.json => say(&fill(&gettext("Log: {path}"), &[("path", &path.display())])),
+        Ok(path) if !args.json => {
+            let log = fill(&gettext("Log: {path}"), &[("path", &path.display())]);
+            emit(To::Stderr, format!("{log}\n"));
+        }
         Ok(_) => {}
-        Err(e) => say(&format!(
-            "agnostics-cli: {}",
-            fill(&gettext("warning: {error}"), &[("error", &e)])
-        )),
+        Err(e) => {
+            let warning = fill(&gettext("warning: {error}"), &[("error", &e)]);
+            emit(To::Stderr, format!("agnostics-cli: {warning}\n"));
+        }
     }
     if code != 0 {
         return code;
@@ -111,20 +117,12 @@ fn refuse_profile(
         let error = report::ErrorReport::new(ErrorKind::Profile, message.clone(), advice.text());
         let refused = report::Report::refused(engine, profile, error, advice);
         match serde_json::to_string_pretty(&refused) {
-            Ok(text) => {
-                let _ = emit(&format!("{text}\n"));
-            }
-            Err(e) => say(&format!("agnostics-cli: {e}")),
-        }
+            Ok(text) => emit(To::Stdout, format!("{text}\n")),
+            Err(e) => emit(To::Stderr, format!("agnostics-cli: {e}\n")),
+        };
     }
-    say(&format!("agnostics-cli: {message}"));
+    emit(To::Stderr, format!("agnostics-cli: {message}\n"));
     2
-}
-
-/// Writes a line on stderr, ignoring errors (a hung-up terminal must not turn a cancel into a
-/// panic).
-fn say(line: &str) {
-    let _ = writeln!(std::io::stderr(), "{line}");
 }
 
 /// What SIGINT, SIGTERM and SIGHUP (a closed SSH session) do during a run: the first sets the
@@ -143,10 +141,8 @@ impl Stopper {
         let mut signals = match Signals::new([SIGINT, SIGTERM, SIGHUP]) {
             Ok(s) => s,
             Err(e) => {
-                say(&format!(
-                    "agnostics-cli: {}",
-                    fill(&gettext("warning: {error}"), &[("error", &e)])
-                ));
+                let warning = fill(&gettext("warning: {error}"), &[("error", &e)]);
+                emit(To::Stderr, format!("agnostics-cli: {warning}\n"));
                 return Stopper { first };
             }
         };
@@ -155,10 +151,11 @@ impl Stopper {
             for signal in signals.forever() {
                 let _ = seen.compare_exchange(0, signal, Ordering::SeqCst, Ordering::SeqCst);
                 cancel.store(true, Ordering::SeqCst);
-                say(&gettext(
+                let stopping = gettext(
                     "Stopping: waiting for the drive to finish the requests already sent to it \
                      (a slow card can take a minute), then removing the test file.",
-                ));
+                );
+                emit(To::Stderr, format!("{stopping}\n"));
             }
         });
         Stopper { first }

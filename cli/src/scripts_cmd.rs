@@ -13,7 +13,6 @@
 //! 143 on SIGTERM.
 
 use std::cell::Cell;
-use std::io::Write;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -25,15 +24,7 @@ use agnostics_core::scripts::{
 };
 
 use crate::args::ScriptsArgs;
-use crate::targets_cmd::emit;
-
-/// `println!` that never panics: a closed or full stdout loses the echo, not the log (which
-/// keeps every byte) or the exit status.
-macro_rules! outln {
-    ($($arg:tt)*) => {{
-        let _ = writeln!(std::io::stdout(), $($arg)*);
-    }};
-}
+use crate::output::{emit, To};
 
 pub fn main(args: &ScriptsArgs) -> i32 {
     let mut report = ScriptsReport::default();
@@ -57,11 +48,14 @@ pub fn main(args: &ScriptsArgs) -> i32 {
         if args.json {
             return print_json(&report, 0);
         }
-        outln!(
-            "{}",
+        emit(
+            To::Stdout,
+            format!(
+            "{}\n",
             gettext(
                 "No test scripts found; nothing to run. (The SD card test is “agnostics-cli run”.)"
             )
+        ),
         );
         return 0;
     }
@@ -127,9 +121,12 @@ pub fn main(args: &ScriptsArgs) -> i32 {
     }
     summary(&report.tests, found.tests.len());
     if let Some(path) = &report.log {
-        outln!(
-            "{}",
-            fill(&gettext("Log: {path}"), &[("path", &path.display())])
+        emit(
+            To::Stdout,
+            format!(
+                "{}\n",
+                fill(&gettext("Log: {path}"), &[("path", &path.display())])
+            ),
         );
     }
     code
@@ -148,22 +145,25 @@ fn list(args: &ScriptsArgs, found: &Discovery) -> i32 {
             skipped: &found.skipped,
         };
         return match serde_json::to_string_pretty(&listing) {
-            Ok(text) => emit(&format!("{text}\n")),
+            Ok(text) => emit(To::Stdout, format!("{text}\n")),
             Err(e) => {
-                eprintln!("agnostics-cli: {e}");
+                emit(To::Stderr, format!("agnostics-cli: {e}\n"));
                 2
             }
         };
     }
     if found.tests.is_empty() {
-        outln!("{}", gettext("No test scripts found."));
+        emit(
+            To::Stdout,
+            format!("{}\n", gettext("No test scripts found.")),
+        );
     }
     for test in &found.tests {
-        outln!("{}", test.name);
+        emit(To::Stdout, format!("{}\n", test.name));
         for line in test.description.lines() {
-            outln!("    {line}");
+            emit(To::Stdout, format!("    {line}\n"));
         }
-        outln!("    {}", test.file.display());
+        emit(To::Stdout, format!("    {}\n", test.file.display()));
     }
     0
 }
@@ -171,23 +171,26 @@ fn list(args: &ScriptsArgs, found: &Discovery) -> i32 {
 /// Names each file that is not listed, with the reason, on stderr.
 fn note_skipped(found: &Discovery) {
     for skipped in &found.skipped {
-        eprintln!(
-            "agnostics-cli: {}",
-            fill(
-                // Translators: a *.sh file that is not listed as a test, and why.
-                &gettext("not listing {file}: {reason}"),
-                &[
-                    ("file", &skipped.file.display()),
-                    ("reason", &skipped.message())
-                ],
-            )
+        emit(
+            To::Stderr,
+            format!(
+                "agnostics-cli: {}\n",
+                fill(
+                    // Translators: a *.sh file that is not listed as a test, and why.
+                    &gettext("not listing {file}: {reason}"),
+                    &[
+                        ("file", &skipped.file.display()),
+                        ("reason", &skipped.message())
+                    ],
+                )
+            ),
         );
     }
 }
 
 /// Reports an error (stderr; in JSON mode also the document with its `error`) and returns 2.
 fn error(args: &ScriptsArgs, report: &ScriptsReport, message: &str) -> i32 {
-    eprintln!("agnostics-cli: {message}");
+    emit(To::Stderr, format!("agnostics-cli: {message}\n"));
     if args.json {
         let mut report = report.clone();
         report.error = Some(message.to_owned());
@@ -199,12 +202,12 @@ fn error(args: &ScriptsArgs, report: &ScriptsReport, message: &str) -> i32 {
 /// Prints the report as JSON and returns `code` (2 if it cannot be serialised).
 fn print_json(report: &ScriptsReport, code: i32) -> i32 {
     match serde_json::to_string_pretty(report) {
-        Ok(text) => match emit(&format!("{text}\n")) {
+        Ok(text) => match emit(To::Stdout, format!("{text}\n")) {
             0 => code,
             failed => failed,
         },
         Err(e) => {
-            eprintln!("agnostics-cli: {e}");
+            emit(To::Stderr, format!("agnostics-cli: {e}\n"));
             2
         }
     }
@@ -213,29 +216,35 @@ fn print_json(report: &ScriptsReport, code: i32) -> i32 {
 /// "N of M tests passed." and which did not run after a cancel.
 fn summary(results: &[ScriptResult], listed: usize) {
     let passed = results.iter().filter(|r| r.verdict.passed()).count();
-    outln!(
-        "{}",
-        fill(
-            &ngettext(
-                "{passed} of {total} test passed.",
-                "{passed} of {total} tests passed.",
-                results.len() as u32
-            ),
-            &[("passed", &passed), ("total", &results.len())],
-        )
+    emit(
+        To::Stdout,
+        format!(
+            "{}\n",
+            fill(
+                &ngettext(
+                    "{passed} of {total} test passed.",
+                    "{passed} of {total} tests passed.",
+                    results.len() as u32
+                ),
+                &[("passed", &passed), ("total", &results.len())],
+            )
+        ),
     );
     if results.len() < listed {
         let skipped = listed - results.len();
-        outln!(
-            "{}",
-            fill(
-                &ngettext(
-                    "{count} test did not run.",
-                    "{count} tests did not run.",
-                    skipped as u32
-                ),
-                &[("count", &skipped)],
-            )
+        emit(
+            To::Stdout,
+            format!(
+                "{}\n",
+                fill(
+                    &ngettext(
+                        "{count} test did not run.",
+                        "{count} tests did not run.",
+                        skipped as u32
+                    ),
+                    &[("count", &skipped)],
+                )
+            ),
         );
     }
 }
@@ -258,27 +267,21 @@ impl Echo {
         if !self.enabled {
             return;
         }
-        let mut out = std::io::stdout().lock();
         match event {
             ScriptEvent::Started { name, .. } => {
-                let _ = writeln!(
-                    out,
-                    "== {} ==",
-                    fill(&gettext("Test: {name}"), &[("name", name)])
-                );
+                let title = fill(&gettext("Test: {name}"), &[("name", name)]);
+                emit(To::Stdout, format!("== {title} ==\n"));
                 self.at_line_start.set(true);
             }
             ScriptEvent::Output { chunk, .. } => {
-                let _ = out.write_all(chunk);
+                // The script's bytes as they are: its output need not be UTF-8.
+                emit(To::Stdout, chunk);
                 if let Some(&last) = chunk.last() {
                     self.at_line_start.set(last == b'\n');
                 }
             }
             ScriptEvent::Stopping { .. } => {}
             ScriptEvent::Finished { result, .. } => {
-                if !self.at_line_start.get() {
-                    let _ = writeln!(out);
-                }
                 let reason = result.reason();
                 let line = if reason.is_empty() {
                     fill(
@@ -295,11 +298,10 @@ impl Echo {
                         ],
                     )
                 };
-                let _ = writeln!(out, "{line}");
-                let _ = writeln!(out);
+                let start = if self.at_line_start.get() { "" } else { "\n" };
+                emit(To::Stdout, format!("{start}{line}\n\n"));
                 self.at_line_start.set(true);
             }
         }
-        let _ = out.flush();
     }
 }

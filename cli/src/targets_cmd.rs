@@ -7,40 +7,30 @@ use agnostics_core::target_dir::{self, TargetInfo};
 use agnostics_core::units::human_bytes;
 
 use crate::args::TargetsArgs;
+use crate::output::{emit, To};
 
 /// Runs the subcommand; returns the exit status (0, or 2 when JSON cannot be written).
 pub fn main(args: &TargetsArgs) -> i32 {
     let targets = target_dir::list(&args.sysfs_root);
     if args.json {
         return match serde_json::to_string_pretty(&targets) {
-            Ok(text) => emit(&format!("{text}\n")),
+            Ok(text) => emit(To::Stdout, format!("{text}\n")),
             Err(e) => {
-                eprintln!("agnostics-cli: {e}");
+                emit(To::Stderr, format!("agnostics-cli: {e}\n"));
                 2
             }
         };
     }
     if targets.is_empty() {
-        return emit(&format!(
-            "{}\n",
-            gettext("No writable filesystem on a drive was found.")
-        ));
+        return emit(
+            To::Stdout,
+            format!(
+                "{}\n",
+                gettext("No writable filesystem on a drive was found.")
+            ),
+        );
     }
-    emit(&table(&targets))
-}
-
-/// Writes `text` to stdout; a closed pipe (`| head`) is not an error. Returns the exit status.
-pub(crate) fn emit(text: &str) -> i32 {
-    use std::io::Write;
-    let mut out = std::io::stdout().lock();
-    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
-        Ok(()) => 0,
-        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => 0,
-        Err(e) => {
-            eprintln!("agnostics-cli: {e}");
-            2
-        }
-    }
+    emit(To::Stdout, table(&targets))
 }
 
 /// The device column: the filesystem's device and, when different, the disk under it.

@@ -6,12 +6,14 @@
 //! the SD Association's A1/A2 minimums), [`advice`] (what to tell the user), [`report`] (the one
 //! result type, with its text and JSON forms) and [`sdtest`] (the whole standard test, end to
 //! end). [`card`] decodes an SD card's registers; [`scripts`] runs upstream agnostics' test
-//! scripts and writes `~/rpdiags.txt`.
+//! scripts and writes `~/rpdiags.txt`; [`process_group`] starts and stops the programs both
+//! run (fio, the scripts) with everything they start.
 
 pub mod advice;
 pub mod card;
 pub mod engine;
 pub mod i18n;
+pub mod process_group;
 pub mod profile;
 pub mod report;
 pub mod scripts;

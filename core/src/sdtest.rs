@@ -12,6 +12,10 @@ use crate::report::{ErrorKind, ErrorReport, ProfileInfo, Report, RunReport, Targ
 use crate::target_dir::{self, TargetError, Transport};
 use crate::verdict::Verdict;
 
+/// How many times the standard test runs at most, as upstream agnostics runs it: it stops at
+/// the first run that passes A1 (the CLI's `--runs` default, the app's test).
+pub const UPSTREAM_RUNS: u32 = 3;
+
 /// What to run.
 #[derive(Debug, Clone)]
 pub struct TestOptions {
@@ -21,20 +25,22 @@ pub struct TestOptions {
     pub profile: Profile,
     /// The engine.
     pub engine: EngineKind,
-    /// How many runs at most (upstream: 3); the test stops at the first run that passes A1.
+    /// How many runs at most ([`UPSTREAM_RUNS`] for the standard test); the test stops at the
+    /// first run that passes A1.
     pub runs: u32,
     /// Where sysfs is (`/sys`; a fixture tree in tests).
     pub sysfs_root: PathBuf,
 }
 
 impl TestOptions {
-    /// The standard test in `target` with the native engine, 3 runs, real sysfs.
+    /// The standard test in `target` with the native engine, up to [`UPSTREAM_RUNS`] runs,
+    /// real sysfs.
     pub fn standard(target: PathBuf) -> TestOptions {
         TestOptions {
             target,
             profile: Profile::sd_bench(),
             engine: EngineKind::Native,
-            runs: 3,
+            runs: UPSTREAM_RUNS,
             sysfs_root: PathBuf::from("/sys"),
         }
     }
@@ -207,12 +213,12 @@ fn finish(report: &mut Report, info: &target_dir::TargetInfo, cached: Option<Str
     report.a2_verdict = run.a2_verdict;
     // What the card claims against what was measured; a figure the link cannot carry is
     // not graded.
-    report.findings = crate::card::findings(report.card.as_ref(), &run);
+    report.findings = crate::card::findings(report.card.as_ref(), &run.phases);
     // Every run is checked, not only the deciding one: no run that the link cannot carry
     // keeps a PASS anywhere (its checks, its verdicts, the compat lines, the log).
     let mut first_implausible = None;
     for r in &mut report.runs {
-        let found = crate::card::findings(report.card.as_ref(), r);
+        let found = crate::card::findings(report.card.as_ref(), &r.phases);
         if let Some(f) = found.iter().find(|f| f.is_implausible()) {
             let text = f.text();
             r.not_graded(&text);

@@ -14,6 +14,8 @@ pub const MIB: u64 = 1024 * 1024;
 pub const GIB: u64 = 1024 * 1024 * 1024;
 /// One megabyte (SI), 1 000 000 bytes: the unit of the SD Association's speed ratings.
 pub const MB: f64 = 1_000_000.0;
+/// One gigabyte (SI), 10⁹ bytes: the unit of disk labels.
+pub const GB: f64 = 1_000_000_000.0;
 
 /// Parses a fio size such as `256m`, `4k`, `4KiB`, `512` (bytes) into bytes.
 ///

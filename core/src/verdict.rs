@@ -93,6 +93,26 @@ impl Unit {
             Unit::Iops => "IOPS",
         }
     }
+
+    /// A phase's figure in this unit: its bandwidth (`bw_bytes`, bytes per second) in KiB/s
+    /// or MB/s ([`crate::units::kib_per_s`], [`crate::units::mb_per_s`]), or its IOPS.
+    pub fn of_phase(self, phase: &PhaseResult) -> f64 {
+        match self {
+            Unit::KibPerS => crate::units::kib_per_s(phase.bw_bytes),
+            Unit::MbPerS => crate::units::mb_per_s(phase.bw_bytes),
+            Unit::Iops => phase.iops,
+        }
+    }
+
+    /// A value in this unit as the phase figure it compares with: bytes per second for KiB/s
+    /// and MB/s, IOPS as they are (the inverse of [`Unit::of_phase`]).
+    pub fn to_phase_figure(self, value: f64) -> f64 {
+        match self {
+            Unit::KibPerS => value * crate::units::KIB as f64,
+            Unit::MbPerS => value * crate::units::MB,
+            Unit::Iops => value,
+        }
+    }
 }
 
 /// What a check measures.
@@ -251,6 +271,23 @@ pub fn targets(standard: Standard) -> [(Metric, Unit, f64); 3] {
     }
 }
 
+/// The target of `metric` under `standard`: its unit and minimum (see [`targets`]).
+pub fn target(standard: Standard, metric: Metric) -> (Unit, f64) {
+    targets(standard)
+        .into_iter()
+        .find(|(m, _, _)| *m == metric)
+        .map(|(_, unit, value)| (unit, value))
+        .expect("every standard has a target for every metric")
+}
+
+/// The random 4 KiB minimums of `standard`: (read IOPS, write IOPS), e.g. (1500, 500) for A1.
+pub fn class_iops(standard: Standard) -> (f64, f64) {
+    (
+        target(standard, Metric::RandRead).1,
+        target(standard, Metric::RandWrite).1,
+    )
+}
+
 /// A measured value against a target: PASS at or above, FAIL below, ERROR when missing or not
 /// a finite non-negative number.
 pub fn grade(value: Option<f64>, target: f64) -> Verdict {
@@ -276,11 +313,7 @@ pub fn checks(phases: &[PhaseResult], standard: Standard) -> Vec<Check> {
             let phase = phases
                 .iter()
                 .find(|p| p.name == metric.phase() && p.ios > 0);
-            let value = phase.map(|p| match unit {
-                Unit::KibPerS => crate::units::kib_per_s(p.bw_bytes),
-                Unit::MbPerS => crate::units::mb_per_s(p.bw_bytes),
-                Unit::Iops => p.iops,
-            });
+            let value = phase.map(|p| unit.of_phase(p));
             Check {
                 name: metric.phase().to_owned(),
                 metric,

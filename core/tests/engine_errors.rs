@@ -605,7 +605,7 @@ fn long_messages_are_shortened_with_the_whole_text_in_details() {
 /// What the fio engine fills before fio starts: only what a read can reach before a write
 /// that cannot stop early has covered it.
 fn unwritten_reads_follow_the_writes_that_surely_happen() {
-    use agnostics_core::engine::native::unwritten_reads;
+    use agnostics_core::engine::layout::unwritten_reads;
     let mib = 1u64 << 20;
     // The standard shape: the first job writes everything, with no runtime.
     assert_eq!(unwritten_reads(&small_standard("16m", 2)), None);

@@ -239,7 +239,10 @@ fn drive_facts(card: &CardInfo) -> Vec<(String, String)> {
 pub fn capacity(bytes: u64) -> String {
     fill(
         &gettext("{gb} GB ({bytes} bytes)"),
-        &[("gb", &number(bytes as f64 / 1e9, 1)), ("bytes", &bytes)],
+        &[
+            ("gb", &number(bytes as f64 / agnostics_core::units::GB, 1)),
+            ("bytes", &bytes),
+        ],
     )
 }
 

@@ -3,8 +3,7 @@
 //! sequential phases, IOPS for random ones), the per-second chart, and **Cancel**.
 
 use agnostics_core::i18n::{fill, gettext};
-use agnostics_core::units;
-use agnostics_core::verdict::{targets, Standard, Unit};
+use agnostics_core::verdict::{targets, Standard};
 use gtk::glib;
 use gtk::prelude::*;
 use gtk::subclass::prelude::*;
@@ -72,11 +71,7 @@ pub fn a1_target_of(phase: &str) -> Option<f64> {
     targets(Standard::A1)
         .into_iter()
         .find(|(metric, _, _)| metric.phase() == phase)
-        .map(|(_, unit, value)| match unit {
-            Unit::KibPerS => value * units::KIB as f64,
-            Unit::MbPerS => value * units::MB,
-            Unit::Iops => value,
-        })
+        .map(|(_, unit, value)| unit.to_phase_figure(value))
 }
 
 impl ProgressView {

@@ -8,10 +8,11 @@ use std::cell::RefCell;
 
 use adw::prelude::*;
 use agnostics_core::advice::Advice;
-use agnostics_core::i18n::{fill, gettext};
+use agnostics_core::i18n::{fill, gettext, ngettext, number};
 use agnostics_core::report::{Report, RunReport};
+use agnostics_core::sdtest::UPSTREAM_RUNS;
 use agnostics_core::units;
-use agnostics_core::verdict::{Metric, Standard, Verdict};
+use agnostics_core::verdict::{class_iops, target, Metric, Standard, Verdict};
 use gtk::glib;
 use gtk::subclass::prelude::*;
 
@@ -205,9 +206,20 @@ impl ResultsView {
 
     fn add_a2_group(&self, run: &RunReport) {
         let a2 = group(&gettext("Faster cards"), None);
+        let (seq_unit, seq) = target(Standard::A2, Metric::SeqWrite);
+        let (read, write) = class_iops(Standard::A2);
         let (row, badge) = expander(
             &gettext("Application Performance Class A2"),
-            &gettext("10 MB/s, 2000 write IOPS and 4000 read IOPS. Only a Raspberry Pi 5 or later makes use of it."),
+            &fill(
+                // Translators: {seq} is a rate with its unit, e.g. "10 MB/s"; {write} and {read}
+                // are IOPS figures.
+                &gettext("{seq}, {write} write IOPS and {read} read IOPS. Only a Raspberry Pi 5 or later makes use of it."),
+                &[
+                    ("seq", &format!("{} {}", number(seq, 0), seq_unit.as_str())),
+                    ("write", &number(write, 0)),
+                    ("read", &number(read, 0)),
+                ],
+            ),
             run.a2_verdict,
         );
         for check in run.checks.iter().filter(|c| c.standard == Standard::A2) {
@@ -247,8 +259,13 @@ impl ResultsView {
     fn add_runs_group(&self, report: &Report) {
         let runs = group(
             &gettext("Each run"),
-            Some(&gettext(
-                "The test runs up to three times and stops at the first run that passes.",
+            Some(&fill(
+                &ngettext(
+                    "The test runs up to {count} time and stops at the first run that passes.",
+                    "The test runs up to {count} times and stops at the first run that passes.",
+                    UPSTREAM_RUNS,
+                ),
+                &[("count", &UPSTREAM_RUNS)],
             )),
         );
         for run in &report.runs {

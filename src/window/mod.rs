@@ -32,9 +32,6 @@ use crate::widgets::{DriveRow, ProgressView, ResultsView, TestsView};
 mod dialogs;
 mod tests;
 
-/// How many times the standard test runs at most (upstream: 3, stopping at the first pass).
-pub const RUNS: u32 = 3;
-
 mod imp {
     use super::*;
 
@@ -347,7 +344,7 @@ impl Window {
             target: choice.dir.clone(),
             profile: self.profile(),
             engine: EngineKind::Native,
-            runs: RUNS,
+            runs: agnostics_core::sdtest::UPSTREAM_RUNS,
             sysfs_root: imp.sysfs_root.borrow().clone(),
         };
         let drive = match &choice.info {

@@ -2,8 +2,9 @@
 //! a run measured, and figures the link cannot carry.
 //!
 //! - Application Performance Class (SD Physical Layer Simplified Specification,
-//!   "Application Performance Class"): A1 = 1500 random 4 KiB read IOPS and 500 write IOPS,
-//!   A2 = 4000 and 2000, against the `rand-4k-read` and `rand-4k-write` phases.
+//!   "Application Performance Class"): the random 4 KiB read and write minimums of A1 and A2
+//!   ([`crate::verdict::class_iops`]: 1500/500 and 4000/2000 IOPS), against the
+//!   `rand-4k-read` and `rand-4k-write` phases.
 //! - Speed Class, UHS Speed Grade and Video Speed Class (minimum sustained sequential write:
 //!   Class 2/4/6/10 = 2/4/6/10 MB/s, U1 = 10, U3 = 30, V6/V10/V30/V60/V90 = 6/10/30/60/90 MB/s)
 //!   against the `seq-write` phase; the strongest claim is compared.
@@ -15,9 +16,9 @@ use serde::{Deserialize, Serialize};
 use super::CardInfo;
 use crate::engine::PhaseResult;
 use crate::i18n::{fill, gettext, number};
-use crate::report::RunReport;
 use crate::target_dir::Transport;
-use crate::verdict::Metric;
+use crate::units::{mb_per_s, MB};
+use crate::verdict::{class_iops, Metric, Standard};
 
 /// How a measurement compares with a claim.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -74,15 +75,11 @@ pub enum Finding {
     },
 }
 
-/// A1 and A2 minimums: (read IOPS, write IOPS).
-const A1_IOPS: (f64, f64) = (1500.0, 500.0);
-const A2_IOPS: (f64, f64) = (4000.0, 2000.0);
-
 /// Measurements within this factor of the ceiling are accepted (clock and timer rounding).
 const LINK_TOLERANCE: f64 = 1.02;
 
 fn mb(bytes_per_s: f64) -> String {
-    number(bytes_per_s / 1e6, 1)
+    number(mb_per_s(bytes_per_s), 1)
 }
 
 impl Finding {
@@ -133,7 +130,7 @@ impl Finding {
                     &template,
                     &[
                         ("claims", &claimed.join(", ")),
-                        ("claimed", &number(claimed_bw_bytes / 1e6, 0)),
+                        ("claimed", &number(mb_per_s(*claimed_bw_bytes), 0)),
                         ("measured", &mb(*measured_bw_bytes)),
                     ],
                 )
@@ -173,24 +170,25 @@ fn speed_claims(card: &CardInfo) -> Option<(Vec<String>, f64)> {
         claims.push(format!("V{v}"));
         best = best.max(f64::from(v));
     }
-    (!claims.is_empty()).then_some((claims, best * 1e6))
+    (!claims.is_empty()).then_some((claims, best * MB))
 }
 
 fn usable(p: &PhaseResult) -> bool {
     p.seconds > 0.0 && p.bytes > 0 && p.bw_bytes.is_finite() && p.iops.is_finite()
 }
 
-/// Every finding for `run` on the device `card`: phases faster than the link (any device
-/// whose link is known), then for SD cards with an SD Status the Application Performance
-/// Class and the strongest sequential-write rating. A claim whose phase is implausible or
-/// missing is not compared.
-pub fn findings(card: Option<&CardInfo>, run: &RunReport) -> Vec<Finding> {
+/// Every finding for one run's measured `phases` (looked up by job name, e.g.
+/// `rand-4k-read`) on the device `card`: phases faster than the link (any device whose link
+/// is known), then for SD cards with an SD Status the Application Performance Class and the
+/// strongest sequential-write rating. A claim whose phase is implausible, unmeasured (no
+/// bytes, no time) or missing is not compared. No card, no findings.
+pub fn findings(card: Option<&CardInfo>, phases: &[PhaseResult]) -> Vec<Finding> {
     let Some(card) = card else {
         return Vec::new();
     };
     let mut out = Vec::new();
     if let Some(link) = &card.link {
-        for p in run.phases.iter().filter(|p| usable(p)) {
+        for p in phases.iter().filter(|p| usable(p)) {
             if p.bw_bytes > link.max_bw_bytes * LINK_TOLERANCE {
                 out.push(Finding::Implausible {
                     phase: p.name.clone(),
@@ -209,7 +207,9 @@ pub fn findings(card: Option<&CardInfo>, run: &RunReport) -> Vec<Finding> {
             .any(|f| matches!(f, Finding::Implausible { phase, .. } if phase == name))
     };
     let phase = |m: Metric| {
-        run.phase(m.phase())
+        phases
+            .iter()
+            .find(|p| p.name == m.phase())
             .filter(|p| usable(p) && !implausible(m.phase()))
     };
     let mut claims = Vec::new();
@@ -218,10 +218,16 @@ pub fn findings(card: Option<&CardInfo>, run: &RunReport) -> Vec<Finding> {
         phase(Metric::RandRead),
         phase(Metric::RandWrite),
     ) {
-        let (cr, cw) = if class == "A2" { A2_IOPS } else { A1_IOPS };
+        let standard = if class == "A2" {
+            Standard::A2
+        } else {
+            Standard::A1
+        };
+        let (cr, cw) = class_iops(standard);
+        let (a1_read, a1_write) = class_iops(Standard::A1);
         let outcome = if r.iops >= cr && w.iops >= cw {
             Outcome::Meets
-        } else if r.iops >= A1_IOPS.0 && w.iops >= A1_IOPS.1 {
+        } else if r.iops >= a1_read && w.iops >= a1_write {
             Outcome::BelowClaim
         } else {
             Outcome::BelowA1
@@ -269,16 +275,13 @@ mod tests {
         }
     }
 
-    fn run(seq_mb: f64, read_iops: f64, write_iops: f64) -> RunReport {
-        RunReport::grade(
-            1,
-            vec![
-                phase("seq-write", seq_mb * 1e6, seq_mb),
-                phase("seq-read", 40e6, 10.0),
-                phase("rand-4k-write", write_iops * 4096.0, write_iops),
-                phase("rand-4k-read", read_iops * 4096.0, read_iops),
-            ],
-        )
+    fn run(seq_mb: f64, read_iops: f64, write_iops: f64) -> Vec<PhaseResult> {
+        vec![
+            phase("seq-write", seq_mb * 1e6, seq_mb),
+            phase("seq-read", 40e6, 10.0),
+            phase("rand-4k-write", write_iops * 4096.0, write_iops),
+            phase("rand-4k-read", read_iops * 4096.0, read_iops),
+        ]
     }
 
     fn sd_card(ssr_hex: &str) -> CardInfo {
@@ -416,8 +419,7 @@ mod tests {
             ..CardInfo::default()
         };
         assert!(findings(Some(&card), &run(10.0, 1.0, 1.0)).is_empty());
-        let empty = RunReport::grade(1, vec![]);
-        assert!(findings(Some(&sd_card(A2_U3_V30)), &empty).is_empty());
+        assert!(findings(Some(&sd_card(A2_U3_V30)), &[]).is_empty());
     }
 
     #[test]

@@ -169,7 +169,10 @@ pub fn describe(l: &LinkInfo) -> String {
         &gettext("{link}: at most {mbps} MB/s"),
         &[
             ("link", &l.name),
-            ("mbps", &crate::i18n::number(l.max_bw_bytes / 1e6, 1)),
+            (
+                "mbps",
+                &crate::i18n::number(crate::units::mb_per_s(l.max_bw_bytes), 1),
+            ),
         ],
     )
 }

@@ -3,9 +3,11 @@
 //!
 //! Two engines produce the same [`PhaseResult`]s: [`native`] (Rust, O_DIRECT, io_uring or a
 //! thread pool) and [`fio`] (the installed fio, `--output-format=json`). Both write only the
-//! [`testfile::TestFile`] the caller created, whatever the profile's `filename`/`directory` say.
+//! [`testfile::TestFile`] the caller created, whatever the profile's `filename`/`directory` say,
+//! and lay it out alike ([`layout`]).
 
 pub mod fio;
+pub mod layout;
 pub mod native;
 pub mod randmap;
 pub mod testfile;

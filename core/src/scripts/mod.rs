@@ -29,9 +29,10 @@ use serde::{Deserialize, Serialize};
 
 use crate::i18n::{fill, gettext};
 
+pub use crate::process_group::live_group_members;
 pub use discover::{discover, script_dirs, Discovery, ScriptTest, SkipReason, Skipped};
 pub use log::{default_log_path, log_path, log_sd_test, LogWriter};
-pub use runner::{live_group_members, run_test};
+pub use runner::run_test;
 
 /// The verdict on one script. JSON spells it `PASS`, `FAIL`, `ABORTED`, `TIMEOUT`.
 ///

@@ -3,9 +3,9 @@
 //!
 //! The script runs as `/bin/sh FILE` (`argv[0]` is `sh`), as the current user, with the caller's
 //! environment and working folder, stdin from `/dev/null`, and stdout and stderr both on one
-//! pipe, so their bytes arrive in the order written. It leads its own process group, so that
-//! a timeout or a cancel reaches everything it started: SIGTERM to the group, SIGKILL to the
-//! group [`RunOptions::kill_grace`] later.
+//! pipe, so their bytes arrive in the order written. It leads its own process group
+//! ([`crate::process_group`]), so that a timeout or a cancel reaches everything it started:
+//! SIGTERM to the group, SIGKILL to the group [`RunOptions::kill_grace`] later.
 //!
 //! When the shell itself has ended, whatever is left of its group (a `sleep 1000 &`) gets
 //! SIGKILL at once, the rest of the output is read (waiting at most
@@ -23,12 +23,11 @@ use std::time::{Duration, Instant};
 
 use nix::errno::Errno;
 use nix::fcntl::{fcntl, FcntlArg, OFlag};
-use nix::sys::signal::{killpg, Signal};
-use nix::sys::wait::{waitid, Id, WaitPidFlag, WaitStatus};
-use nix::unistd::Pid;
+use nix::sys::signal::Signal;
 
 use super::{RunOptions, ScriptError, ScriptEvent, ScriptResult, ScriptTest, ScriptVerdict};
 use crate::i18n::{fill, ngettext};
+use crate::process_group::{ProcessGroup, Stopping};
 
 /// The shell upstream runs every test with.
 pub const SHELL: &str = "/bin/sh";
@@ -74,19 +73,17 @@ pub fn run_test(
         .arg(&test.file)
         .stdin(Stdio::null())
         .stdout(Stdio::from(write_end))
-        .stderr(Stdio::from(stderr_end))
-        .process_group(0);
+        .stderr(Stdio::from(stderr_end));
     let started = Instant::now();
-    let spawned = command.spawn();
+    let spawned = ProcessGroup::spawn(&mut command);
     // Dropping the command closes our copies of the write end, so that EOF means the
     // script's side is closed.
     drop(command);
-    let mut child = spawned.map_err(|source| ScriptError::Spawn {
+    let group = spawned.map_err(|source| ScriptError::Spawn {
         file: test.file.clone(),
         source,
     })?;
-    let pid = child.id();
-    let group = Pid::from_raw(pid as i32);
+    let pid = group.id();
     on_event(ScriptEvent::Started {
         index,
         name: test.name.clone(),
@@ -96,25 +93,23 @@ pub fn run_test(
     let mut watch = Watch {
         pipe: Some(File::from(read_end)),
         pidfd: pidfd_open(pid),
-        pid: group,
         buf: vec![0; CHUNK_BYTES],
         head: Vec::new(),
         total_bytes: 0,
         cap: opts.display_cap_bytes,
     };
     let deadline = started.checked_add(opts.timeout);
-    let mut stop: Option<(ScriptVerdict, Instant)> = None;
-    let mut sigkill_sent = false;
+    let mut stop: Option<(ScriptVerdict, Stopping)> = None;
 
     // Phase 1: the shell runs.
     let ended = loop {
-        match watch.leader_ended() {
+        match group.leader_ended() {
             Ok(true) => break Instant::now(),
             Ok(false) => {}
-            Err(e) => return Err(fail_wait(test, group, &mut child, e)),
+            Err(e) => return Err(fail_wait(test, group, e)),
         }
         let now = Instant::now();
-        match stop {
+        match &mut stop {
             None => {
                 let verdict = if cancel.load(Ordering::SeqCst) {
                     Some(ScriptVerdict::Aborted)
@@ -124,24 +119,15 @@ pub fn run_test(
                     None
                 };
                 if let Some(verdict) = verdict {
-                    signal_group(group, Signal::SIGTERM);
-                    // A stopped process (SIGTTIN from reading the terminal) acts on the
-                    // SIGTERM only once continued.
-                    signal_group(group, Signal::SIGCONT);
-                    stop = Some((verdict, now));
+                    stop = Some((verdict, Stopping::start(&group, opts.kill_grace)));
                     on_event(ScriptEvent::Stopping { index, verdict });
                 }
             }
-            Some((_, term_at)) if !sigkill_sent && now >= term_at + opts.kill_grace => {
-                signal_group(group, Signal::SIGKILL);
-                sigkill_sent = true;
-            }
-            Some(_) => {}
+            Some((_, stopping)) => stopping.advance(&group, now),
         }
-        let next = match stop {
+        let next = match &stop {
             None => deadline,
-            Some((_, term_at)) if !sigkill_sent => Some(term_at + opts.kill_grace),
-            Some(_) => None,
+            Some((_, stopping)) => stopping.next_deadline(),
         };
         let wait = next.map_or(TICK, |n| n.saturating_duration_since(now).min(TICK));
         watch.wait_and_read(wait, index, on_event, true);
@@ -151,13 +137,10 @@ pub fn run_test(
     // Counted only when the script ended by itself: after a SIGTERM, processes already dying
     // from it would be counted by chance.
     let leftovers = match stop {
-        None => live_group_members(pid)
-            .into_iter()
-            .filter(|&p| p != pid)
-            .count() as u32,
+        None => group.live_members().len() as u32,
         Some(_) => 0,
     };
-    signal_group(group, Signal::SIGKILL);
+    group.signal(Signal::SIGKILL);
     let drain_deadline = Instant::now() + opts.drain_limit;
     while watch.pipe.is_some() {
         let now = Instant::now();
@@ -167,13 +150,10 @@ pub fn run_test(
         watch.wait_and_read((drain_deadline - now).min(TICK), index, on_event, false);
     }
     watch.pipe = None;
-    while live_group_members(pid).iter().any(|&p| p != pid) && Instant::now() < drain_deadline {
-        signal_group(group, Signal::SIGKILL);
-        std::thread::sleep(Duration::from_millis(5));
-    }
+    group.kill_members_until(drain_deadline);
 
     // Phase 3: reap the shell.
-    let status = child.wait().map_err(|source| ScriptError::Wait {
+    let status = group.reap().map_err(|source| ScriptError::Wait {
         file: test.file.clone(),
         source,
     })?;
@@ -210,8 +190,6 @@ struct Watch {
     pipe: Option<File>,
     /// A pidfd for the shell (readable when it ends), when the kernel has them (Linux 5.3+).
     pidfd: Option<OwnedFd>,
-    /// The shell's pid, which is also its group's id.
-    pid: Pid,
     /// Read buffer.
     buf: Vec<u8>,
     /// The first `cap` bytes of output, for display.
@@ -223,20 +201,6 @@ struct Watch {
 }
 
 impl Watch {
-    /// True once the shell has ended. It stays a zombie (WNOWAIT): its pid keeps naming the
-    /// group until [`std::process::Child::wait`] reaps it.
-    fn leader_ended(&self) -> Result<bool, Errno> {
-        let flags = WaitPidFlag::WEXITED | WaitPidFlag::WNOHANG | WaitPidFlag::WNOWAIT;
-        loop {
-            match waitid(Id::Pid(self.pid), flags) {
-                Ok(WaitStatus::StillAlive) => return Ok(false),
-                Ok(_) => return Ok(true),
-                Err(Errno::EINTR) => continue,
-                Err(e) => return Err(e),
-            }
-        }
-    }
-
     /// Waits up to `wait` for output (or, with `watch_leader`, for the shell's end) and reads
     /// what is there, sending it on as [`ScriptEvent::Output`].
     fn wait_and_read(
@@ -311,23 +275,13 @@ impl Watch {
 }
 
 /// Ends the group after a wait error, reaps what can be reaped, and builds the error.
-fn fail_wait(
-    test: &ScriptTest,
-    group: Pid,
-    child: &mut std::process::Child,
-    errno: Errno,
-) -> ScriptError {
-    signal_group(group, Signal::SIGKILL);
-    let _ = child.wait();
+fn fail_wait(test: &ScriptTest, group: ProcessGroup, errno: Errno) -> ScriptError {
+    group.signal(Signal::SIGKILL);
+    let _ = group.reap();
     ScriptError::Wait {
         file: test.file.clone(),
         source: std::io::Error::from(errno),
     }
-}
-
-/// Sends `signal` to the process group `group`; a group that is already gone is not an error.
-fn signal_group(group: Pid, signal: Signal) {
-    let _ = killpg(group, signal);
 }
 
 /// A pidfd for `pid`, or `None` where the kernel has no `pidfd_open` (before Linux 5.3); then
@@ -348,37 +302,6 @@ pub fn signal_name(signal: i32) -> String {
     Signal::try_from(signal)
         .map(|s| s.as_str().to_owned())
         .unwrap_or_else(|_| format!("signal {signal}"))
-}
-
-/// The pids of the live (not zombie) processes whose process group is `pgid`, read from
-/// `/proc/*/stat`. The runner uses it to make sure a test leaves nothing behind; tests use it
-/// to check that.
-pub fn live_group_members(pgid: u32) -> Vec<u32> {
-    let Ok(entries) = std::fs::read_dir("/proc") else {
-        return Vec::new();
-    };
-    entries
-        .filter_map(|e| e.ok())
-        .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
-        .filter(|&pid| {
-            std::fs::read(format!("/proc/{pid}/stat"))
-                .ok()
-                .and_then(|stat| parse_stat(&stat))
-                .is_some_and(|(state, pgrp)| pgrp == pgid && state != b'Z' && state != b'X')
-        })
-        .collect()
-}
-
-/// (state, process group) from the text of `/proc/PID/stat`: `pid (comm) S ppid pgrp …`,
-/// where comm may itself hold spaces and parentheses.
-fn parse_stat(stat: &[u8]) -> Option<(u8, u32)> {
-    let close = stat.iter().rposition(|&b| b == b')')?;
-    let rest = std::str::from_utf8(stat.get(close + 1..)?).ok()?;
-    let mut fields = rest.split_ascii_whitespace();
-    let state = *fields.next()?.as_bytes().first()?;
-    let _ppid = fields.next()?;
-    let pgrp = fields.next()?.parse().ok()?;
-    Some((state, pgrp))
 }
 
 /// The display copy of an output: `head` (the first bytes) as lossy UTF-8, and when
@@ -435,15 +358,6 @@ mod tests {
     use super::*;
 
     #[test]
-    fn stat_parsing_survives_odd_command_names() {
-        assert_eq!(
-            parse_stat(b"1234 (my (odd) prog) S 1 1230 1230 0 -1"),
-            Some((b'S', 1230))
-        );
-        assert_eq!(parse_stat(b"garbage"), None);
-    }
-
-    #[test]
     fn signal_names_are_upstream_style() {
         assert_eq!(signal_name(11), "SIGSEGV");
         assert_eq!(signal_name(9), "SIGKILL");
@@ -462,12 +376,5 @@ mod tests {
         // "é" is two bytes; the cap cut it after the first.
         assert_eq!(display_text(b"ab\xc3", 10), "ab\n… (8 bytes more)");
         assert_eq!(display_text("aé".as_bytes(), 10), "aé\n… (7 bytes more)");
-    }
-
-    #[test]
-    fn own_process_group_is_found_in_proc() {
-        let me = std::process::id();
-        let pgid = nix::unistd::getpgrp().as_raw() as u32;
-        assert!(live_group_members(pgid).contains(&me));
     }
 }

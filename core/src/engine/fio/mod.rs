@@ -16,15 +16,17 @@ use std::io::{BufRead, BufReader, Read};
 use std::os::fd::AsRawFd;
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::sync::atomic::Ordering;
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use self::jobfile::{job_file_text, section_name, JobFile};
 use self::output::{final_output, FioOutput, JobProblem};
+use super::layout;
 use super::testfile::TestFile;
 use super::{EngineError, EngineRun, Event, IoPath, PhaseResult, RunContext, Sample};
+use crate::process_group::ProcessGroup;
 use crate::profile::Profile;
 
 /// Environment variable naming the fio program to run (a path or a name in `PATH`).
@@ -129,8 +131,6 @@ fn run_fio(
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
-    // Its own process group, so that cancel can stop fio and the job processes it forks.
-    command.process_group(0);
     let run_dir = file.run_dir_fd().as_raw_fd();
     let lock = file.lock_fd().map(|fd| fd.as_raw_fd());
     // SAFETY: the closure runs in the child between fork and exec and only calls prctl,
@@ -155,7 +155,8 @@ fn run_fio(
             Ok(())
         });
     }
-    let mut child = command.spawn().map_err(|e| {
+    // Its own process group, so that cancel can stop fio and the job processes it forks.
+    let mut group = ProcessGroup::spawn(&mut command).map_err(|e| {
         if e.kind() == std::io::ErrorKind::NotFound {
             EngineError::FioMissing {
                 program: program.display().to_string(),
@@ -168,8 +169,8 @@ fn run_fio(
     })?;
 
     let (snapshots_tx, snapshots) = mpsc::channel::<Heard>();
-    let stdout = child.stdout.take().expect("piped stdout");
-    let stderr = child.stderr.take().expect("piped stderr");
+    let stdout = group.child_mut().stdout.take().expect("piped stdout");
+    let stderr = group.child_mut().stderr.take().expect("piped stderr");
     let stdout_reader = std::thread::spawn(move || read_stdout(stdout, &snapshots_tx));
     let stderr_reader = std::thread::spawn(move || {
         let mut text = String::new();
@@ -182,17 +183,17 @@ fn run_fio(
     let mut last_heard = Instant::now();
     let status = loop {
         if ctx.cancel.load(Ordering::SeqCst) {
-            stop(&mut child);
+            let _ = group.stop(TERM_GRACE);
             let _ = stdout_reader.join();
             let _ = stderr_reader.join();
             let _ = file.reclaim();
             return Err(EngineError::Cancelled);
         }
-        match child.try_wait() {
+        match group.child_mut().try_wait() {
             Ok(Some(status)) => break status,
             Ok(None) => {}
             Err(e) => {
-                stop(&mut child);
+                let _ = group.stop(TERM_GRACE);
                 let _ = file.reclaim();
                 return Err(EngineError::FioFailed {
                     message: format!("cannot wait for fio: {e}"),
@@ -201,7 +202,7 @@ fn run_fio(
         }
         if last_heard.elapsed() >= watchdog {
             // A stuck fio does not act on SIGTERM: its whole group is killed at once.
-            kill_group(&mut child);
+            let _ = group.kill(TERM_GRACE);
             let _ = stdout_reader.join();
             let _ = stderr_reader.join();
             let _ = file.reclaim();
@@ -236,15 +237,15 @@ fn run_fio(
 /// itself (fio unlinks and re-creates a file it extends), and fills with data what a read
 /// could reach before a job surely wrote it, as the native engine does, so that reads never
 /// hit holes: the whole file when the profile does not begin by writing all of it, else the
-/// range [`super::native::unwritten_reads`] gives (when the first job may stop at its
+/// range [`layout::unwritten_reads`] gives (when the first job may stop at its
 /// `runtime` before covering the file).
 ///
 /// Errors: [`EngineError::NoSpace`], [`EngineError::ReadOnly`], [`EngineError::Io`], … from
 /// sizing or writing the file.
 fn prepare_file(profile: &Profile, file: &TestFile) -> Result<(), EngineError> {
     let job = profile.jobs.first().expect("a profile has a job");
-    let (from, to) = if super::native::pre_size(profile, file)? {
-        match super::native::unwritten_reads(profile) {
+    let (from, to) = if layout::pre_size(profile, file)? {
+        match layout::unwritten_reads(profile) {
             Some(range) => range,
             None => return Ok(()),
         }
@@ -252,45 +253,7 @@ fn prepare_file(profile: &Profile, file: &TestFile) -> Result<(), EngineError> {
         (0, profile.file_size_bytes())
     };
     let handle = file.open(job.direct)?;
-    super::native::lay_out(&handle, from, to, job)
-}
-
-/// Stops fio and the job processes it forked (its process group): SIGTERM, then SIGKILL when
-/// fio has not exited after [`TERM_GRACE`]; reaps it.
-fn stop(child: &mut Child) {
-    let group = i32::try_from(child.id())
-        .ok()
-        .map(|pid| nix::unistd::Pid::from_raw(-pid));
-    let signal_group = |signal| {
-        if let Some(group) = group {
-            let _ = nix::sys::signal::kill(group, signal);
-        }
-    };
-    signal_group(nix::sys::signal::Signal::SIGTERM);
-    let deadline = Instant::now() + TERM_GRACE;
-    while Instant::now() < deadline {
-        if let Ok(Some(_)) = child.try_wait() {
-            // Job processes left behind would keep the pipes open.
-            signal_group(nix::sys::signal::Signal::SIGKILL);
-            return;
-        }
-        std::thread::sleep(POLL / 2);
-    }
-    signal_group(nix::sys::signal::Signal::SIGKILL);
-    let _ = child.kill();
-    let _ = child.wait();
-}
-
-/// Kills fio's process group (fio and its job processes) with SIGKILL and reaps fio.
-fn kill_group(child: &mut Child) {
-    if let Ok(pid) = i32::try_from(child.id()) {
-        let _ = nix::sys::signal::kill(
-            nix::unistd::Pid::from_raw(-pid),
-            nix::sys::signal::Signal::SIGKILL,
-        );
-    }
-    let _ = child.kill();
-    let _ = child.wait();
+    layout::lay_out(&handle, from, to, job, None)
 }
 
 /// Reads fio's stdout to the end, telling of each line and sending each complete JSON

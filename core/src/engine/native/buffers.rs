@@ -21,11 +21,10 @@
 //! Buffers are touched only through raw pointers handed to the kernel (io_uring or
 //! pread/pwrite), never through Rust references while I/O may be in flight.
 
-use std::alloc::Layout;
-use std::ptr::NonNull;
-
 use rand::rngs::SmallRng;
 use rand::{RngCore, SeedableRng};
+
+pub use crate::engine::layout::AlignedBuf;
 
 /// Largest total size of a phase's write buffers, bytes (at least one buffer is always made).
 pub const WRITE_BUDGET: u64 = 8 << 20;
@@ -37,83 +36,6 @@ pub const POOL_BYTES: usize = 64 << 10;
 /// Step between the keys of consecutive blocks: 2^64 / φ, odd, so `key + b × STEP` never
 /// repeats within a request.
 const STEP: u64 = 0x9e37_79b9_7f4a_7c15;
-
-/// A zero-initialised heap buffer aligned for O_DIRECT.
-#[derive(Debug)]
-pub struct AlignedBuf {
-    ptr: NonNull<u8>,
-    layout: Layout,
-}
-
-// SAFETY: the buffer is plain memory owned by this value; it is only read or written through
-// raw pointers by the kernel or by the one thread that owns a slot (see the module docs).
-unsafe impl Send for AlignedBuf {}
-// SAFETY: as above; shared access never creates Rust references into the memory.
-unsafe impl Sync for AlignedBuf {}
-
-impl AlignedBuf {
-    /// `len` bytes (at least 1) aligned to `align` (a power of two). Aborts on out of memory
-    /// like any Rust allocation.
-    pub fn new(len: usize, align: usize) -> AlignedBuf {
-        let layout = Layout::from_size_align(len.max(1), align).expect("valid buffer layout");
-        // SAFETY: the layout has a non-zero size.
-        let raw = unsafe { std::alloc::alloc_zeroed(layout) };
-        let ptr = NonNull::new(raw).unwrap_or_else(|| std::alloc::handle_alloc_error(layout));
-        AlignedBuf { ptr, layout }
-    }
-
-    /// Length in bytes.
-    pub fn len(&self) -> usize {
-        self.layout.size()
-    }
-
-    /// Always false: a buffer has at least one byte.
-    pub fn is_empty(&self) -> bool {
-        false
-    }
-
-    /// The start of the memory.
-    pub fn as_ptr(&self) -> *mut u8 {
-        self.ptr.as_ptr()
-    }
-
-    /// Fills the whole buffer with fresh pseudo-random bytes from `rng`. Needs exclusive
-    /// access (no I/O in flight).
-    pub fn fill_random(&mut self, rng: &mut SmallRng) {
-        fill_fresh(self, rng);
-    }
-}
-
-/// Writes fresh pseudo-random words over all of `buf` (a whole number of 8-byte words:
-/// buffers are multiples of 512 bytes; a tail shorter than a word gets bytes).
-///
-/// The caller guarantees that no I/O and no reference uses the buffer meanwhile.
-fn fill_fresh(buf: &AlignedBuf, rng: &mut SmallRng) {
-    let words = buf.len() / 8;
-    let base = buf.as_ptr();
-    for i in 0..words {
-        // SAFETY: `i * 8 + 8 ≤ len`; `write_unaligned` needs no alignment (the buffer is
-        // aligned anyway); the caller owns the buffer exclusively.
-        unsafe {
-            base.add(i * 8)
-                .cast::<u64>()
-                .write_unaligned(rng.next_u64())
-        };
-    }
-    let tail = buf.len() - words * 8;
-    if tail > 0 {
-        let word = rng.next_u64().to_ne_bytes();
-        // SAFETY: the last `tail` (< 8) bytes of the buffer, owned exclusively as above.
-        unsafe { std::ptr::copy_nonoverlapping(word.as_ptr(), base.add(words * 8), tail) };
-    }
-}
-
-impl Drop for AlignedBuf {
-    fn drop(&mut self) {
-        // SAFETY: allocated in `new` with this very layout.
-        unsafe { std::alloc::dealloc(self.ptr.as_ptr(), self.layout) }
-    }
-}
 
 /// Words in a 4 KiB block, the unit the key changes with.
 const BLOCK_WORDS: usize = 4096 / 8;

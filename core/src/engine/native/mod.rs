@@ -24,28 +24,24 @@ pub mod threads;
 pub mod uring;
 
 use std::os::fd::AsRawFd;
-use std::os::unix::fs::FileExt;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use rand::rngs::SmallRng;
 use rand::SeedableRng;
 
-use self::buffers::{AlignedBuf, IoBuffers};
+use self::buffers::IoBuffers;
 use self::plan::OffsetPlan;
 use self::stats::Meter;
 use self::uring::Uring;
+use super::layout::{alignment, lay_out, pre_size};
 use super::testfile::TestFile;
 use super::{EngineError, EngineRun, Event, IoPath, PhaseResult, RunContext};
 use crate::i18n::{fill, gettext};
 use crate::profile::{Job, Profile, Rw};
 
-/// Buffer alignment for O_DIRECT, bytes (at least; the filesystem's block size if larger).
-const MIN_ALIGN: usize = 4096;
 /// Largest block size the engine takes, bytes (Linux moves at most about 2 GiB per call).
 const MAX_BS: u64 = 1 << 30;
-/// Chunk size when writing the missing part of the file before a reading phase, bytes.
-const FILL_CHUNK: usize = 1 << 20;
 
 /// Environment variable that forces an I/O path: `io_uring` or `threads`.
 pub const IO_PATH_ENV: &str = "AGNOSTICS_NATIVE_IO";
@@ -160,60 +156,6 @@ fn run_jobs(
     Ok(results)
 }
 
-/// Gives a fresh test file the profile's size when the profile's first job writes the whole
-/// of it (the standard test's `prepare-file`), as the fio engine does so that fio does not
-/// lay the file out itself; both engines then write the same kind of file. Returns whether
-/// it did.
-///
-/// Errors: [`EngineError::NoSpace`] or [`EngineError::Io`] (phase `setup`, op `truncate`).
-pub fn pre_size(profile: &Profile, file: &TestFile) -> Result<bool, EngineError> {
-    let size = profile.file_size_bytes();
-    let writes_all = profile
-        .jobs
-        .first()
-        .is_some_and(|j| j.rw.is_write() && j.size_bytes == size);
-    if writes_all {
-        file.open(false)?
-            .set_len(size)
-            .map_err(|e| EngineError::from_io("setup", "truncate", e))?;
-    }
-    Ok(writes_all)
-}
-
-/// The part of a pre-sized test file (see [`pre_size`]) that a reading job may reach before
-/// any job has surely written it, as `(from, to)` byte offsets, or `None` when every block a
-/// read touches is written by an earlier job that cannot stop early.
-///
-/// A writing job with a `runtime` may end before covering its `size` (a slow card), so it
-/// counts as writing nothing; one without covers `[0, size)` rounded down to its block size
-/// (sequential and random-without-repeats plans both cover every block). The fio engine fills
-/// this range before fio starts, because fio, unlike the native engine, cannot be told to
-/// write what a read is about to reach: without it a read of a hole is answered from the
-/// page tables without touching the device, and measures nothing.
-pub fn unwritten_reads(profile: &Profile) -> Option<(u64, u64)> {
-    let mut covered = 0u64;
-    let mut range: Option<(u64, u64)> = None;
-    for job in &profile.jobs {
-        let planned = job
-            .size_bytes
-            .checked_div(job.bs)
-            .map_or(0, |blocks| blocks * job.bs);
-        if job.rw.is_write() {
-            if job.runtime.is_none_or(|r| r.is_zero()) {
-                covered = covered.max(planned);
-            }
-        } else if covered < planned {
-            range = Some(match range {
-                Some((from, to)) => (from.min(covered), to.max(planned)),
-                None => (covered, planned),
-            });
-            // Filled before the run: later reads below `planned` find data.
-            covered = planned;
-        }
-    }
-    range
-}
-
 /// What one phase's I/O needs, shared with the I/O paths.
 #[derive(Debug)]
 pub struct PhaseIo<'a> {
@@ -303,11 +245,10 @@ fn run_job(
     let seed = rand::random::<u64>();
     let mut plan = OffsetPlan::new(job.size_bytes, job.bs, job.rw.is_random(), seed);
     if !job.rw.is_write() && *data_end < plan.planned_bytes() {
-        lay_out_with(
+        lay_out(
             &handle,
             *data_end,
             plan.planned_bytes(),
-            align,
             job,
             Some(ctx.cancel),
         )?;
@@ -410,58 +351,4 @@ fn run_job(
         samples: totals.samples,
         stopped_by_runtime: ending == Ending::Runtime,
     })
-}
-
-/// Buffer alignment for `file`: 4096 bytes, or its filesystem's block size when that is a
-/// larger power of two (up to 64 KiB).
-fn alignment(file: &std::fs::File) -> usize {
-    use std::os::unix::fs::MetadataExt;
-    let blksize = file.metadata().map(|m| m.blksize()).unwrap_or(0);
-    if blksize.is_power_of_two() && blksize as usize > MIN_ALIGN && blksize <= 65536 {
-        blksize as usize
-    } else {
-        MIN_ALIGN
-    }
-}
-
-/// Writes random data into `file` from `from` (rounded down to the buffer alignment) up to
-/// `needed` bytes, then fsyncs, so that reads below `needed` never hit holes. Used before
-/// reading phases; not measured. `job` names the phase in errors.
-///
-/// Errors: [`EngineError::NoSpace`] or [`EngineError::Io`] (op `write` or `fsync`).
-pub fn lay_out(file: &std::fs::File, from: u64, needed: u64, job: &Job) -> Result<(), EngineError> {
-    lay_out_with(file, from, needed, alignment(file), job, None)
-}
-
-fn lay_out_with(
-    file: &std::fs::File,
-    from: u64,
-    needed: u64,
-    align: usize,
-    job: &Job,
-    cancel: Option<&AtomicBool>,
-) -> Result<(), EngineError> {
-    if from >= needed {
-        return Ok(());
-    }
-    let mut buf = AlignedBuf::new(FILL_CHUNK, align);
-    let mut rng = SmallRng::seed_from_u64(rand::random());
-    let mut offset = from / align as u64 * align as u64;
-    while offset < needed {
-        if cancel.is_some_and(|c| c.load(Ordering::SeqCst)) {
-            return Err(EngineError::Cancelled);
-        }
-        // Fresh data for every chunk, like the write phases (no block repeats); the write
-        // below is buffered, so the kernel has copied the chunk when it returns.
-        buf.fill_random(&mut rng);
-        // SAFETY: `buf` is initialised and FILL_CHUNK long; no I/O is in flight on it, and
-        // this shared view ends before the next refill.
-        let data = unsafe { std::slice::from_raw_parts(buf.as_ptr(), buf.len()) };
-        let len = (needed - offset).min(FILL_CHUNK as u64) as usize;
-        file.write_all_at(&data[..len], offset)
-            .map_err(|e| EngineError::from_io(&job.name, "write", e))?;
-        offset += len as u64;
-    }
-    file.sync_all()
-        .map_err(|e| EngineError::from_io(&job.name, "fsync", e))
 }
