@@ -7,7 +7,8 @@
 //! result type, with its text and JSON forms) and [`sdtest`] (the whole standard test, end to
 //! end). [`card`] decodes an SD card's registers; [`scripts`] runs upstream agnostics' test
 //! scripts and writes `~/rpdiags.txt`; [`process_group`] starts and stops the programs both
-//! run (fio, the scripts) with everything they start.
+//! run (fio, the scripts) with everything they start. With the cargo feature `sample`,
+//! [`sample`] builds sample reports and phases for tests and examples.
 
 pub mod advice;
 pub mod card;
@@ -16,6 +17,8 @@ pub mod i18n;
 pub mod process_group;
 pub mod profile;
 pub mod report;
+#[cfg(any(test, feature = "sample"))]
+pub mod sample;
 pub mod scripts;
 pub mod sdtest;
 pub mod target_dir;

@@ -683,15 +683,12 @@ mod tests {
     use super::*;
 
     fn phase(name: &str, bw_bytes: f64, iops: f64) -> PhaseResult {
-        PhaseResult {
-            name: name.into(),
-            ios: 10,
-            bytes: 10,
-            seconds: 1.0,
-            bw_bytes,
-            iops,
-            ..Default::default()
-        }
+        crate::sample::phase(name)
+            .bw_bytes(bw_bytes)
+            .iops(iops)
+            .bytes(10)
+            .ios(10)
+            .build()
     }
 
     #[test]

@@ -333,15 +333,12 @@ mod tests {
     use super::*;
 
     fn phase(name: &str, bw_bytes: f64, iops: f64) -> PhaseResult {
-        PhaseResult {
-            name: name.into(),
-            bytes: 1,
-            ios: 1,
-            seconds: 1.0,
-            bw_bytes,
-            iops,
-            ..PhaseResult::default()
-        }
+        crate::sample::phase(name)
+            .bw_bytes(bw_bytes)
+            .iops(iops)
+            .bytes(1)
+            .ios(1)
+            .build()
     }
 
     #[test]

@@ -244,18 +244,16 @@ fn zfs_before_2_3_ignores_direct_io() {
 
 fn compat_lines_and_table_round_the_same_way() {
     use agnostics_core::profile::Rw;
-    let phase =
-        |name: &str, rw: Rw, bs: u64, bw: f64, iops: f64| agnostics_core::engine::PhaseResult {
-            name: name.into(),
-            rw,
-            bs,
-            ios: 100,
-            bytes: 100,
-            seconds: 1.0,
-            bw_bytes: bw,
-            iops,
-            ..Default::default()
-        };
+    let phase = |name: &str, rw: Rw, bs: u64, bw: f64, iops: f64| {
+        agnostics_core::sample::phase(name)
+            .rw(rw)
+            .bs(bs)
+            .ios(100)
+            .bytes(100)
+            .bw_bytes(bw)
+            .iops(iops)
+            .build()
+    };
     let run = RunReport::grade(
         1,
         vec![

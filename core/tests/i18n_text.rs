@@ -8,66 +8,46 @@
 mod common;
 
 use agnostics_core::advice::Advice;
-use agnostics_core::engine::{EngineKind, PhaseResult};
-use agnostics_core::report::{self, ProfileInfo, Report, RunReport, TargetReport};
-use agnostics_core::target_dir::Transport;
+use agnostics_core::report::{self, Report};
+use agnostics_core::sample;
 use agnostics_core::units::KIB;
 use agnostics_core::verdict::Verdict;
 
 use common::locale;
 
-fn phase(name: &str, bw_bytes: f64, iops: f64) -> PhaseResult {
-    PhaseResult {
-        name: name.into(),
-        ios: 1000,
-        bytes: 256 * 1024 * 1024,
-        seconds: 1.5,
-        bw_bytes,
-        iops,
-        ..Default::default()
-    }
+fn phase(name: &str, bw_bytes: f64, iops: f64) -> sample::PhaseBuilder {
+    sample::phase(name)
+        .bw_bytes(bw_bytes)
+        .iops(iops)
+        .ios(1000)
+        .bytes(256 * 1024 * 1024)
+        .seconds(1.5)
 }
 
 /// A failing run on an SD card: slow sequential write (5251 KiB/s, 5.37 MB/s shown, rounded down) and slow
 /// random reads, as a card at the end of its life measures.
 fn failing_report() -> Report {
-    let run = RunReport::grade(
+    let run = sample::run(
         1,
-        vec![
+        [
             phase("seq-write", 5251.0 * KIB as f64 + 100.0, 1.3),
             phase("rand-4k-write", 2_508_390.4, 612.4),
             phase("rand-4k-read", 4_915_200.0, 1200.0),
         ],
     );
-    Report {
-        program: "agnostics 0.1.0".into(),
-        started: "2026-11-30T12:00:00+01:00".into(),
-        verdict: run.verdict,
-        a2_verdict: run.a2_verdict,
-        sd_graded: true,
-        engine: EngineKind::Native,
-        io_path: Some(agnostics_core::engine::IoPath::IoUring),
-        profile: ProfileInfo {
-            name: "sd_bench".into(),
-            source: None,
-            size_bytes: 256 * 1024 * 1024,
-        },
-        target: Some(TargetReport {
-            path: "/var/tmp".into(),
-            device: Some("mmcblk0".into()),
-            partition: Some("mmcblk0p2".into()),
-            transport: Transport::Sd,
-            fs_type: "ext4".into(),
-            model: Some("SD16G".into()),
-            free_bytes: 10_000_000_000,
-        }),
-        card: None,
-        runs: vec![run],
-        error: None,
-        warnings: Vec::new(),
-        advice: vec![Advice::SeqWriteSlow, Advice::RandomIoSlow],
-        findings: Vec::new(),
-    }
+    sample::report()
+        .program("agnostics 0.1.0")
+        .started("2026-11-30T12:00:00+01:00")
+        .target(Some(
+            sample::target()
+                .model(Some("SD16G"))
+                .free_bytes(10_000_000_000)
+                .build(),
+        ))
+        .run(run)
+        .advice(Advice::SeqWriteSlow)
+        .advice(Advice::RandomIoSlow)
+        .build()
 }
 
 fn german_report_translates_advice_keeps_compat_lines_and_uses_decimal_comma(

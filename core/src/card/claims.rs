@@ -264,15 +264,12 @@ mod tests {
     use super::*;
 
     fn phase(name: &str, bw_bytes: f64, iops: f64) -> PhaseResult {
-        PhaseResult {
-            name: name.into(),
-            bytes: 1 << 20,
-            ios: 100,
-            seconds: 1.0,
-            bw_bytes,
-            iops,
-            ..Default::default()
-        }
+        crate::sample::phase(name)
+            .bw_bytes(bw_bytes)
+            .iops(iops)
+            .bytes(1 << 20)
+            .ios(100)
+            .build()
     }
 
     fn run(seq_mb: f64, read_iops: f64, write_iops: f64) -> Vec<PhaseResult> {

@@ -254,60 +254,27 @@ pub fn log_sd_test(log: &mut LogWriter, report: &Report) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::{EngineKind, PhaseResult};
-    use crate::report::{ErrorKind, ErrorReport, ProfileInfo, RunReport, TargetReport};
-    use crate::target_dir::Transport;
+    use crate::engine::PhaseResult;
+    use crate::report::{ErrorKind, ErrorReport, RunReport};
 
     fn phase(name: &str, bw_bytes: f64, iops: f64) -> PhaseResult {
-        PhaseResult {
-            name: name.into(),
-            ios: 10,
-            bytes: 10,
-            seconds: 1.0,
-            bw_bytes,
-            iops,
-            ..Default::default()
-        }
+        crate::sample::phase(name)
+            .bw_bytes(bw_bytes)
+            .iops(iops)
+            .bytes(10)
+            .ios(10)
+            .build()
     }
 
     fn report(runs: Vec<RunReport>, error: Option<ErrorReport>) -> Report {
-        let verdict = if error.is_some() {
-            Verdict::Error
-        } else {
-            runs.iter()
-                .find(|r| r.verdict == Verdict::Pass)
-                .or(runs.last())
-                .map_or(Verdict::Error, |r| r.verdict)
-        };
-        Report {
-            program: "agnostics 0.1.0".into(),
-            started: "2025-06-05T14:03:09+01:00".into(),
-            verdict,
-            a2_verdict: Verdict::Fail,
-            sd_graded: true,
-            engine: EngineKind::Native,
-            io_path: Some(crate::engine::IoPath::IoUring),
-            profile: ProfileInfo {
-                name: "sd_bench".into(),
-                source: None,
-                size_bytes: 0,
-            },
-            target: Some(TargetReport {
-                path: "/var/tmp".into(),
-                device: Some("mmcblk0".into()),
-                partition: Some("mmcblk0p2".into()),
-                transport: Transport::Sd,
-                fs_type: "ext4".into(),
-                model: Some("SD64G".into()),
-                free_bytes: 1 << 30,
-            }),
-            card: None,
-            runs,
-            error,
-            warnings: vec![],
-            advice: vec![],
-            findings: vec![],
+        let mut report = crate::sample::report();
+        for run in runs {
+            report = report.run(run);
         }
+        if let Some(error) = error {
+            report = report.error(error);
+        }
+        report.build()
     }
 
     fn logged(report: &Report) -> String {
@@ -368,12 +335,7 @@ mod tests {
 
     #[test]
     fn sd_test_error_is_a_fail_with_its_message() {
-        let error = |kind: ErrorKind| ErrorReport {
-            kind,
-            message: "the card stopped answering".into(),
-            hint: String::new(),
-            details: None,
-        };
+        let error = |kind: ErrorKind| crate::sample::error(kind, "the card stopped answering");
         let text = logged(&report(vec![], Some(error(ErrorKind::Io))));
         assert!(
             text.ends_with("\nError: the card stopped answering\nTest FAIL\n\n"),
