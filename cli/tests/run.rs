@@ -100,29 +100,6 @@ fn text_output_starts_with_upstreams_compat_lines() {
     assert!(test_files(dir.path()).is_empty());
 }
 
-fn refuses_a_missing_target() {
-    let dir = scratch();
-    let missing = dir.path().join("nope");
-    let out = cli().arg("--target").arg(&missing).output().unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    assert!(stderr(&out).contains("does not exist"), "{}", stderr(&out));
-    assert!(!missing.exists());
-}
-
-fn refuses_a_file_as_target() {
-    let dir = scratch();
-    let file = dir.path().join("file");
-    std::fs::write(&file, b"x").unwrap();
-    let out = cli()
-        .args(["--json", "--target"])
-        .arg(&file)
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    assert_eq!(json(&out)["error"]["kind"], "not_a_directory");
-    assert_eq!(std::fs::read(&file).unwrap(), b"x");
-}
-
 fn refuses_a_bad_profile_naming_line_and_key() {
     let dir = scratch();
     let profile = dir.path().join("bad.fio");
@@ -140,53 +117,176 @@ fn refuses_a_bad_profile_naming_line_and_key() {
     assert!(test_files(dir.path()).is_empty());
 }
 
-fn refuses_tmpfs_target() -> agnostics_testkit::Ran {
-    agnostics_testkit::require_root("mounts a tmpfs")?;
-    let fs = Tmpfs::new(600);
-    let out = cli()
-        .args(["--json", "--target"])
-        .arg(&fs.mount)
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    let v = json(&out);
-    assert_eq!(v["error"]["kind"], "memory");
-    assert!(v["error"]["message"].as_str().unwrap().contains("memory"));
-    assert_eq!(v["verdict"], "ERROR");
-    assert!(test_files(&fs.mount).is_empty());
-    Ok(())
+/// A target `agnostics-cli` refuses before it writes anything, one test each.
+struct Refusal {
+    /// The test's name.
+    name: &'static str,
+    /// The target.
+    target: Target,
+    /// What the refusal must say; with any JSON expectation the run is `--json`.
+    expect: &'static [Expect],
 }
 
-fn refuses_a_read_only_mount() -> agnostics_testkit::Ran {
-    agnostics_testkit::require_root("a loop device")?;
-    let fs = LoopFs::builder(64)
-        .options("ro")
-        .no_reserved_blocks()
-        .mount();
-    let out = cli().arg("--target").arg(&fs.mount).output().unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    assert!(stderr(&out).contains("read-only"), "{}", stderr(&out));
-    assert!(test_files(&fs.mount).is_empty());
-    Ok(())
+/// A refused target, made by [`Target::make`].
+#[derive(Clone, Copy)]
+enum Target {
+    /// A path that does not exist, in a scratch folder.
+    Missing,
+    /// A regular file holding `x`.
+    File,
+    /// A 600 MiB tmpfs.
+    Tmpfs,
+    /// A 64 MiB ext4 loop filesystem mounted read-only.
+    ReadOnlyMount,
+    /// A 48 MiB ext4 loop filesystem: too small for the standard test file.
+    NoRoom,
 }
 
-fn refuses_a_filesystem_without_room() -> agnostics_testkit::Ran {
-    agnostics_testkit::require_root("a loop device")?;
-    let fs = LoopFs::builder(48)
-        .options("rw")
-        .no_reserved_blocks()
-        .mount();
-    let out = cli()
-        .args(["--json", "--target"])
-        .arg(&fs.mount)
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    let v = json(&out);
-    assert_eq!(v["error"]["kind"], "no_space");
-    assert!(v["runs"].as_array().unwrap().is_empty());
-    assert!(test_files(&fs.mount).is_empty());
-    Ok(())
+/// One thing the refusal must say (beyond exit status 2).
+#[derive(Clone, Copy)]
+enum Expect {
+    /// stderr contains this text.
+    Stderr(&'static str),
+    /// JSON `error.kind` is this name.
+    Kind(&'static str),
+    /// JSON `error.message` contains this text.
+    Message(&'static str),
+    /// JSON `verdict` is ERROR.
+    VerdictError,
+    /// JSON `runs` is empty.
+    NoRuns,
+}
+
+impl Expect {
+    fn needs_json(self) -> bool {
+        !matches!(self, Expect::Stderr(_))
+    }
+}
+
+const REFUSALS: &[Refusal] = &[
+    Refusal {
+        name: "refuses_a_missing_target",
+        target: Target::Missing,
+        expect: &[Expect::Stderr("does not exist")],
+    },
+    Refusal {
+        name: "refuses_a_file_as_target",
+        target: Target::File,
+        expect: &[Expect::Kind("not_a_directory")],
+    },
+    Refusal {
+        name: "refuses_tmpfs_target",
+        target: Target::Tmpfs,
+        expect: &[
+            Expect::Kind("memory"),
+            Expect::Message("memory"),
+            Expect::VerdictError,
+        ],
+    },
+    Refusal {
+        name: "refuses_a_read_only_mount",
+        target: Target::ReadOnlyMount,
+        expect: &[Expect::Stderr("read-only")],
+    },
+    Refusal {
+        name: "refuses_a_filesystem_without_room",
+        target: Target::NoRoom,
+        expect: &[Expect::Kind("no_space"), Expect::NoRuns],
+    },
+];
+
+/// A made target: its path, what keeps it alive, and the check that the refusal left it as
+/// it was.
+struct Made {
+    path: std::path::PathBuf,
+    _keep: Box<dyn std::any::Any>,
+    untouched: fn(&std::path::Path),
+}
+
+impl Target {
+    fn make(self) -> Result<Made, agnostics_testkit::Skip> {
+        let nothing_left = |p: &std::path::Path| assert!(test_files(p).is_empty());
+        Ok(match self {
+            Target::Missing => {
+                let dir = scratch();
+                Made {
+                    path: dir.path().join("nope"),
+                    _keep: Box::new(dir),
+                    untouched: |p| assert!(!p.exists()),
+                }
+            }
+            Target::File => {
+                let dir = scratch();
+                let file = dir.path().join("file");
+                std::fs::write(&file, b"x").unwrap();
+                Made {
+                    path: file,
+                    _keep: Box::new(dir),
+                    untouched: |p| assert_eq!(std::fs::read(p).unwrap(), b"x"),
+                }
+            }
+            Target::Tmpfs => {
+                agnostics_testkit::require_root("mounts a tmpfs")?;
+                let fs = Tmpfs::new(600);
+                Made {
+                    path: fs.mount.clone(),
+                    _keep: Box::new(fs),
+                    untouched: nothing_left,
+                }
+            }
+            Target::ReadOnlyMount | Target::NoRoom => {
+                agnostics_testkit::require_root("a loop device")?;
+                let (mib, options) = match self {
+                    Target::ReadOnlyMount => (64, "ro"),
+                    _ => (48, "rw"),
+                };
+                let fs = LoopFs::builder(mib)
+                    .options(options)
+                    .no_reserved_blocks()
+                    .mount();
+                Made {
+                    path: fs.mount.clone(),
+                    _keep: Box::new(fs),
+                    untouched: nothing_left,
+                }
+            }
+        })
+    }
+}
+
+impl Refusal {
+    /// Runs `agnostics-cli` on the target: exit status 2, every expectation met, the target
+    /// left as it was.
+    fn run(&self) -> agnostics_testkit::Ran {
+        let made = self.target.make()?;
+        let json_out = self.expect.iter().any(|e| e.needs_json());
+        let mut cmd = cli();
+        if json_out {
+            cmd.arg("--json");
+        }
+        let out = cmd.arg("--target").arg(&made.path).output().unwrap();
+        assert_eq!(out.status.code(), Some(2));
+        let v = if json_out {
+            json(&out)
+        } else {
+            serde_json::Value::Null
+        };
+        for e in self.expect {
+            match *e {
+                Expect::Stderr(text) => {
+                    assert!(stderr(&out).contains(text), "{}", stderr(&out))
+                }
+                Expect::Kind(kind) => assert_eq!(v["error"]["kind"], kind),
+                Expect::Message(text) => {
+                    assert!(v["error"]["message"].as_str().unwrap().contains(text))
+                }
+                Expect::VerdictError => assert_eq!(v["verdict"], "ERROR"),
+                Expect::NoRuns => assert!(v["runs"].as_array().unwrap().is_empty()),
+            }
+        }
+        (made.untouched)(&made.path);
+        Ok(())
+    }
 }
 
 fn fio_engine_without_fio_is_an_error_not_a_pass() {
@@ -256,17 +356,25 @@ fn signal_cancels_and_removes_the_file(signal: nix::sys::signal::Signal, code: i
     );
 }
 
-fn sigint_cancels_and_removes_the_file() {
-    signal_cancels_and_removes_the_file(nix::sys::signal::Signal::SIGINT, 130);
-}
-
-fn sigterm_cancels_and_removes_the_file() {
-    signal_cancels_and_removes_the_file(nix::sys::signal::Signal::SIGTERM, 143);
-}
-
-fn sighup_of_a_closed_ssh_session_cancels_and_removes_the_file() {
-    signal_cancels_and_removes_the_file(nix::sys::signal::Signal::SIGHUP, 129);
-}
+/// Each signal that cancels a run, and the exit status it gives (128 + its number), one test
+/// each.
+const SIGNALS: &[(&str, nix::sys::signal::Signal, i32)] = &[
+    (
+        "sigint_cancels_and_removes_the_file",
+        nix::sys::signal::Signal::SIGINT,
+        130,
+    ),
+    (
+        "sigterm_cancels_and_removes_the_file",
+        nix::sys::signal::Signal::SIGTERM,
+        143,
+    ),
+    (
+        "sighup_of_a_closed_ssh_session_cancels_and_removes_the_file",
+        nix::sys::signal::Signal::SIGHUP,
+        129,
+    ),
+];
 
 fn a_closed_stdout_does_not_panic_and_still_writes_the_log() {
     let dir = scratch();
@@ -441,23 +549,25 @@ fn a_profile_without_graded_jobs_runs_once_and_says_why() {
     assert!(test_files(dir.path()).is_empty());
 }
 
-agnostics_testkit::main!(
-    json_report_has_the_documented_shape,
-    text_output_starts_with_upstreams_compat_lines,
-    refuses_a_missing_target,
-    refuses_a_file_as_target,
-    refuses_a_bad_profile_naming_line_and_key,
-    refuses_tmpfs_target,
-    refuses_a_read_only_mount,
-    refuses_a_filesystem_without_room,
-    fio_engine_without_fio_is_an_error_not_a_pass,
-    sigint_cancels_and_removes_the_file,
-    sigterm_cancels_and_removes_the_file,
-    sighup_of_a_closed_ssh_session_cancels_and_removes_the_file,
-    a_closed_stdout_does_not_panic_and_still_writes_the_log,
-    a_full_stdout_is_an_error_not_a_panic,
-    removes_a_stale_file_of_a_killed_run_but_nothing_else,
-    writes_the_results_to_the_rpdiags_log_like_upstream,
-    a_bad_profile_with_json_still_prints_one_json_document,
-    a_profile_without_graded_jobs_runs_once_and_says_why,
-);
+fn main() {
+    use agnostics_testkit::harness::{self, Test};
+    let mut tests = agnostics_testkit::tests![
+        json_report_has_the_documented_shape,
+        text_output_starts_with_upstreams_compat_lines,
+        refuses_a_bad_profile_naming_line_and_key,
+        fio_engine_without_fio_is_an_error_not_a_pass,
+        a_closed_stdout_does_not_panic_and_still_writes_the_log,
+        a_full_stdout_is_an_error_not_a_panic,
+        removes_a_stale_file_of_a_killed_run_but_nothing_else,
+        writes_the_results_to_the_rpdiags_log_like_upstream,
+        a_bad_profile_with_json_still_prints_one_json_document,
+        a_profile_without_graded_jobs_runs_once_and_says_why,
+    ];
+    tests.extend(REFUSALS.iter().map(|r| Test::new(r.name, || r.run())));
+    tests.extend(SIGNALS.iter().map(|&(name, signal, code)| {
+        Test::new(name, move || {
+            signal_cancels_and_removes_the_file(signal, code)
+        })
+    }));
+    harness::run(tests)
+}
