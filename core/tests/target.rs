@@ -52,69 +52,6 @@ macro_rules! need_root {
     };
 }
 
-fn refuses_tmpfs_target() -> agnostics_testkit::Ran {
-    let _tmpfs;
-    let target = if is_root() {
-        _tmpfs = Tmpfs::new(4);
-        _tmpfs.mount.clone()
-    } else {
-        let shm = Path::new("/dev/shm");
-        match target_dir::inspect(shm, Path::new("/sys")) {
-            Ok(i) if i.fs_type == "tmpfs" => shm.to_path_buf(),
-            _ => return agnostics_testkit::skip("needs root, or /dev/shm on tmpfs"),
-        }
-    };
-    let info = target_dir::inspect(&target, Path::new("/sys")).unwrap();
-    assert_eq!(info.fs_type, "tmpfs");
-    assert_eq!(info.transport, Transport::Memory);
-    assert_eq!(info.device, None);
-    match target_dir::preflight(&target, MIB, Path::new("/sys")) {
-        Err(TargetError::Memory { fs_type, .. }) => assert_eq!(fs_type, "tmpfs"),
-        other => panic!("expected Memory, got {other:?}"),
-    }
-    Ok(())
-}
-
-fn refuses_read_only_loop_mount() -> agnostics_testkit::Ran {
-    need_root!("a loop device");
-    let fsys = loop_fs(16, true);
-    let info = target_dir::inspect(&fsys.mount, Path::new("/sys")).unwrap();
-    assert!(info.read_only);
-    assert!(info.mount_options.iter().any(|o| o == "ro"));
-    // Root may write anywhere, yet a read-only mount is reported as such.
-    assert_eq!(
-        target_dir::preflight(&fsys.mount, MIB, Path::new("/sys")),
-        Err(TargetError::ReadOnly {
-            path: fs::canonicalize(&fsys.mount).unwrap()
-        })
-    );
-    Ok(())
-}
-
-fn refuses_when_space_is_short() -> agnostics_testkit::Ran {
-    need_root!("a loop device");
-    let fsys = loop_fs(40, false);
-    match target_dir::preflight(&fsys.mount, 256 * MIB, Path::new("/sys")) {
-        Err(TargetError::NoSpace {
-            free_bytes,
-            needed_bytes,
-            ..
-        }) => {
-            assert!(free_bytes > 0 && free_bytes < 40 * MIB);
-            assert_eq!(needed_bytes, target_dir::needed_bytes(256 * MIB));
-        }
-        other => panic!("expected NoSpace, got {other:?}"),
-    }
-    // The check wrote nothing.
-    let entries: Vec<_> = fs::read_dir(&fsys.mount)
-        .unwrap()
-        .flatten()
-        .map(|e| e.file_name())
-        .collect();
-    assert_eq!(entries, ["lost+found"]);
-    Ok(())
-}
-
 /// The environment variable that makes this test binary the child of
 /// [`refuses_directory_not_writable_by_user`]: the folder to check.
 const NOT_WRITABLE_ENV: &str = "AGNOSTICS_TEST_NOT_WRITABLE";
@@ -247,29 +184,6 @@ fn default_target_is_var_tmp_without_an_sd_card() {
     );
 }
 
-fn refuses_kernel_interfaces_as_not_storage() -> agnostics_testkit::Ran {
-    let mut not_here = Vec::new();
-    for (dir, fs_type) in [("/proc", "proc"), ("/sys", "sysfs")] {
-        if target_dir::inspect(Path::new(dir), Path::new("/sys")).map(|i| i.fs_type)
-            != Ok(fs_type.to_owned())
-        {
-            not_here.push(format!("{dir} on {fs_type}"));
-            continue;
-        }
-        match target_dir::preflight(Path::new(dir), MIB, Path::new("/sys")) {
-            Err(e @ TargetError::NotStorage { .. }) => {
-                assert_eq!(e.kind().as_str(), "not_storage");
-                assert!(e.to_string().contains(fs_type), "{e}");
-            }
-            other => panic!("{dir}: expected NotStorage, got {other:?}"),
-        }
-    }
-    agnostics_testkit::require(
-        not_here.is_empty(),
-        format!("needs {}", not_here.join(" and ")),
-    )
-}
-
 /// An overlayfs over `lower` with its upper and work directories in `layer`, mounted on
 /// `merged` (absolute paths, as mountinfo then names them).
 fn mount_overlay(layer: &Path, merged: &Path) -> Result<Mounted, String> {
@@ -290,25 +204,225 @@ fn mount_overlay(layer: &Path, merged: &Path) -> Result<Mounted, String> {
     Ok(Mounted(merged.to_path_buf()))
 }
 
-fn refuses_an_overlay_whose_upper_layer_is_tmpfs() -> agnostics_testkit::Ran {
-    // Raspberry Pi OS's "Overlay File System": / is an overlay with its upper layer in RAM.
-    need_root!("mounts a tmpfs and an overlay");
-    let dir = scratch();
-    let tmpfs = Tmpfs::new(8);
-    let layer = tmpfs.mount.clone();
-    let merged = dir.path().join("merged");
-    let _overlay = match mount_overlay(&layer, &merged) {
-        Ok(m) => m,
-        Err(e) => return agnostics_testkit::skip(format!("needs an overlay mount: {e}")),
-    };
-    let info = target_dir::inspect(&merged, Path::new("/sys")).unwrap();
-    assert_eq!(info.fs_type, "overlay");
-    assert_eq!(info.transport, Transport::Memory);
-    match target_dir::preflight(&merged, MIB, Path::new("/sys")) {
-        Err(TargetError::Memory { fs_type, .. }) => assert_eq!(fs_type, "overlay over tmpfs"),
-        other => panic!("expected Memory, got {other:?}"),
+/// A target pre-flight refuses, one test each: the target is made, inspected, then checked
+/// for a test file of `needs` bytes.
+struct Refusal {
+    /// The test's name.
+    name: &'static str,
+    /// The target.
+    target: Target,
+    /// The size of the test file asked for, bytes.
+    needs: u64,
+    /// What inspecting the target must find.
+    seen: &'static [Seen],
+    /// The refusal.
+    refused: Refused,
+}
+
+/// A target to refuse, made by [`Target::make`].
+#[derive(Clone, Copy)]
+enum Target {
+    /// A 4 MiB tmpfs (as root), else `/dev/shm` when it is tmpfs.
+    Tmpfs,
+    /// An ext4 loop filesystem of this many MiB mounted read-only.
+    ReadOnlyLoop(u64),
+    /// An ext4 loop filesystem of this many MiB, read-write.
+    Loop(u64),
+    /// A kernel interface (`/proc`, `/sys`) and the filesystem type it must have here.
+    Kernel(&'static str, &'static str),
+    /// An overlay whose upper layer is on an 8 MiB tmpfs, as Raspberry Pi OS's "Overlay File
+    /// System" makes `/`.
+    OverlayOverTmpfs,
+}
+
+/// A fact inspecting the target must find.
+#[derive(Clone, Copy, Debug)]
+enum Seen {
+    /// The filesystem type.
+    FsType(&'static str),
+    /// The transport.
+    Transport(Transport),
+    /// No block device.
+    NoDevice,
+    /// Read-only, mounted with `ro`.
+    ReadOnly,
+}
+
+/// The error pre-flight must give.
+#[derive(Clone, Copy)]
+enum Refused {
+    /// `Memory` with this filesystem type.
+    Memory(&'static str),
+    /// `ReadOnly` naming the canonical path.
+    ReadOnly,
+    /// `NoSpace` with some, but less than this many MiB, free and the needed bytes of
+    /// [`target_dir::needed_bytes`]; nothing written.
+    NoSpace { free_below_mib: u64 },
+    /// `NotStorage` (kind `not_storage`) naming this filesystem type.
+    NotStorage(&'static str),
+}
+
+const REFUSALS: &[Refusal] = &[
+    Refusal {
+        name: "refuses_tmpfs_target",
+        target: Target::Tmpfs,
+        needs: MIB,
+        seen: &[
+            Seen::FsType("tmpfs"),
+            Seen::Transport(Transport::Memory),
+            Seen::NoDevice,
+        ],
+        refused: Refused::Memory("tmpfs"),
+    },
+    Refusal {
+        // Root may write anywhere, yet a read-only mount is reported as such.
+        name: "refuses_read_only_loop_mount",
+        target: Target::ReadOnlyLoop(16),
+        needs: MIB,
+        seen: &[Seen::ReadOnly],
+        refused: Refused::ReadOnly,
+    },
+    Refusal {
+        name: "refuses_when_space_is_short",
+        target: Target::Loop(40),
+        needs: 256 * MIB,
+        seen: &[],
+        refused: Refused::NoSpace { free_below_mib: 40 },
+    },
+    Refusal {
+        name: "refuses_proc_as_not_storage",
+        target: Target::Kernel("/proc", "proc"),
+        needs: MIB,
+        seen: &[],
+        refused: Refused::NotStorage("proc"),
+    },
+    Refusal {
+        name: "refuses_sys_as_not_storage",
+        target: Target::Kernel("/sys", "sysfs"),
+        needs: MIB,
+        seen: &[],
+        refused: Refused::NotStorage("sysfs"),
+    },
+    Refusal {
+        name: "refuses_an_overlay_whose_upper_layer_is_tmpfs",
+        target: Target::OverlayOverTmpfs,
+        needs: MIB,
+        seen: &[Seen::FsType("overlay"), Seen::Transport(Transport::Memory)],
+        refused: Refused::Memory("overlay over tmpfs"),
+    },
+];
+
+impl Target {
+    /// The target's path and what keeps it alive (mounts are undone when that drops).
+    fn make(self) -> Result<(PathBuf, Box<dyn std::any::Any>), agnostics_testkit::Skip> {
+        Ok(match self {
+            Target::Tmpfs if is_root() => {
+                let tmpfs = Tmpfs::new(4);
+                (tmpfs.mount.clone(), Box::new(tmpfs))
+            }
+            Target::Tmpfs => {
+                let shm = Path::new("/dev/shm");
+                match target_dir::inspect(shm, Path::new("/sys")) {
+                    Ok(i) if i.fs_type == "tmpfs" => (shm.to_path_buf(), Box::new(())),
+                    _ => {
+                        return Err(agnostics_testkit::Skip(
+                            "needs root, or /dev/shm on tmpfs".into(),
+                        ))
+                    }
+                }
+            }
+            Target::ReadOnlyLoop(mib) | Target::Loop(mib) => {
+                need_root!("a loop device");
+                let fsys = loop_fs(mib, matches!(self, Target::ReadOnlyLoop(_)));
+                (fsys.mount.clone(), Box::new(fsys))
+            }
+            Target::Kernel(dir, fs_type) => {
+                if target_dir::inspect(Path::new(dir), Path::new("/sys")).map(|i| i.fs_type)
+                    != Ok(fs_type.to_owned())
+                {
+                    return Err(agnostics_testkit::Skip(format!("needs {dir} on {fs_type}")));
+                }
+                (PathBuf::from(dir), Box::new(()))
+            }
+            Target::OverlayOverTmpfs => {
+                need_root!("mounts a tmpfs and an overlay");
+                let dir = scratch();
+                let tmpfs = Tmpfs::new(8);
+                let merged = dir.path().join("merged");
+                let overlay = match mount_overlay(&tmpfs.mount, &merged) {
+                    Ok(m) => m,
+                    Err(e) => {
+                        return Err(agnostics_testkit::Skip(format!(
+                            "needs an overlay mount: {e}"
+                        )))
+                    }
+                };
+                // Dropped in this order: the overlay, then its layer, then the folder.
+                (merged, Box::new((overlay, tmpfs, dir)))
+            }
+        })
     }
-    Ok(())
+}
+
+impl Refusal {
+    fn run(&self) -> agnostics_testkit::Ran {
+        let (target, _keep) = self.target.make()?;
+        if !self.seen.is_empty() {
+            let info = target_dir::inspect(&target, Path::new("/sys")).unwrap();
+            for seen in self.seen {
+                match *seen {
+                    Seen::FsType(fs_type) => assert_eq!(info.fs_type, fs_type),
+                    Seen::Transport(transport) => assert_eq!(info.transport, transport),
+                    Seen::NoDevice => assert_eq!(info.device, None),
+                    Seen::ReadOnly => {
+                        assert!(info.read_only);
+                        assert!(info.mount_options.iter().any(|o| o == "ro"));
+                    }
+                }
+            }
+        }
+        let result = target_dir::preflight(&target, self.needs, Path::new("/sys"));
+        match self.refused {
+            Refused::Memory(want) => match result {
+                Err(TargetError::Memory { fs_type, .. }) => assert_eq!(fs_type, want),
+                other => panic!("expected Memory, got {other:?}"),
+            },
+            Refused::ReadOnly => assert_eq!(
+                result,
+                Err(TargetError::ReadOnly {
+                    path: fs::canonicalize(&target).unwrap()
+                })
+            ),
+            Refused::NoSpace { free_below_mib } => {
+                match result {
+                    Err(TargetError::NoSpace {
+                        free_bytes,
+                        needed_bytes,
+                        ..
+                    }) => {
+                        assert!(free_bytes > 0 && free_bytes < free_below_mib * MIB);
+                        assert_eq!(needed_bytes, target_dir::needed_bytes(self.needs));
+                    }
+                    other => panic!("expected NoSpace, got {other:?}"),
+                }
+                // The check wrote nothing.
+                let entries: Vec<_> = fs::read_dir(&target)
+                    .unwrap()
+                    .flatten()
+                    .map(|e| e.file_name())
+                    .collect();
+                assert_eq!(entries, ["lost+found"]);
+            }
+            Refused::NotStorage(fs_type) => match result {
+                Err(e @ TargetError::NotStorage { .. }) => {
+                    assert_eq!(e.kind().as_str(), "not_storage");
+                    assert!(e.to_string().contains(fs_type), "{e}");
+                }
+                other => panic!("{}: expected NotStorage, got {other:?}", target.display()),
+            },
+        }
+        Ok(())
+    }
 }
 
 fn an_overlay_on_a_disk_names_the_upper_layers_device() -> agnostics_testkit::Ran {
@@ -332,17 +446,17 @@ fn main() {
         not_writable_child(PathBuf::from(dir));
         return;
     }
-    agnostics_testkit::harness::run(agnostics_testkit::tests!(
-        refuses_tmpfs_target,
-        refuses_read_only_loop_mount,
-        refuses_when_space_is_short,
+    let mut tests: Vec<agnostics_testkit::harness::Test> = REFUSALS
+        .iter()
+        .map(|r| agnostics_testkit::harness::Test::new(r.name, || r.run()))
+        .collect();
+    tests.extend(agnostics_testkit::tests!(
         refuses_directory_not_writable_by_user,
         resolves_root_filesystem_to_its_disk,
         resolves_loop_mount_to_its_backing_file,
         lists_writable_filesystems_and_prefers_an_sd_card,
         default_target_is_var_tmp_without_an_sd_card,
-        refuses_kernel_interfaces_as_not_storage,
-        refuses_an_overlay_whose_upper_layer_is_tmpfs,
         an_overlay_on_a_disk_names_the_upper_layers_device,
     ));
+    agnostics_testkit::harness::run(tests);
 }
