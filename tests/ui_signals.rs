@@ -91,8 +91,8 @@ fn stderr_of(child: &mut Child) -> String {
 }
 
 /// Starts a slow test, waits for its file, sends `signal`, and checks that the app exits with
-/// 128 + `signal` and leaves nothing behind.
-fn stops_cleanly_on(signal: Signal) -> Ran {
+/// `code` (128 + `signal`) and leaves nothing behind.
+fn stops_cleanly_on(signal: Signal, code: i32) -> Ran {
     needs_display()?;
     let scratch = scratch_dir();
     let target = scratch.path().join("target");
@@ -123,9 +123,10 @@ fn stops_cleanly_on(signal: Signal) -> Ran {
     kill(Pid::from_raw(child.id() as i32), signal).unwrap();
     let status = exit_within(&mut child, EXIT_WITHIN);
     let stderr = stderr_of(&mut child);
+    assert_eq!(code, 128 + signal as i32, "the table's status for {signal}");
     assert_eq!(
         status.code(),
-        Some(128 + signal as i32),
+        Some(code),
         "exit status after {signal}: {status:?}; stderr: {stderr}"
     );
     assert_eq!(test_files(&target), Vec::<String>::new(), "left behind");
@@ -136,17 +137,24 @@ fn stops_cleanly_on(signal: Signal) -> Ran {
     Ok(())
 }
 
-fn sigterm_stops_the_test_and_removes_its_file() -> Ran {
-    stops_cleanly_on(Signal::SIGTERM)
-}
-
-fn sighup_stops_the_test_and_removes_its_file() -> Ran {
-    stops_cleanly_on(Signal::SIGHUP)
-}
-
-fn sigint_stops_the_test_and_removes_its_file() -> Ran {
-    stops_cleanly_on(Signal::SIGINT)
-}
+/// Each signal that stops a running test, and the exit status it gives, one test each.
+const SIGNALS: &[(&str, Signal, i32)] = &[
+    (
+        "sigterm_stops_the_test_and_removes_its_file",
+        Signal::SIGTERM,
+        143,
+    ),
+    (
+        "sighup_stops_the_test_and_removes_its_file",
+        Signal::SIGHUP,
+        129,
+    ),
+    (
+        "sigint_stops_the_test_and_removes_its_file",
+        Signal::SIGINT,
+        130,
+    ),
+];
 
 /// A killed app (SIGKILL cannot be handled) leaves its file; the next start removes it, and an
 /// idle app quits at once on SIGTERM.
@@ -215,9 +223,14 @@ fn the_next_start_removes_a_killed_runs_file_and_an_idle_app_quits_at_once() -> 
     Ok(())
 }
 
-agnostics_testkit::main!(
-    sigterm_stops_the_test_and_removes_its_file,
-    sighup_stops_the_test_and_removes_its_file,
-    sigint_stops_the_test_and_removes_its_file,
-    the_next_start_removes_a_killed_runs_file_and_an_idle_app_quits_at_once,
-);
+fn main() {
+    use agnostics_testkit::harness::{self, Test};
+    let mut tests: Vec<Test> = SIGNALS
+        .iter()
+        .map(|&(name, signal, code)| Test::new(name, move || stops_cleanly_on(signal, code)))
+        .collect();
+    tests.extend(agnostics_testkit::tests![
+        the_next_start_removes_a_killed_runs_file_and_an_idle_app_quits_at_once
+    ]);
+    harness::run(tests)
+}
