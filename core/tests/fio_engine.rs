@@ -389,26 +389,6 @@ fn cancel_stops_fio_and_the_file_goes() -> agnostics_testkit::Ran {
     Ok(())
 }
 
-fn full_filesystem_under_fio_is_no_space_and_the_file_goes() -> agnostics_testkit::Ran {
-    agnostics_testkit::require_root("a loop device")?;
-    require_fio()?;
-    let fs = LoopFs::new(24);
-    let file = TestFile::create(&fs.mount, true, "ext4").unwrap();
-    let cancel = AtomicBool::new(false);
-    let out = run_fio(Path::new("fio"), &small_standard("64m", 2), &file, &cancel);
-    match out.result {
-        Err(EngineError::NoSpace { phase }) => assert_eq!(phase, "prepare-file"),
-        other => panic!("expected NoSpace, got {other:?}"),
-    }
-    file.remove().unwrap();
-    let left: Vec<String> = entries(&fs.mount)
-        .into_iter()
-        .filter(|n| n != "lost+found")
-        .collect();
-    assert!(left.is_empty(), "left behind: {left:?}");
-    Ok(())
-}
-
 agnostics_testkit::main!(
     reads_every_phase_of_real_fio_output_by_name,
     jobs_in_another_order_give_the_same_results,
@@ -425,5 +405,4 @@ agnostics_testkit::main!(
     failing_fio_is_fio_failed_with_its_message,
     fio_reporting_a_job_error_with_exit_0_is_fio_failed,
     cancel_stops_fio_and_the_file_goes,
-    full_filesystem_under_fio_is_no_space_and_the_file_goes,
 );

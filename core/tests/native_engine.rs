@@ -237,27 +237,6 @@ fn cancel_mid_phase_stops_and_the_file_goes() {
     cancel_mid_phase(IoChoice::Threads);
 }
 
-fn full_filesystem_is_no_space_and_the_file_goes() -> agnostics_testkit::Ran {
-    agnostics_testkit::require_root("a loop device")?;
-    let fs = LoopFs::new(24);
-    for choice in [IoChoice::Uring, IoChoice::Threads] {
-        let profile = small_standard("64m", 2);
-        let file = TestFile::create(&fs.mount, true, "ext4").unwrap();
-        let out = run_native(choice, &profile, &file);
-        match out.result {
-            Err(EngineError::NoSpace { phase }) => assert_eq!(phase, "prepare-file"),
-            other => panic!("expected NoSpace, got {other:?}"),
-        }
-        file.remove().unwrap();
-        let left: Vec<String> = entries(&fs.mount)
-            .into_iter()
-            .filter(|n| n != "lost+found")
-            .collect();
-        assert!(left.is_empty(), "left behind: {left:?}");
-    }
-    Ok(())
-}
-
 agnostics_testkit::main!(
     io_uring_measures_every_phase_of_a_small_standard_test,
     thread_pool_measures_every_phase_of_a_small_standard_test,
@@ -266,5 +245,4 @@ agnostics_testkit::main!(
     reading_a_short_file_lays_it_out_first,
     runtime_limit_stops_a_phase_early,
     cancel_mid_phase_stops_and_the_file_goes,
-    full_filesystem_is_no_space_and_the_file_goes,
 );
