@@ -140,6 +140,8 @@ enum Target {
     ReadOnlyMount,
     /// A 48 MiB ext4 loop filesystem: too small for the standard test file.
     NoRoom,
+    /// `/proc`, when it is the kernel's proc filesystem here.
+    Proc,
 }
 
 /// One thing the refusal must say (beyond exit status 2).
@@ -193,6 +195,16 @@ const REFUSALS: &[Refusal] = &[
         target: Target::NoRoom,
         expect: &[Expect::Kind("no_space"), Expect::NoRuns],
     },
+    Refusal {
+        name: "refuses_proc_as_not_storage",
+        target: Target::Proc,
+        expect: &[
+            Expect::Kind("not_storage"),
+            Expect::Message("proc"),
+            Expect::VerdictError,
+            Expect::NoRuns,
+        ],
+    },
 ];
 
 /// A made target: its path, what keeps it alive, and the check that the refusal left it as
@@ -231,6 +243,18 @@ impl Target {
                 Made {
                     path: fs.mount.clone(),
                     _keep: Box::new(fs),
+                    untouched: nothing_left,
+                }
+            }
+            Target::Proc => {
+                let mounts = std::fs::read_to_string("/proc/self/mounts").unwrap_or_default();
+                agnostics_testkit::require(
+                    mounts.lines().any(|l| l.starts_with("proc /proc proc ")),
+                    "needs /proc on proc",
+                )?;
+                Made {
+                    path: "/proc".into(),
+                    _keep: Box::new(()),
                     untouched: nothing_left,
                 }
             }
