@@ -371,7 +371,10 @@ fn signal_cancels_and_removes_the_file(signal: nix::sys::signal::Signal, code: i
     assert_eq!(out.status.code(), Some(code), "{}", stderr(&out));
     assert!(stderr(&out).contains("Stopping: waiting for the drive"));
     let v = json(&out);
-    assert_eq!(v["error"]["kind"], "cancelled");
+    assert_eq!(
+        v["error"]["kind"],
+        agnostics_core::report::ErrorKind::Cancelled.as_str()
+    );
     assert_eq!(v["verdict"], "ERROR");
     assert!(
         test_files(dir.path()).is_empty(),
