@@ -60,6 +60,74 @@ pub fn run_test(
     cancel: &AtomicBool,
     on_event: &dyn Fn(ScriptEvent),
 ) -> Result<ScriptResult, ScriptError> {
+    let (group, read_end, started) = spawn(test)?;
+    let pid = group.id();
+    on_event(ScriptEvent::Started {
+        index,
+        name: test.name.clone(),
+        pid,
+    });
+
+    let mut watch = Watch {
+        pipe: Some(File::from(read_end)),
+        pidfd: pidfd_open(pid),
+        buf: vec![0; CHUNK_BYTES],
+        head: Vec::new(),
+        total_bytes: 0,
+        cap: opts.display_cap_bytes,
+    };
+    let deadline = started.checked_add(opts.timeout);
+    let shell = Shell {
+        group: &group,
+        index,
+        on_event,
+    };
+    // Phase 1: the shell runs.
+    let (ended, stop) = match shell.wait_for_end(&mut watch, opts, cancel, deadline) {
+        Ok(ended) => ended,
+        Err(e) => return Err(fail_wait(test, group, e)),
+    };
+    // Phase 2: the shell has ended (not yet reaped); end the rest of its group.
+    let leftovers = shell.end_group(&mut watch, opts, stop.is_some());
+
+    // Phase 3: reap the shell.
+    let status = group.reap().map_err(|source| ScriptError::Wait {
+        file: test.file.clone(),
+        source,
+    })?;
+    let exit_code = status.code();
+    let signal = status.signal().map(signal_name);
+    let verdict = match stop {
+        Some(verdict) => verdict,
+        None if exit_code == Some(0) => ScriptVerdict::Pass,
+        None => ScriptVerdict::Fail,
+    };
+    let result = ScriptResult {
+        name: test.name.clone(),
+        description: test.description.clone(),
+        file: test.file.clone(),
+        verdict,
+        exit_code,
+        signal,
+        seconds: (ended - started).as_secs_f64(),
+        pid,
+        leftover_processes: leftovers,
+        output_bytes: watch.total_bytes,
+        output: display_text(&watch.head, watch.total_bytes),
+    };
+    on_event(ScriptEvent::Finished {
+        index,
+        result: result.clone(),
+    });
+    Ok(result)
+}
+
+/// Starts `/bin/sh FILE` in its own process group with stdout and stderr on one pipe, stdin
+/// from `/dev/null`; returns the group, our (non-blocking) end of the pipe and when it
+/// started.
+///
+/// Errors: [`ScriptError::Pipe`], [`ScriptError::Spawn`].
+fn spawn(test: &ScriptTest) -> Result<(ProcessGroup, OwnedFd, Instant), ScriptError> {
     let (read_end, write_end) = nix::unistd::pipe2(OFlag::O_CLOEXEC)
         .map_err(|e| ScriptError::Pipe(std::io::Error::from(e)))?;
     // Only our end is non-blocking: the script's writes must block on a full pipe.
@@ -83,105 +151,94 @@ pub fn run_test(
         file: test.file.clone(),
         source,
     })?;
-    let pid = group.id();
-    on_event(ScriptEvent::Started {
-        index,
-        name: test.name.clone(),
-        pid,
-    });
+    Ok((group, read_end, started))
+}
 
-    let mut watch = Watch {
-        pipe: Some(File::from(read_end)),
-        pidfd: pidfd_open(pid),
-        buf: vec![0; CHUNK_BYTES],
-        head: Vec::new(),
-        total_bytes: 0,
-        cap: opts.display_cap_bytes,
-    };
-    let deadline = started.checked_add(opts.timeout);
-    let mut stop: Option<(ScriptVerdict, Stopping)> = None;
+/// The running script's process group, and where its events go.
+struct Shell<'a> {
+    group: &'a ProcessGroup,
+    /// The test's index, passed through to the events.
+    index: usize,
+    on_event: &'a dyn Fn(ScriptEvent),
+}
 
-    // Phase 1: the shell runs.
-    let ended = loop {
-        match group.leader_ended() {
-            Ok(true) => break Instant::now(),
-            Ok(false) => {}
-            Err(e) => return Err(fail_wait(test, group, e)),
-        }
-        let now = Instant::now();
-        match &mut stop {
-            None => {
-                let verdict = if cancel.load(Ordering::SeqCst) {
-                    Some(ScriptVerdict::Aborted)
-                } else if deadline.is_some_and(|d| now >= d) {
-                    Some(ScriptVerdict::Timeout)
-                } else {
-                    None
-                };
-                if let Some(verdict) = verdict {
-                    stop = Some((verdict, Stopping::start(&group, opts.kill_grace)));
-                    on_event(ScriptEvent::Stopping { index, verdict });
-                }
+impl Shell<'_> {
+    /// Reads the output until the shell ends, stopping the group (SIGTERM, then SIGKILL after
+    /// the grace) on cancel or past `deadline`; returns when the shell ended and, when it was
+    /// stopped, the verdict that says why.
+    ///
+    /// Errors: the shell's state cannot be read (the caller kills and reaps the group).
+    fn wait_for_end(
+        &self,
+        watch: &mut Watch,
+        opts: &RunOptions,
+        cancel: &AtomicBool,
+        deadline: Option<Instant>,
+    ) -> Result<(Instant, Option<ScriptVerdict>), Errno> {
+        let mut stop: Option<(ScriptVerdict, Stopping)> = None;
+        let ended = loop {
+            if self.group.leader_ended()? {
+                break Instant::now();
             }
-            Some((_, stopping)) => stopping.advance(&group, now),
-        }
-        let next = match &stop {
-            None => deadline,
-            Some((_, stopping)) => stopping.next_deadline(),
+            let now = Instant::now();
+            match &mut stop {
+                None => {
+                    let verdict = if cancel.load(Ordering::SeqCst) {
+                        Some(ScriptVerdict::Aborted)
+                    } else if deadline.is_some_and(|d| now >= d) {
+                        Some(ScriptVerdict::Timeout)
+                    } else {
+                        None
+                    };
+                    if let Some(verdict) = verdict {
+                        stop = Some((verdict, Stopping::start(self.group, opts.kill_grace)));
+                        (self.on_event)(ScriptEvent::Stopping {
+                            index: self.index,
+                            verdict,
+                        });
+                    }
+                }
+                Some((_, stopping)) => stopping.advance(self.group, now),
+            }
+            let next = match &stop {
+                None => deadline,
+                Some((_, stopping)) => stopping.next_deadline(),
+            };
+            let wait = next.map_or(TICK, |n| n.saturating_duration_since(now).min(TICK));
+            watch.wait_and_read(wait, self.index, self.on_event, true);
         };
-        let wait = next.map_or(TICK, |n| n.saturating_duration_since(now).min(TICK));
-        watch.wait_and_read(wait, index, on_event, true);
-    };
-
-    // Phase 2: the shell has ended (not yet reaped); end the rest of its group.
-    // Counted only when the script ended by itself: after a SIGTERM, processes already dying
-    // from it would be counted by chance.
-    let leftovers = match stop {
-        None => group.live_members().len() as u32,
-        Some(_) => 0,
-    };
-    group.signal(Signal::SIGKILL);
-    let drain_deadline = Instant::now() + opts.drain_limit;
-    while watch.pipe.is_some() {
-        let now = Instant::now();
-        if now >= drain_deadline {
-            break;
-        }
-        watch.wait_and_read((drain_deadline - now).min(TICK), index, on_event, false);
+        Ok((ended, stop.map(|(verdict, _)| verdict)))
     }
-    watch.pipe = None;
-    group.kill_members_until(drain_deadline);
 
-    // Phase 3: reap the shell.
-    let status = group.reap().map_err(|source| ScriptError::Wait {
-        file: test.file.clone(),
-        source,
-    })?;
-    let exit_code = status.code();
-    let signal = status.signal().map(signal_name);
-    let verdict = match stop {
-        Some((verdict, _)) => verdict,
-        None if exit_code == Some(0) => ScriptVerdict::Pass,
-        None => ScriptVerdict::Fail,
-    };
-    let result = ScriptResult {
-        name: test.name.clone(),
-        description: test.description.clone(),
-        file: test.file.clone(),
-        verdict,
-        exit_code,
-        signal,
-        seconds: (ended - started).as_secs_f64(),
-        pid,
-        leftover_processes: leftovers,
-        output_bytes: watch.total_bytes,
-        output: display_text(&watch.head, watch.total_bytes),
-    };
-    on_event(ScriptEvent::Finished {
-        index,
-        result: result.clone(),
-    });
-    Ok(result)
+    /// After the shell ended: SIGKILL to what is left of its group, the rest of the output
+    /// read (at most [`RunOptions::drain_limit`]), and every member waited for until then.
+    /// Returns how many processes the script left behind, counted only when it ended by
+    /// itself (`stopped` false): after a SIGTERM, processes already dying from it would be
+    /// counted by chance.
+    fn end_group(&self, watch: &mut Watch, opts: &RunOptions, stopped: bool) -> u32 {
+        let leftovers = if stopped {
+            0
+        } else {
+            self.group.live_members().len() as u32
+        };
+        self.group.signal(Signal::SIGKILL);
+        let drain_deadline = Instant::now() + opts.drain_limit;
+        while watch.pipe.is_some() {
+            let now = Instant::now();
+            if now >= drain_deadline {
+                break;
+            }
+            watch.wait_and_read(
+                (drain_deadline - now).min(TICK),
+                self.index,
+                self.on_event,
+                false,
+            );
+        }
+        watch.pipe = None;
+        self.group.kill_members_until(drain_deadline);
+        leftovers
+    }
 }
 
 /// The pipe and the shell, watched together.
