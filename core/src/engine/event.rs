@@ -81,7 +81,7 @@ pub struct RunContext<'a> {
     /// 1-based run number, copied into events.
     pub run: u32,
     /// Set from another thread (or a signal handler) to stop: the engine stops submitting,
-    /// waits for in-flight I/O and returns [`EngineError::Cancelled`].
+    /// waits for in-flight I/O and returns [`super::EngineError::Cancelled`].
     pub cancel: &'a AtomicBool,
     /// Receives events; called on the engine's thread.
     pub on_event: &'a (dyn Fn(Event) + Sync),

@@ -29,7 +29,7 @@ fn fio_messages(stdout: &str, stderr: &str) -> String {
 
 /// Turns fio's output (its whole stdout and stderr, and how it exited) into one result per
 /// job of `profile`, in profile order, each found under its section name
-/// ([`jobfile::section_name`] of its index: `job0`, `job1`, …) and named after the profile's
+/// ([`super::jobfile::section_name`] of its index: `job0`, `job1`, …) and named after the profile's
 /// job.
 ///
 /// Errors: the cause a job's errno names ([`EngineError::from_fio_errno`]: ENOSPC/EDQUOT →
