@@ -65,6 +65,72 @@ pub struct Progress {
     pub samples: Vec<Sample>,
 }
 
+impl Progress {
+    /// Follows one event of the engine (warnings are not progress: they change nothing);
+    /// returns the phase's new fraction done when the event moved it.
+    fn follow(&mut self, event: Event) -> Option<f64> {
+        match event {
+            Event::RunStarted { run, runs } => {
+                self.run = run;
+                self.runs = runs;
+                None
+            }
+            Event::PhaseStarted {
+                run,
+                index,
+                count,
+                name,
+                rw,
+                bs,
+                iodepth,
+            } => {
+                *self = Progress {
+                    run,
+                    runs: self.runs,
+                    index,
+                    count,
+                    rw,
+                    bs,
+                    iodepth,
+                    name,
+                    ..Progress::default()
+                };
+                Some(0.0)
+            }
+            Event::Progress {
+                fraction,
+                bytes,
+                ios,
+                elapsed_s,
+                ..
+            } => {
+                self.fraction = fraction;
+                if elapsed_s > 0.0 {
+                    self.bw_bytes = bytes as f64 / elapsed_s;
+                    self.iops = ios as f64 / elapsed_s;
+                    self.measured = true;
+                }
+                Some(fraction)
+            }
+            Event::Sample { sample, .. } => {
+                self.samples.push(sample);
+                None
+            }
+            Event::PhaseFinished { result, .. } => {
+                self.fraction = 1.0;
+                self.bw_bytes = result.bw_bytes;
+                self.iops = result.iops;
+                self.measured = result.ios > 0;
+                if self.samples.is_empty() {
+                    self.samples = result.samples;
+                }
+                Some(1.0)
+            }
+            Event::Warning(_) => None,
+        }
+    }
+}
+
 mod imp {
     use std::sync::OnceLock;
 
@@ -252,73 +318,13 @@ impl TestRun {
     }
 
     fn handle_event(&self, event: Event) {
-        let imp = self.imp();
-        match event {
-            Event::RunStarted { run, runs } => {
-                let mut p = imp.progress.borrow_mut();
-                p.run = run;
-                p.runs = runs;
-            }
-            Event::PhaseStarted {
-                run,
-                index,
-                count,
-                name,
-                rw,
-                bs,
-                iodepth,
-            } => {
-                let mut p = imp.progress.borrow_mut();
-                *p = Progress {
-                    run,
-                    runs: p.runs,
-                    index,
-                    count,
-                    rw,
-                    bs,
-                    iodepth,
-                    name,
-                    ..Progress::default()
-                };
-                drop(p);
-                self.set_fraction(0.0);
-            }
-            Event::Progress {
-                fraction,
-                bytes,
-                ios,
-                elapsed_s,
-                ..
-            } => {
-                {
-                    let mut p = imp.progress.borrow_mut();
-                    p.fraction = fraction;
-                    if elapsed_s > 0.0 {
-                        p.bw_bytes = bytes as f64 / elapsed_s;
-                        p.iops = ios as f64 / elapsed_s;
-                        p.measured = true;
-                    }
-                }
-                self.set_fraction(fraction);
-            }
-            Event::Sample { sample, .. } => imp.progress.borrow_mut().samples.push(sample),
-            Event::PhaseFinished { result, .. } => {
-                {
-                    let mut p = imp.progress.borrow_mut();
-                    p.fraction = 1.0;
-                    p.bw_bytes = result.bw_bytes;
-                    p.iops = result.iops;
-                    p.measured = result.ios > 0;
-                    if p.samples.is_empty() {
-                        p.samples = result.samples;
-                    }
-                }
-                self.set_fraction(1.0);
-            }
-            Event::Warning(text) => {
-                self.emit_by_name::<()>("warning", &[&text]);
-                return;
-            }
+        if let Event::Warning(text) = event {
+            self.emit_by_name::<()>("warning", &[&text]);
+            return;
+        }
+        let moved = self.imp().progress.borrow_mut().follow(event);
+        if let Some(fraction) = moved {
+            self.set_fraction(fraction);
         }
         self.emit_by_name::<()>("progress", &[]);
     }

@@ -128,6 +128,25 @@ pub fn to_text(c: &CardInfo) -> String {
         format!("{} ({})", c.device, c.kind.card_kind_str()),
     );
     b.opt(gettext("Model:"), c.model.clone());
+    identity_rows(&mut b, c);
+    size_rows(&mut b, c);
+    sd_rows(&mut b, c);
+    register_rows(&mut b, c);
+    bus_rows(&mut b, c);
+    let mut out = b.render();
+    for w in &c.warnings {
+        let _ = writeln!(
+            out,
+            "{}",
+            fill(&gettext("Warning: {warning}"), &[("warning", w)])
+        );
+    }
+    out
+}
+
+/// The card's identity from its CID (or the kernel's readings of it): manufacturer, OEM,
+/// product, revision, serial, date.
+fn identity_rows(b: &mut Block, c: &CardInfo) {
     if let Some(id) = &c.cid {
         if let (Some(mid), Some(name)) = (id.mid, &id.manufacturer) {
             b.row(gettext("Manufacturer:"), format!("{name} (ID 0x{mid:02X})"));
@@ -153,6 +172,10 @@ pub fn to_text(c: &CardInfo) -> String {
             );
         }
     }
+}
+
+/// The capacity the card reports and, when it differs, the size Linux sees.
+fn size_rows(b: &mut Block, c: &CardInfo) {
     if let Some(cap) = c.capacity_bytes {
         b.row(
             gettext("Capacity:"),
@@ -171,6 +194,10 @@ pub fn to_text(c: &CardInfo) -> String {
             ),
         );
     }
+}
+
+/// An SD card's claimed ratings (SD Status) and its SCR: version, bus widths, commands.
+fn sd_rows(b: &mut Block, c: &CardInfo) {
     if matches!(c.kind, Transport::Sd) {
         match &c.ssr {
             Some(s) => {
@@ -199,6 +226,10 @@ pub fn to_text(c: &CardInfo) -> String {
             None => b.row(gettext("SCR:"), state_text(c.registers.scr)),
         }
     }
+}
+
+/// How each register read: present, missing, all zeros, … (SD cards and eMMC).
+fn register_rows(b: &mut Block, c: &CardInfo) {
     if matches!(c.kind, Transport::Sd | Transport::Emmc) {
         let r = &c.registers;
         b.row(
@@ -219,6 +250,10 @@ pub fn to_text(c: &CardInfo) -> String {
             ),
         );
     }
+}
+
+/// What the bus says: the USB bridge, the NVMe firmware, the link.
+fn bus_rows(b: &mut Block, c: &CardInfo) {
     if let Some(u) = &c.usb {
         b.opt(
             gettext("USB product:"),
@@ -240,13 +275,4 @@ pub fn to_text(c: &CardInfo) -> String {
     if let Some(l) = &c.link {
         b.row(gettext("Link:"), card::link::describe(l));
     }
-    let mut out = b.render();
-    for w in &c.warnings {
-        let _ = writeln!(
-            out,
-            "{}",
-            fill(&gettext("Warning: {warning}"), &[("warning", w)])
-        );
-    }
-    out
 }

@@ -113,6 +113,16 @@ fn man_pages(cmd: clap::Command, out_dir: &Path) -> std::io::Result<Vec<PathBuf>
 /// `to_roff` does not escape them.
 fn main_extra_sections() -> Roff {
     let mut r = Roff::new();
+    exit_status_section(&mut r);
+    output_section(&mut r);
+    environment_section(&mut r);
+    files_section(&mut r);
+    see_also_section(&mut r);
+    r
+}
+
+/// EXIT STATUS: what each status of `run` means.
+fn exit_status_section(r: &mut Roff) {
     r.control("SH", ["EXIT STATUS"]);
     for (code, meaning) in [
         ("0", "PASS: the card meets the A1 targets."),
@@ -128,7 +138,10 @@ fn main_extra_sections() -> Roff {
             .text([bold(code)])
             .text([roman(meaning)]);
     }
+}
 
+/// OUTPUT: upstream's result lines, always English, and what follows them.
+fn output_section(r: &mut Roff) {
     r.control("SH", ["OUTPUT"]).text([roman(
         "Each run starts with the lines upstream agnostics prints, in English in every language \
          because scripts parse them, for example:",
@@ -147,7 +160,10 @@ fn main_extra_sections() -> Roff {
          advice and the numbers in it follow the language and locale of the user; ",
     )])
     .text([bold("--json"), roman(" output never does.")]);
+}
 
+/// ENVIRONMENT: the locale variables and the catalogue directory.
+fn environment_section(r: &mut Roff) {
     r.control("SH", ["ENVIRONMENT"]);
     r.control("TP", [])
         .text([
@@ -165,7 +181,10 @@ fn main_extra_sections() -> Roff {
         .text([roman(
             "Read the message catalogues from this directory instead of the installed ones.",
         )]);
+}
 
+/// FILES: the default target, the built-in job file, the log.
+fn files_section(r: &mut Roff) {
     r.control("SH", ["FILES"]);
     r.control("TP", []).text([italic("/var/tmp")]).text([roman(
         "The default directory to test in. The test writes one file of 256 MiB there \
@@ -181,7 +200,10 @@ fn main_extra_sections() -> Roff {
         bold("agnostics-cli scripts"),
         roman(" writes."),
     ]);
+}
 
+/// SEE ALSO: the subcommands' pages and fio.
+fn see_also_section(r: &mut Roff) {
     r.control("SH", ["SEE ALSO"]).text([
         bold("agnostics-cli-run"),
         roman("(1), "),
@@ -194,5 +216,4 @@ fn main_extra_sections() -> Roff {
         bold("fio"),
         roman("(1)"),
     ]);
-    r
 }

@@ -21,6 +21,11 @@ use signal_hook::iterator::Signals;
 use crate::args::{EngineArg, RunArgs};
 use crate::output::{emit, To};
 
+/// Runs the subcommand; returns the exit status: the report's ([`Report::exit_code`]), 128 +
+/// the signal when one stopped the test, 2 when the report could not be printed or the
+/// profile was refused.
+///
+/// [`Report::exit_code`]: agnostics_core::report::Report::exit_code
 pub fn main(args: &RunArgs) -> i32 {
     let engine = match args.engine {
         EngineArg::Native => EngineKind::Native,
@@ -53,9 +58,24 @@ pub fn main(args: &RunArgs) -> i32 {
     let report = sdtest::run(&opts, &cancel, &on_event);
     bar.finish();
 
-    // A closed or full stdout must not lose the log or the exit status (no panic).
-    let code = if args.json {
-        match serde_json::to_string_pretty(&report) {
+    let code = print_report(args, &report);
+    log_report(args, &report);
+    if code != 0 {
+        return code;
+    }
+    let cancelled = report.error.as_ref().is_some_and(|e| e.is_cancelled());
+    match signals.first() {
+        Some(signal) if cancelled => 128 + signal,
+        _ => report.exit_code(),
+    }
+}
+
+/// Prints the report: the JSON document, or the text with the error and its hint on stderr.
+/// Returns 0, or the status of a failed print (a closed or full stdout must not lose the log
+/// or the exit status, and never panics).
+fn print_report(args: &RunArgs, report: &report::Report) -> i32 {
+    if args.json {
+        match serde_json::to_string_pretty(report) {
             Ok(text) => emit(To::Stdout, format!("{text}\n")),
             Err(e) => {
                 emit(To::Stderr, format!("agnostics-cli: {e}\n"));
@@ -63,7 +83,7 @@ pub fn main(args: &RunArgs) -> i32 {
             }
         }
     } else {
-        let code = emit(To::Stdout, report::to_text(&report));
+        let code = emit(To::Stdout, report::to_text(report));
         if let Some(e) = &report.error {
             emit(
                 To::Stderr,
@@ -71,9 +91,13 @@ pub fn main(args: &RunArgs) -> i32 {
             );
         }
         code
-    };
-    // Like upstream, the SD card test's results go to ~/rpdiags.txt too.
-    match write_log(&report) {
+    }
+}
+
+/// Like upstream, the SD card test's results go to ~/rpdiags.txt too: says where (in text
+/// mode), or warns that it could not.
+fn log_report(args: &RunArgs, report: &report::Report) {
+    match write_log(report) {
         Ok(path) if !args.json => {
             let log = fill(&gettext("Log: {path}"), &[("path", &path.display())]);
             emit(To::Stderr, format!("{log}\n"));
@@ -83,14 +107,6 @@ pub fn main(args: &RunArgs) -> i32 {
             let warning = fill(&gettext("warning: {error}"), &[("error", &e)]);
             emit(To::Stderr, format!("agnostics-cli: {warning}\n"));
         }
-    }
-    if code != 0 {
-        return code;
-    }
-    let cancelled = report.error.as_ref().is_some_and(|e| e.is_cancelled());
-    match signals.first() {
-        Some(signal) if cancelled => 128 + signal,
-        _ => report.exit_code(),
     }
 }
 

@@ -26,6 +26,7 @@ use agnostics_core::scripts::{
 use crate::args::ScriptsArgs;
 use crate::output::{emit, To};
 
+/// Runs the subcommand; returns the exit status (see the module documentation).
 pub fn main(args: &ScriptsArgs) -> i32 {
     let mut report = ScriptsReport::default();
     for dir in &args.dirs {
@@ -45,19 +46,7 @@ pub fn main(args: &ScriptsArgs) -> i32 {
         return list(args, &found);
     }
     if found.tests.is_empty() {
-        if args.json {
-            return print_json(&report, 0);
-        }
-        emit(
-            To::Stdout,
-            format!(
-            "{}\n",
-            gettext(
-                "No test scripts found; nothing to run. (The SD card test is “agnostics-cli run”.)"
-            )
-        ),
-        );
-        return 0;
+        return nothing_to_run(args, &report);
     }
 
     let log_path = match log_path() {
@@ -69,18 +58,7 @@ pub fn main(args: &ScriptsArgs) -> i32 {
         Err(e) => return error(args, &report, &e.to_string()),
     };
 
-    let cancel = Arc::new(AtomicBool::new(false));
-    let sigint = Arc::new(AtomicBool::new(false));
-    let sigterm = Arc::new(AtomicBool::new(false));
-    for (signal, flag) in [
-        (signal_hook::consts::SIGINT, &sigint),
-        (signal_hook::consts::SIGTERM, &sigterm),
-    ] {
-        // The cancel flag aborts the running test; the second flag remembers which signal.
-        let _ = signal_hook::flag::register(signal, Arc::clone(&cancel));
-        let _ = signal_hook::flag::register(signal, Arc::clone(flag));
-    }
-
+    let signals = Signals::register();
     let opts = RunOptions {
         timeout: Duration::from_secs(args.timeout),
         ..RunOptions::default()
@@ -95,7 +73,7 @@ pub fn main(args: &ScriptsArgs) -> i32 {
         }
         echo.event(&event);
     };
-    let outcome = run_all(&found.tests, &opts, &mut log, &cancel, &on_event);
+    let outcome = run_all(&found.tests, &opts, &mut log, &signals.cancel, &on_event);
     report.tests = results.into_inner().unwrap_or_default();
     report.log = Some(log.path().to_path_buf());
     let finished = log.finish();
@@ -107,15 +85,7 @@ pub fn main(args: &ScriptsArgs) -> i32 {
     if let Some(message) = failure {
         return error(args, &report, &message);
     }
-    let code = if sigint.load(Ordering::SeqCst) {
-        130
-    } else if sigterm.load(Ordering::SeqCst) {
-        143
-    } else if report.tests.iter().all(|t| t.verdict.passed()) {
-        0
-    } else {
-        1
-    };
+    let code = signals.exit_code(&report.tests);
     if args.json {
         return print_json(&report, code);
     }
@@ -130,6 +100,63 @@ pub fn main(args: &ScriptsArgs) -> i32 {
         );
     }
     code
+}
+
+/// No test found: the empty report, or a line that says so and where the SD card test is.
+fn nothing_to_run(args: &ScriptsArgs, report: &ScriptsReport) -> i32 {
+    if args.json {
+        return print_json(report, 0);
+    }
+    emit(
+        To::Stdout,
+        format!(
+            "{}\n",
+            gettext(
+                "No test scripts found; nothing to run. (The SD card test is “agnostics-cli run”.)"
+            )
+        ),
+    );
+    0
+}
+
+/// SIGINT and SIGTERM while the tests run: each sets the cancel flag (aborting the running
+/// test) and its own flag, which picks the exit status.
+struct Signals {
+    cancel: Arc<AtomicBool>,
+    sigint: Arc<AtomicBool>,
+    sigterm: Arc<AtomicBool>,
+}
+
+impl Signals {
+    fn register() -> Signals {
+        let signals = Signals {
+            cancel: Arc::new(AtomicBool::new(false)),
+            sigint: Arc::new(AtomicBool::new(false)),
+            sigterm: Arc::new(AtomicBool::new(false)),
+        };
+        for (signal, flag) in [
+            (signal_hook::consts::SIGINT, &signals.sigint),
+            (signal_hook::consts::SIGTERM, &signals.sigterm),
+        ] {
+            // The cancel flag aborts the running test; the second flag remembers which signal.
+            let _ = signal_hook::flag::register(signal, Arc::clone(&signals.cancel));
+            let _ = signal_hook::flag::register(signal, Arc::clone(flag));
+        }
+        signals
+    }
+
+    /// 130 after SIGINT, 143 after SIGTERM, else 0 when every test passed and 1 when not.
+    fn exit_code(&self, tests: &[ScriptResult]) -> i32 {
+        if self.sigint.load(Ordering::SeqCst) {
+            130
+        } else if self.sigterm.load(Ordering::SeqCst) {
+            143
+        } else if tests.iter().all(|t| t.verdict.passed()) {
+            0
+        } else {
+            1
+        }
+    }
 }
 
 /// `--list`: the tests found, run nothing.

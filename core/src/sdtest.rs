@@ -51,7 +51,44 @@ impl TestOptions {
 /// stops, its file is removed and the report's error is `cancelled`. `on_event` is called on
 /// this thread.
 pub fn run(opts: &TestOptions, cancel: &AtomicBool, on_event: &(dyn Fn(Event) + Sync)) -> Report {
-    let mut report = Report::new(
+    let mut report = new_report(opts);
+    let gradable = check_profile(opts, &mut report);
+    sweep_leftovers(opts, &mut report);
+    let Some(info) = prepare_target(opts, &mut report) else {
+        return report;
+    };
+    // A layer that answers from memory: the run is shown, never graded.
+    let cached = target_dir::cached_reason(&info, &opts.sysfs_root);
+
+    // When no run can pass (a graded job missing or not what its check claims, or a cache
+    // answering), repeating it would only wear the card.
+    let runs = if gradable && cached.is_none() {
+        opts.runs.max(1)
+    } else {
+        1
+    };
+    for run in 1..=runs {
+        if cancel.load(Ordering::SeqCst) {
+            set_engine_error(&mut report, &EngineError::Cancelled);
+            break;
+        }
+        on_event(Event::RunStarted { run, runs });
+        let ctx = engine::RunContext {
+            run,
+            cancel,
+            on_event,
+        };
+        if run_once(opts, &info, &ctx, &mut report) == Next::Stop {
+            break;
+        }
+    }
+    finish(&mut report, &info, cached);
+    report
+}
+
+/// An empty report for `opts`: the engine, the profile and the profile's warnings.
+fn new_report(opts: &TestOptions) -> Report {
+    Report::new(
         opts.engine,
         ProfileInfo {
             name: opts.profile.name.clone(),
@@ -63,8 +100,12 @@ pub fn run(opts: &TestOptions, cancel: &AtomicBool, on_event: &(dyn Fn(Event) + 
             size_bytes: opts.profile.file_size_bytes(),
         },
         opts.profile.warnings.clone(),
-    );
+    )
+}
 
+/// Warns of each graded job the profile lacks and each that is not what its check claims;
+/// true when neither happens (a run can pass).
+fn check_profile(opts: &TestOptions, report: &mut Report) -> bool {
     let missing: Vec<&str> = crate::verdict::targets(crate::verdict::Standard::A1)
         .iter()
         .map(|(metric, _, _)| metric.phase())
@@ -89,8 +130,12 @@ pub fn run(opts: &TestOptions, cancel: &AtomicBool, on_event: &(dyn Fn(Event) + 
             report.warnings.push(why);
         }
     }
+    missing.is_empty() && !misfit
+}
 
-    // What killed runs left: removed when provably ours and unused, else named.
+/// What killed runs left in the target: removed when provably ours and unused, else named;
+/// both as warnings.
+fn sweep_leftovers(opts: &TestOptions, report: &mut Report) {
     let swept = engine::testfile::sweep(&opts.target);
     for path in &swept.removed {
         report.warnings.push(crate::i18n::fill(
@@ -101,7 +146,12 @@ pub fn run(opts: &TestOptions, cancel: &AtomicBool, on_event: &(dyn Fn(Event) + 
     report
         .warnings
         .extend(swept.left.iter().map(|left| left.message()));
+}
 
+/// The pre-flight checks: the target, its warnings and its card in the report, or `None`
+/// with the report's error and advice set (and the target still named when the directory can
+/// be inspected at all).
+fn prepare_target(opts: &TestOptions, report: &mut Report) -> Option<target_dir::TargetInfo> {
     let info = match target_dir::preflight(
         &opts.target,
         opts.profile.file_size_bytes(),
@@ -109,13 +159,12 @@ pub fn run(opts: &TestOptions, cancel: &AtomicBool, on_event: &(dyn Fn(Event) + 
     ) {
         Ok(info) => info,
         Err(e) => {
-            // Still say where, when the directory can be inspected at all.
             report.target = target_dir::inspect(&opts.target, &opts.sysfs_root)
                 .ok()
                 .map(|i| TargetReport::from_info(&i));
             report.advice.push(advice_for_target(&e));
             report.error = Some(target_error_report(&e));
-            return report;
+            return None;
         }
     };
     report.target = Some(TargetReport::from_info(&info));
@@ -124,82 +173,73 @@ pub fn run(opts: &TestOptions, cancel: &AtomicBool, on_event: &(dyn Fn(Event) + 
     if let Some(device) = &info.device {
         report.card = crate::card::identify(&opts.sysfs_root, &device.disk);
     }
-    // A layer that answers from memory: the run is shown, never graded.
-    let cached = target_dir::cached_reason(&info, &opts.sysfs_root);
-
-    // When no run can pass (a graded job missing or not what its check claims, or a cache
-    // answering), repeating it would only wear the card.
-    let runs = if missing.is_empty() && !misfit && cached.is_none() {
-        opts.runs.max(1)
-    } else {
-        1
-    };
-    for run in 1..=runs {
-        if cancel.load(Ordering::SeqCst) {
-            set_engine_error(&mut report, &EngineError::Cancelled);
-            break;
-        }
-        on_event(Event::RunStarted { run, runs });
-        let file = match TestFile::create(
-            &info.path,
-            opts.profile.jobs.iter().any(|j| j.direct),
-            &info.fs_type,
-        ) {
-            Ok(f) => f,
-            Err(e) => {
-                set_engine_error(&mut report, &e);
-                break;
-            }
-        };
-        let ctx = engine::RunContext {
-            run,
-            cancel,
-            on_event,
-        };
-        let done = engine::run_profile(opts.engine, &opts.profile, &file, &ctx);
-        let removed = file.remove();
-        if done.io_path.is_some() {
-            report.io_path = done.io_path;
-        }
-        if let Err(e) = removed {
-            report.warnings.push(crate::i18n::fill(
-                // Translators: {error} names each path left behind and why.
-                &crate::i18n::gettext("could not remove the test file: {error}"),
-                &[("error", &e)],
-            ));
-        }
-        match done.phases {
-            Ok(phases) => {
-                let graded = RunReport::grade_profile(run, phases, &opts.profile);
-                let passed = graded.verdict == Verdict::Pass;
-                report.runs.push(graded);
-                if passed {
-                    break;
-                }
-            }
-            Err(e) => {
-                set_engine_error(&mut report, &e);
-                break;
-            }
-        }
-    }
-    finish(&mut report, &info, cached);
-    report
+    Some(info)
 }
 
+/// Whether another run follows.
+#[derive(Debug, PartialEq, Eq)]
+enum Next {
+    /// The run did not pass A1: another may follow.
+    Again,
+    /// The run passed, or the test stopped with an error.
+    Stop,
+}
+
+/// One run of the profile on a new test file, removed afterwards: its graded result, or the
+/// error that ends the test, into the report.
+fn run_once(
+    opts: &TestOptions,
+    info: &target_dir::TargetInfo,
+    ctx: &engine::RunContext<'_>,
+    report: &mut Report,
+) -> Next {
+    let file = match TestFile::create(
+        &info.path,
+        opts.profile.jobs.iter().any(|j| j.direct),
+        &info.fs_type,
+    ) {
+        Ok(f) => f,
+        Err(e) => {
+            set_engine_error(report, &e);
+            return Next::Stop;
+        }
+    };
+    let done = engine::run_profile(opts.engine, &opts.profile, &file, ctx);
+    let removed = file.remove();
+    if done.io_path.is_some() {
+        report.io_path = done.io_path;
+    }
+    if let Err(e) = removed {
+        report.warnings.push(crate::i18n::fill(
+            // Translators: {error} names each path left behind and why.
+            &crate::i18n::gettext("could not remove the test file: {error}"),
+            &[("error", &e)],
+        ));
+    }
+    match done.phases {
+        Ok(phases) => {
+            let graded = RunReport::grade_profile(ctx.run, phases, &opts.profile);
+            let passed = graded.verdict == Verdict::Pass;
+            report.runs.push(graded);
+            if passed {
+                Next::Stop
+            } else {
+                Next::Again
+            }
+        }
+        Err(e) => {
+            set_engine_error(report, &e);
+            Next::Stop
+        }
+    }
+}
+
+/// Settles the verdicts once the runs are done: a cache answering makes the test an error, an
+/// error makes both verdicts ERROR; else the deciding run's verdicts, the card's findings (a
+/// run the link cannot carry is not graded, and the test is an error), and the advice.
 fn finish(report: &mut Report, info: &target_dir::TargetInfo, cached: Option<String>) {
     if let Some(reason) = cached {
-        for run in &mut report.runs {
-            run.not_graded(&reason);
-        }
-        if report.error.is_none() {
-            report.error = Some(ErrorReport::new(
-                ErrorKind::Cached,
-                reason,
-                Advice::CachedResult.text(),
-            ));
-            report.advice.push(Advice::CachedResult);
-        }
+        not_graded_cached(report, reason);
     }
     if report.error.is_some() {
         report.verdict = Verdict::Error;
@@ -214,18 +254,7 @@ fn finish(report: &mut Report, info: &target_dir::TargetInfo, cached: Option<Str
     // What the card claims against what was measured; a figure the link cannot carry is
     // not graded.
     report.findings = crate::card::findings(report.card.as_ref(), &run.phases);
-    // Every run is checked, not only the deciding one: no run that the link cannot carry
-    // keeps a PASS anywhere (its checks, its verdicts, the compat lines, the log).
-    let mut first_implausible = None;
-    for r in &mut report.runs {
-        let found = crate::card::findings(report.card.as_ref(), &r.phases);
-        if let Some(f) = found.iter().find(|f| f.is_implausible()) {
-            let text = f.text();
-            r.not_graded(&text);
-            first_implausible.get_or_insert(text);
-        }
-    }
-    if let Some(message) = first_implausible {
+    if let Some(message) = not_graded_implausible(report) {
         report.verdict = Verdict::Error;
         report.a2_verdict = Verdict::Error;
         report.error = Some(ErrorReport::new(
@@ -236,6 +265,43 @@ fn finish(report: &mut Report, info: &target_dir::TargetInfo, cached: Option<Str
         report.advice.push(Advice::ImplausibleResult);
         return;
     }
+    advise(report, &run, info);
+}
+
+/// Every run not graded because a cache answered (`reason`), and, unless another error came
+/// first, the test's error.
+fn not_graded_cached(report: &mut Report, reason: String) {
+    for run in &mut report.runs {
+        run.not_graded(&reason);
+    }
+    if report.error.is_none() {
+        report.error = Some(ErrorReport::new(
+            ErrorKind::Cached,
+            reason,
+            Advice::CachedResult.text(),
+        ));
+        report.advice.push(Advice::CachedResult);
+    }
+}
+
+/// Every run is checked, not only the deciding one: no run that the link cannot carry keeps a
+/// PASS anywhere (its checks, its verdicts, the compat lines, the log). The first such finding,
+/// if any.
+fn not_graded_implausible(report: &mut Report) -> Option<String> {
+    let mut first_implausible = None;
+    for r in &mut report.runs {
+        let found = crate::card::findings(report.card.as_ref(), &r.phases);
+        if let Some(f) = found.iter().find(|f| f.is_implausible()) {
+            let text = f.text();
+            r.not_graded(&text);
+            first_implausible.get_or_insert(text);
+        }
+    }
+    first_implausible
+}
+
+/// The advice that follows from the deciding `run` on the target `info`.
+fn advise(report: &mut Report, run: &RunReport, info: &target_dir::TargetInfo) {
     use crate::verdict::{Metric, Standard};
     let failed = |m| run.check(m, Standard::A1).map(|c| c.verdict) == Some(Verdict::Fail);
     // "Your card meets A1" only where the SD targets rate the device.

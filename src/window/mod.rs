@@ -14,7 +14,7 @@ use std::path::PathBuf;
 
 use adw::prelude::*;
 use adw::subclass::prelude::*;
-use agnostics_core::engine::{testfile, EngineKind};
+use agnostics_core::engine::EngineKind;
 use agnostics_core::i18n::{fill, gettext};
 use agnostics_core::profile::Profile;
 use agnostics_core::report::{self, Report};
@@ -25,11 +25,12 @@ use gtk::{gdk, gio, glib};
 
 use crate::config::APP_ID;
 use crate::format::{about_size, drive_label};
-use crate::test_run::{RunState, TestRun};
-use crate::widgets::drive_row::{choices, DriveChoice};
+use crate::test_run::TestRun;
 use crate::widgets::{DriveRow, ProgressView, ResultsView, TestsView};
 
 mod dialogs;
+mod drives;
+mod state;
 mod tests;
 
 mod imp {
@@ -248,88 +249,6 @@ impl Window {
         ));
     }
 
-    /// Lists the drives again (on a helper thread) and selects the preferred folder.
-    pub fn load_drives(&self) {
-        let imp = self.imp();
-        imp.drives_loaded.set(false);
-        let generation = imp.drives_generation.get() + 1;
-        imp.drives_generation.set(generation);
-        imp.drive_row.set_loading();
-        self.update_folder_label();
-        self.sync_actions();
-
-        let sysfs = imp.sysfs_root.borrow().clone();
-        let preferred = imp.preferred_target.borrow().clone();
-        let fallback = preferred.clone();
-        let listing = gio::spawn_blocking(move || {
-            let preferred = preferred.unwrap_or_else(|| target_dir::default_target(&sysfs));
-            let info = target_dir::inspect(&preferred, &sysfs).ok();
-            let (list, selected) = choices(target_dir::list(&sysfs), &preferred, info);
-            // Test files left by a killed run (its process gone), in the folders offered:
-            // one directory listing each, on this helper thread.
-            let removed: Vec<PathBuf> = list
-                .iter()
-                .flat_map(|choice| testfile::remove_stale(&choice.dir))
-                .collect();
-            (list, selected, removed)
-        });
-        glib::spawn_future_local(glib::clone!(
-            #[weak(rename_to = win)]
-            self,
-            async move {
-                let (list, selected, removed) = listing.await.unwrap_or_else(|_| {
-                    let dir = fallback.unwrap_or_else(|| PathBuf::from("/var/tmp"));
-                    (vec![DriveChoice::new(dir, None)], 0, Vec::new())
-                });
-                // Said even when this listing is outdated: the files are gone either way.
-                win.tell_stale_removed(&removed);
-                let imp = win.imp();
-                if imp.drives_generation.get() != generation {
-                    return;
-                }
-                imp.drive_row.set_choices(list, selected);
-                imp.drives_loaded.set(true);
-                win.update_folder_label();
-                win.sync_actions();
-                if imp.run_when_ready.take() {
-                    win.start_test();
-                }
-            }
-        ));
-    }
-
-    /// One toast (and one line on stderr, for a terminal that started the app) for the test
-    /// files of killed runs that [`testfile::remove_stale`] removed; nothing when there were
-    /// none.
-    fn tell_stale_removed(&self, removed: &[PathBuf]) {
-        let text = match removed {
-            [] => return,
-            [path] => fill(
-                &gettext("Removed a test file left by an earlier test that was stopped: {path}"),
-                &[("path", &path.display())],
-            ),
-            paths => fill(
-                &gettext("Removed {count} test files left by earlier tests that were stopped, in {folders}"),
-                &[("count", &paths.len()), ("folders", &folders_of(paths))],
-            ),
-        };
-        eprintln!("agnostics: {text}");
-        self.toast(&text);
-    }
-
-    fn update_folder_label(&self) {
-        let imp = self.imp();
-        let text = match imp.drive_row.selected_choice() {
-            Some(choice) => fill(
-                &gettext("The test file goes in {folder}"),
-                &[("folder", &choice.dir.display())],
-            ),
-            None => String::new(),
-        };
-        imp.folder_label.set_label(&text);
-        imp.folder_label.set_visible(!text.is_empty());
-    }
-
     /// Starts the test on the selected drive (the `win.run` action: **Run SD card test**,
     /// **Run again**).
     pub fn start_test(&self) {
@@ -391,137 +310,6 @@ impl Window {
         if !self.imp().test_run.is_busy() {
             self.show_page("ready");
         }
-    }
-
-    fn show_page(&self, name: &str) {
-        self.imp().stack.set_visible_child_name(name);
-        self.sync_header();
-        self.sync_focus();
-        self.sync_actions();
-    }
-
-    /// The back button shows on the SD Card page's results.
-    fn sync_header(&self) {
-        let imp = self.imp();
-        let results = imp.stack.visible_child_name().as_deref() == Some("results");
-        imp.back_button
-            .set_visible(results && self.visible_view() == "sd");
-    }
-
-    /// Enter presses the main button of the page shown, which has the focus.
-    fn sync_focus(&self) {
-        let imp = self.imp();
-        let focus: gtk::Widget = if self.visible_view() == "tests" {
-            if self.is_running_tests() {
-                imp.tests_view.stop_button().upcast()
-            } else {
-                imp.tests_view.run_button().upcast()
-            }
-        } else {
-            match imp.stack.visible_child_name().as_deref() {
-                Some("running") => imp.progress_view.cancel_button().upcast(),
-                Some("results") => imp.results_view.run_again_button().upcast(),
-                _ => imp.run_button.get().upcast(),
-            }
-        };
-        self.set_default_widget(Some(&focus));
-        focus.grab_focus();
-    }
-
-    fn sync_actions(&self) {
-        let imp = self.imp();
-        let busy = self.is_busy();
-        let page = imp.stack.visible_child_name();
-        self.action_set_enabled("win.run", !busy && imp.drives_loaded.get());
-        self.action_set_enabled("win.run-tests", !busy && imp.drives_loaded.get());
-        self.action_set_enabled("win.cancel-tests", self.is_running_tests());
-        self.action_set_enabled("win.reset-tests", !busy);
-        self.action_set_enabled("win.cancel", imp.test_run.state() == RunState::Running);
-        self.action_set_enabled(
-            "win.copy-results",
-            imp.test_run.report().is_some_and(|r| r.error.is_none()),
-        );
-        self.action_set_enabled("win.back", !busy && page.as_deref() == Some("results"));
-        self.action_set_enabled("win.choose-folder", !busy && imp.drives_loaded.get());
-    }
-
-    fn sync_state(&self) {
-        let imp = self.imp();
-        let run = &imp.test_run;
-        match run.state() {
-            RunState::Ready => {
-                self.uninhibit();
-                if run.was_cancelled() {
-                    self.toast(&gettext("Test cancelled; its test file was removed"));
-                }
-                self.show_page("ready");
-            }
-            RunState::Running => {
-                self.inhibit(&gettext("An SD card test is running"));
-                self.show_page("running");
-            }
-            RunState::Cancelling => {
-                imp.progress_view.set_cancelling();
-                self.sync_actions();
-            }
-            RunState::Finished => {
-                self.uninhibit();
-                if let Some(report) = run.report() {
-                    imp.results_view.show_report(&report);
-                }
-                self.show_page("results");
-            }
-            RunState::Failed => {
-                self.uninhibit();
-                self.show_page("ready");
-                if let Some(report) = run.report() {
-                    self.show_error(&report);
-                }
-            }
-        }
-        if !run.is_busy() && imp.sd_log_pending.take() {
-            if let Some(report) = run.report() {
-                self.sd_test_ended(report);
-            }
-        }
-        if !self.is_busy() && imp.close_when_stopped.get() {
-            self.close();
-        }
-    }
-
-    /// True while the SD card test or a **Run Tests** session runs.
-    pub fn is_busy(&self) -> bool {
-        self.imp().test_run.is_busy() || self.is_running_tests()
-    }
-
-    /// Inhibits suspend and logout, saying `reason` (once; a second call keeps the first).
-    fn inhibit(&self, reason: &str) {
-        let imp = self.imp();
-        if imp.inhibit_cookie.get() != 0 {
-            return;
-        }
-        if let Some(app) = self.application() {
-            let cookie = app.inhibit(
-                Some(self),
-                gtk::ApplicationInhibitFlags::SUSPEND | gtk::ApplicationInhibitFlags::LOGOUT,
-                Some(reason),
-            );
-            imp.inhibit_cookie.set(cookie);
-        }
-    }
-
-    fn uninhibit(&self) {
-        let cookie = self.imp().inhibit_cookie.replace(0);
-        if cookie != 0 {
-            if let Some(app) = self.application() {
-                app.uninhibit(cookie);
-            }
-        }
-    }
-
-    /// True while suspend and logout are inhibited for a running test.
-    pub fn is_inhibiting(&self) -> bool {
-        self.imp().inhibit_cookie.get() != 0
     }
 
     /// Shows a short message at the bottom of the window.
@@ -602,20 +390,4 @@ impl Window {
     pub fn results_view(&self) -> ResultsView {
         self.imp().results_view.get()
     }
-}
-
-/// The distinct folders holding `paths`, in order, joined with ", ".
-fn folders_of(paths: &[PathBuf]) -> String {
-    let mut folders: Vec<String> = Vec::new();
-    for path in paths {
-        let folder = path
-            .parent()
-            .unwrap_or(path.as_path())
-            .display()
-            .to_string();
-        if !folders.contains(&folder) {
-            folders.push(folder);
-        }
-    }
-    folders.join(", ")
 }

@@ -186,19 +186,7 @@ pub fn findings(card: Option<&CardInfo>, phases: &[PhaseResult]) -> Vec<Finding>
     let Some(card) = card else {
         return Vec::new();
     };
-    let mut out = Vec::new();
-    if let Some(link) = &card.link {
-        for p in phases.iter().filter(|p| usable(p)) {
-            if p.bw_bytes > link.max_bw_bytes * LINK_TOLERANCE {
-                out.push(Finding::Implausible {
-                    phase: p.name.clone(),
-                    measured_bw_bytes: p.bw_bytes,
-                    link: link.name.clone(),
-                    link_bw_bytes: link.max_bw_bytes,
-                });
-            }
-        }
-    }
+    let mut out = beyond_the_link(card, phases);
     if card.kind != Transport::Sd {
         return out;
     }
@@ -218,28 +206,7 @@ pub fn findings(card: Option<&CardInfo>, phases: &[PhaseResult]) -> Vec<Finding>
         phase(Metric::RandRead),
         phase(Metric::RandWrite),
     ) {
-        let standard = if class == "A2" {
-            Standard::A2
-        } else {
-            Standard::A1
-        };
-        let (cr, cw) = class_iops(standard);
-        let (a1_read, a1_write) = class_iops(Standard::A1);
-        let outcome = if r.iops >= cr && w.iops >= cw {
-            Outcome::Meets
-        } else if r.iops >= a1_read && w.iops >= a1_write {
-            Outcome::BelowClaim
-        } else {
-            Outcome::BelowA1
-        };
-        claims.push(Finding::AppPerfClass {
-            claimed: class,
-            claimed_read_iops: cr,
-            claimed_write_iops: cw,
-            measured_read_iops: r.iops,
-            measured_write_iops: w.iops,
-            outcome,
-        });
+        claims.push(app_perf_class(class, r.iops, w.iops));
     }
     if let (Some((claimed, bw)), Some(p)) = (speed_claims(card), phase(Metric::SeqWrite)) {
         claims.push(Finding::SpeedRating {
@@ -255,6 +222,52 @@ pub fn findings(card: Option<&CardInfo>, phases: &[PhaseResult]) -> Vec<Finding>
     }
     out.extend(claims);
     out
+}
+
+/// A finding for each measured phase faster than the card's link can carry (with
+/// [`LINK_TOLERANCE`]), when the link is known.
+fn beyond_the_link(card: &CardInfo, phases: &[PhaseResult]) -> Vec<Finding> {
+    let mut out = Vec::new();
+    if let Some(link) = &card.link {
+        for p in phases.iter().filter(|p| usable(p)) {
+            if p.bw_bytes > link.max_bw_bytes * LINK_TOLERANCE {
+                out.push(Finding::Implausible {
+                    phase: p.name.clone(),
+                    measured_bw_bytes: p.bw_bytes,
+                    link: link.name.clone(),
+                    link_bw_bytes: link.max_bw_bytes,
+                });
+            }
+        }
+    }
+    out
+}
+
+/// The claimed Application Performance Class (`A1` or `A2`) against the measured random
+/// read and write IOPS: meets it, below it but meeting A1, or below A1.
+fn app_perf_class(class: String, read_iops: f64, write_iops: f64) -> Finding {
+    let standard = if class == "A2" {
+        Standard::A2
+    } else {
+        Standard::A1
+    };
+    let (cr, cw) = class_iops(standard);
+    let (a1_read, a1_write) = class_iops(Standard::A1);
+    let outcome = if read_iops >= cr && write_iops >= cw {
+        Outcome::Meets
+    } else if read_iops >= a1_read && write_iops >= a1_write {
+        Outcome::BelowClaim
+    } else {
+        Outcome::BelowA1
+    };
+    Finding::AppPerfClass {
+        claimed: class,
+        claimed_read_iops: cr,
+        claimed_write_iops: cw,
+        measured_read_iops: read_iops,
+        measured_write_iops: write_iops,
+        outcome,
+    }
 }
 
 #[cfg(test)]

@@ -352,10 +352,39 @@ pub(super) fn read(info: &mut CardInfo, disk_dir: &Path, sysfs_root: &Path) {
         .and_then(parse_num)
         .and_then(|v| u8::try_from(v).ok());
 
-    match (bus, cid.bytes) {
+    decode_cid(info, &ids, bus, rev, cid.bytes);
+    if let Some(b) = csd_reg.bytes {
+        decode_csd(info, bus, &b);
+    }
+    if bus == Bus::Sd {
+        read_sd_registers(info, &dev);
+    }
+
+    let host = link::mmc_host_of(disk_dir);
+    let uhs_capable = info.scr.as_ref().map(|s| s.sd_spec3);
+    info.link = match bus {
+        Bus::Sd => link::sd(sysfs_root, host.as_deref(), uhs_capable),
+        Bus::Mmc => host.as_deref().and_then(|h| link::ios(sysfs_root, h)),
+    };
+    if !ids.is_empty() {
+        info.sysfs = Some(ids);
+    }
+}
+
+/// The card's identity: its CID decoded for the `bus` (checked against sysfs's own fields,
+/// its checksum and its date), or without a CID, what sysfs says.
+fn decode_cid(
+    info: &mut CardInfo,
+    ids: &SysfsIds,
+    bus: Bus,
+    rev: Option<u8>,
+    bytes: Option<[u8; 16]>,
+) {
+    let w = &mut info.warnings;
+    match (bus, bytes) {
         (Bus::Sd, Some(b)) => {
             let c = cid::decode(&b);
-            crosscheck_sd(w, &ids, &c);
+            crosscheck_sd(w, ids, &c);
             crc_warning(w, "CID", c.crc);
             if !(1..=12).contains(&c.month) {
                 w.push(fill(
@@ -367,75 +396,72 @@ pub(super) fn read(info: &mut CardInfo, disk_dir: &Path, sysfs_root: &Path) {
         }
         (Bus::Mmc, Some(b)) => {
             let c = emmc::decode_cid(&b);
-            crosscheck_mmc(w, &ids, &c, rev);
+            crosscheck_mmc(w, ids, &c, rev);
             crc_warning(w, "CID", c.crc);
             info.cid = Some(c.info(rev));
         }
         (_, None) if ids.name.is_some() || ids.manfid.is_some() || ids.oemid.is_some() => {
-            info.cid = Some(from_sysfs(&ids, bus, rev));
+            info.cid = Some(from_sysfs(ids, bus, rev));
         }
         _ => {}
     }
+}
 
-    if let Some(b) = csd_reg.bytes {
-        match bus {
-            Bus::Sd => {
-                let c = csd::decode(&b);
-                crc_warning(w, "CSD", c.crc);
-                if c.capacity_bytes.is_none() {
-                    w.push(gettext(
-                        "The CSD has a reserved structure version: the capacity is unknown.",
-                    ));
-                }
-                if c.perm_write_protect || c.tmp_write_protect {
-                    w.push(gettext("The CSD says the card is write-protected."));
-                }
-                info.capacity_bytes = c.capacity_bytes;
-                info.csd = Some(c);
-            }
-            Bus::Mmc => {
-                let c = emmc::decode_csd(&b);
-                crc_warning(w, "CSD", c.crc);
-                info.capacity_bytes = c.capacity_bytes;
-            }
-        }
-    }
-
-    if bus == Bus::Sd {
-        let scr_reg = load::<8>(&dev, "scr", fixed::<8>, w);
-        info.registers.scr = scr_reg.state;
-        if let Some(b) = scr_reg.bytes {
-            let s = scr::decode(&b);
-            if s.structure != 0 {
+/// The card's CSD decoded for the `bus`: its capacity, and on SD the register itself, with
+/// warnings for a bad checksum, an unknown structure and write protection.
+fn decode_csd(info: &mut CardInfo, bus: Bus, b: &[u8; 16]) {
+    let w = &mut info.warnings;
+    match bus {
+        Bus::Sd => {
+            let c = csd::decode(b);
+            crc_warning(w, "CSD", c.crc);
+            if c.capacity_bytes.is_none() {
                 w.push(gettext(
-                    "The SCR has a reserved structure version; its fields may mean something else.",
+                    "The CSD has a reserved structure version: the capacity is unknown.",
                 ));
             }
-            info.scr = Some(s);
+            if c.perm_write_protect || c.tmp_write_protect {
+                w.push(gettext("The CSD says the card is write-protected."));
+            }
+            info.capacity_bytes = c.capacity_bytes;
+            info.csd = Some(c);
         }
-        let ssr_reg = load::<64>(&dev, "ssr", fixed::<64>, w);
-        info.registers.ssr = ssr_reg.state;
-        if let Some(b) = ssr_reg.bytes {
-            let s = ssr::decode(&b);
-            let reserved = s.reserved_fields();
-            if !reserved.is_empty() {
-                w.push(fill(
-                    &gettext("The SD Status has reserved values in {fields}: those ratings are not shown."),
-                    &[("fields", &reserved.join(", "))],
-                ));
-            }
-            info.ssr = Some(s);
+        Bus::Mmc => {
+            let c = emmc::decode_csd(b);
+            crc_warning(w, "CSD", c.crc);
+            info.capacity_bytes = c.capacity_bytes;
         }
     }
+}
 
-    let host = link::mmc_host_of(disk_dir);
-    let uhs_capable = info.scr.as_ref().map(|s| s.sd_spec3);
-    info.link = match bus {
-        Bus::Sd => link::sd(sysfs_root, host.as_deref(), uhs_capable),
-        Bus::Mmc => host.as_deref().and_then(|h| link::ios(sysfs_root, h)),
-    };
-    if !ids.is_empty() {
-        info.sysfs = Some(ids);
+/// The SD-only registers in the card's sysfs directory `dev`: the SCR and the SD Status.
+fn read_sd_registers(info: &mut CardInfo, dev: &Path) {
+    let w = &mut info.warnings;
+    let scr_reg = load::<8>(dev, "scr", fixed::<8>, w);
+    info.registers.scr = scr_reg.state;
+    if let Some(b) = scr_reg.bytes {
+        let s = scr::decode(&b);
+        if s.structure != 0 {
+            w.push(gettext(
+                "The SCR has a reserved structure version; its fields may mean something else.",
+            ));
+        }
+        info.scr = Some(s);
+    }
+    let ssr_reg = load::<64>(dev, "ssr", fixed::<64>, w);
+    info.registers.ssr = ssr_reg.state;
+    if let Some(b) = ssr_reg.bytes {
+        let s = ssr::decode(&b);
+        let reserved = s.reserved_fields();
+        if !reserved.is_empty() {
+            w.push(fill(
+                &gettext(
+                    "The SD Status has reserved values in {fields}: those ratings are not shown.",
+                ),
+                &[("fields", &reserved.join(", "))],
+            ));
+        }
+        info.ssr = Some(s);
     }
 }
 

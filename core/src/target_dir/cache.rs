@@ -39,7 +39,7 @@ pub fn cached_reason(info: &TargetInfo, sysfs_root: &Path) -> Option<String> {
     if let Some(r) = fs_reason(&info.fs_type, sysfs_root) {
         return Some(r);
     }
-    if info.fs_type == "overlay" && super::overlay_upper(&info.mount_options).is_none() {
+    if info.fs_type == "overlay" && super::inspect::overlay_upper(&info.mount_options).is_none() {
         return Some(gettext(
             "this overlay filesystem's upper layer, where its writes go, could not be found: it may be memory",
         ));

@@ -12,29 +12,29 @@
 pub mod jobfile;
 pub mod output;
 
-use std::io::{BufRead, BufReader, Read};
-use std::os::fd::AsRawFd;
-use std::os::unix::process::CommandExt;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-use std::sync::atomic::Ordering;
-use std::sync::mpsc;
-use std::time::{Duration, Instant};
+mod live;
+mod process;
+mod results;
 
-use self::jobfile::{job_file_text, section_name, JobFile};
-use self::output::{final_output, FioOutput, JobProblem};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+pub use self::results::results_from_output;
+
+use self::jobfile::{job_file_text, JobFile};
+use self::live::Live;
+use self::process::{fio_command, spawn, watch, Readers};
 use super::layout;
 use super::testfile::TestFile;
-use super::{EngineError, EngineRun, Event, IoPath, PhaseResult, RunContext, Sample};
-use crate::process_group::ProcessGroup;
+use super::{EngineError, EngineRun, IoPath, PhaseResult, RunContext};
 use crate::profile::Profile;
 
 /// Environment variable naming the fio program to run (a path or a name in `PATH`).
 pub const FIO_ENV: &str = "AGNOSTICS_FIO";
 /// How long fio gets to exit after SIGTERM before SIGKILL.
-const TERM_GRACE: Duration = Duration::from_secs(5);
+pub(crate) const TERM_GRACE: Duration = Duration::from_secs(5);
 /// How often the engine looks at cancel and fio's state.
-const POLL: Duration = Duration::from_millis(100);
+pub(crate) const POLL: Duration = Duration::from_millis(100);
 /// Environment variable setting the watchdog's limit, whole seconds (at least 1) of silence
 /// from fio after which it is taken to be stuck and stopped; unset, empty or not a positive
 /// number: [`DEFAULT_WATCHDOG`].
@@ -55,14 +55,6 @@ pub fn watchdog_limit() -> Duration {
         .and_then(|v| v.trim().parse::<u64>().ok())
         .filter(|&s| s > 0)
         .map_or(DEFAULT_WATCHDOG, Duration::from_secs)
-}
-
-/// What the stdout reader tells the wait loop.
-enum Heard {
-    /// fio printed a line (it is alive).
-    Line,
-    /// fio printed a complete status or result document.
-    Snapshot(Box<FioOutput>),
 }
 
 /// The fio program to run: `$AGNOSTICS_FIO` if set and not empty, else `fio`.
@@ -122,108 +114,11 @@ fn run_fio(
     // it or putting a symlink in its place changes nothing) on names the program chose.
     let job_file = JobFile::create(file.run_dir_fd(), &job_file_text(profile))
         .map_err(|e| EngineError::from_io("setup", "write job file", e))?;
-
-    let mut command = Command::new(program);
-    command
-        .arg("--output-format=json")
-        .arg("--status-interval=1")
-        .arg(job_file.name())
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    let run_dir = file.run_dir_fd().as_raw_fd();
-    let lock = file.lock_fd().map(|fd| fd.as_raw_fd());
-    // SAFETY: the closure runs in the child between fork and exec and only calls prctl,
-    // fchdir and fcntl, which are async-signal-safe, on descriptors that stay open for as long
-    // as `file` lives (beyond the spawn). fio gets SIGTERM if the thread that started it dies;
-    // it starts in the private directory; it inherits the run's lock, so that the directory
-    // counts as in use as long as any fio process lives.
-    unsafe {
-        command.pre_exec(move || {
-            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGTERM as libc::c_ulong) != 0 {
-                return Err(std::io::Error::last_os_error());
-            }
-            if libc::fchdir(run_dir) != 0 {
-                return Err(std::io::Error::last_os_error());
-            }
-            if let Some(lock) = lock {
-                let flags = libc::fcntl(lock, libc::F_GETFD);
-                if flags < 0 || libc::fcntl(lock, libc::F_SETFD, flags & !libc::FD_CLOEXEC) < 0 {
-                    return Err(std::io::Error::last_os_error());
-                }
-            }
-            Ok(())
-        });
-    }
-    // Its own process group, so that cancel can stop fio and the job processes it forks.
-    let mut group = ProcessGroup::spawn(&mut command).map_err(|e| {
-        if e.kind() == std::io::ErrorKind::NotFound {
-            EngineError::FioMissing {
-                program: program.display().to_string(),
-            }
-        } else {
-            EngineError::FioFailed {
-                message: format!("cannot run {}: {e}", program.display()),
-            }
-        }
-    })?;
-
-    let (snapshots_tx, snapshots) = mpsc::channel::<Heard>();
-    let stdout = group.child_mut().stdout.take().expect("piped stdout");
-    let stderr = group.child_mut().stderr.take().expect("piped stderr");
-    let stdout_reader = std::thread::spawn(move || read_stdout(stdout, &snapshots_tx));
-    let stderr_reader = std::thread::spawn(move || {
-        let mut text = String::new();
-        let _ = BufReader::new(stderr).read_to_string(&mut text);
-        text
-    });
-
+    let mut command = fio_command(program, job_file.name(), file);
+    let mut group = spawn(program, &mut command)?;
+    let readers = Readers::start(&mut group);
     let mut live = Live::new(profile, ctx);
-    let watchdog = watchdog_limit();
-    let mut last_heard = Instant::now();
-    let status = loop {
-        if ctx.cancel.load(Ordering::SeqCst) {
-            let _ = group.stop(TERM_GRACE);
-            let _ = stdout_reader.join();
-            let _ = stderr_reader.join();
-            let _ = file.reclaim();
-            return Err(EngineError::Cancelled);
-        }
-        match group.child_mut().try_wait() {
-            Ok(Some(status)) => break status,
-            Ok(None) => {}
-            Err(e) => {
-                let _ = group.stop(TERM_GRACE);
-                let _ = file.reclaim();
-                return Err(EngineError::FioFailed {
-                    message: format!("cannot wait for fio: {e}"),
-                });
-            }
-        }
-        if last_heard.elapsed() >= watchdog {
-            // A stuck fio does not act on SIGTERM: its whole group is killed at once.
-            let _ = group.kill(TERM_GRACE);
-            let _ = stdout_reader.join();
-            let _ = stderr_reader.join();
-            let _ = file.reclaim();
-            return Err(EngineError::FioHung {
-                silent_s: watchdog.as_secs(),
-            });
-        }
-        match snapshots.recv_timeout(POLL) {
-            Ok(Heard::Line) => last_heard = Instant::now(),
-            Ok(Heard::Snapshot(snapshot)) => {
-                last_heard = Instant::now();
-                live.snapshot(&snapshot);
-            }
-            Err(mpsc::RecvTimeoutError::Timeout) => {}
-            // stdout closed: fio is about to exit (should it get stuck instead, the watchdog
-            // still runs).
-            Err(mpsc::RecvTimeoutError::Disconnected) => std::thread::sleep(POLL / 10),
-        }
-    };
-    let stdout_text = stdout_reader.join().unwrap_or_default();
-    let stderr_text = stderr_reader.join().unwrap_or_default();
+    let (status, stdout_text, stderr_text) = watch(group, readers, &mut live, ctx, file)?;
     drop(job_file);
     // fio may have re-created the file (it does when it lays one out): keep it ours, so that
     // it is removed.
@@ -254,249 +149,4 @@ fn prepare_file(profile: &Profile, file: &TestFile) -> Result<(), EngineError> {
     };
     let handle = file.open(job.direct)?;
     layout::lay_out(&handle, from, to, job, None)
-}
-
-/// Reads fio's stdout to the end, telling of each line and sending each complete JSON
-/// document as it arrives (fio prints `{` and `}` alone on their lines around each); returns
-/// the whole text.
-fn read_stdout(stdout: impl Read, snapshots: &mpsc::Sender<Heard>) -> String {
-    let mut all = String::new();
-    let mut current: Option<String> = None;
-    let mut reader = BufReader::new(stdout);
-    let mut line = String::new();
-    loop {
-        line.clear();
-        match reader.read_line(&mut line) {
-            Ok(0) | Err(_) => break,
-            Ok(_) => {}
-        }
-        all.push_str(&line);
-        let _ = snapshots.send(Heard::Line);
-        if line.starts_with('{') {
-            current = Some(String::new());
-        }
-        if let Some(doc) = current.as_mut() {
-            doc.push_str(&line);
-            if line.trim_end() == "}" {
-                if let Ok(out) = serde_json::from_str::<FioOutput>(doc) {
-                    let _ = snapshots.send(Heard::Snapshot(Box::new(out)));
-                }
-                current = None;
-            }
-        }
-    }
-    all
-}
-
-/// fio's own error lines (`fio: …`) from both streams, at most a few, joined.
-fn fio_messages(stdout: &str, stderr: &str) -> String {
-    let lines: Vec<&str> = stderr
-        .lines()
-        .chain(stdout.lines().take_while(|l| !l.starts_with('{')))
-        .map(str::trim)
-        .filter(|l| !l.is_empty())
-        .collect();
-    let fio_lines: Vec<&str> = lines
-        .iter()
-        .copied()
-        .filter(|l| l.starts_with("fio:"))
-        .collect();
-    let chosen = if fio_lines.is_empty() {
-        lines
-    } else {
-        fio_lines
-    };
-    chosen.into_iter().take(4).collect::<Vec<_>>().join("; ")
-}
-
-/// Turns fio's output (its whole stdout and stderr, and how it exited) into one result per
-/// job of `profile`, in profile order, each found under its section name
-/// ([`jobfile::section_name`] of its index: `job0`, `job1`, …) and named after the profile's
-/// job.
-///
-/// Errors: the cause a job's errno names ([`EngineError::from_fio_errno`]: ENOSPC/EDQUOT →
-/// [`EngineError::NoSpace`], EROFS → [`EngineError::ReadOnly`], ENOENT/ELOOP/ESTALE →
-/// [`EngineError::TestFileGone`], EIO/ENODEV/ENXIO → [`EngineError::Io`]);
-/// [`EngineError::FioFailed`] (with fio's own `fio: …` lines) when a job reports another
-/// error, fio exited with a failure, or a job or value is missing from its JSON.
-pub fn results_from_output(
-    profile: &Profile,
-    stdout: &str,
-    stderr: &str,
-    status: std::process::ExitStatus,
-) -> Result<Vec<PhaseResult>, EngineError> {
-    let messages = fio_messages(stdout, stderr);
-    let failed = |what: String| EngineError::FioFailed {
-        message: if messages.is_empty() {
-            what
-        } else {
-            format!("{what}: {messages}")
-        },
-    };
-    let parsed = final_output(stdout);
-    // A job's own error says most about what happened; look at those first.
-    if let Ok(out) = &parsed {
-        for (index, job) in profile.jobs.iter().enumerate() {
-            if let Some(found) = out.job(&section_name(index)) {
-                let op = if job.rw.is_write() { "write" } else { "read" };
-                if let Some(e) = EngineError::from_fio_errno(&job.name, op, found.error) {
-                    return Err(e);
-                }
-                if found.error != 0 {
-                    let errno = std::io::Error::from_raw_os_error(found.error);
-                    return Err(failed(format!("job {} failed ({errno})", job.name)));
-                }
-            }
-        }
-    }
-    if !status.success() {
-        return Err(failed(format!("fio exited with {status}")));
-    }
-    let out = parsed.map_err(failed)?;
-    let mut results = Vec::with_capacity(profile.jobs.len());
-    for (index, job) in profile.jobs.iter().enumerate() {
-        match out.phase(job, &section_name(index)) {
-            Ok(result) => results.push(result),
-            Err(JobProblem::Missing) => {
-                return Err(failed(format!("no job named {} in fio's output", job.name)))
-            }
-            Err(JobProblem::Error(errno)) => {
-                let errno = std::io::Error::from_raw_os_error(errno);
-                return Err(failed(format!("job {} failed ({errno})", job.name)));
-            }
-            Err(JobProblem::MissingValue(key)) => {
-                return Err(failed(format!(
-                    "fio's output for job {} has no {key}",
-                    job.name
-                )))
-            }
-        }
-    }
-    Ok(results)
-}
-
-/// Turns fio's status snapshots into phase, progress and sample events.
-struct Live<'a> {
-    profile: &'a Profile,
-    ctx: &'a RunContext<'a>,
-    /// Phases announced with [`Event::PhaseStarted`] so far.
-    started: usize,
-    /// Per phase: (job_runtime ms, io_bytes, ios) at the last snapshot.
-    last: Vec<(u64, u64, u64)>,
-    samples: Vec<Vec<Sample>>,
-}
-
-impl<'a> Live<'a> {
-    fn new(profile: &'a Profile, ctx: &'a RunContext<'a>) -> Live<'a> {
-        let n = profile.jobs.len();
-        Live {
-            profile,
-            ctx,
-            started: 0,
-            last: vec![(0, 0, 0); n],
-            samples: vec![Vec::new(); n],
-        }
-    }
-
-    fn start_up_to(&mut self, index: usize) {
-        while self.started <= index && self.started < self.profile.jobs.len() {
-            (self.ctx.on_event)(Event::PhaseStarted {
-                run: self.ctx.run,
-                index: self.started,
-                count: self.profile.jobs.len(),
-                name: self.profile.jobs[self.started].name.clone(),
-                rw: self.profile.jobs[self.started].rw,
-                bs: self.profile.jobs[self.started].bs,
-                iodepth: self.profile.jobs[self.started].iodepth,
-            });
-            self.started += 1;
-        }
-    }
-
-    fn snapshot(&mut self, out: &FioOutput) {
-        // The running phase: the last job (in profile order) that has begun.
-        let mut running = None;
-        for index in 0..self.profile.jobs.len() {
-            if let Some(found) = out.job(&section_name(index)) {
-                if found.job_runtime > 0 || found.io_bytes() > 0 {
-                    running = Some((index, found));
-                }
-            }
-        }
-        let Some((index, found)) = running else {
-            return;
-        };
-        self.start_up_to(index);
-        let job = &self.profile.jobs[index];
-        let bytes = found.io_bytes();
-        let ios = [&found.read, &found.write]
-            .iter()
-            .filter_map(|d| d.as_ref().and_then(|d| d.total_ios))
-            .sum::<u64>();
-        let ms = found.job_runtime;
-        let (last_ms, last_bytes, last_ios) = self.last[index];
-        if ms <= last_ms {
-            return;
-        }
-        let dt = (ms - last_ms) as f64 / 1000.0;
-        let bw = bytes.saturating_sub(last_bytes) as f64 / dt;
-        let iops = ios.saturating_sub(last_ios) as f64 / dt;
-        self.last[index] = (ms, bytes, ios);
-        let sample = Sample {
-            t_s: ms as f64 / 1000.0,
-            bw_bytes: bw,
-            iops,
-        };
-        self.samples[index].push(sample);
-        (self.ctx.on_event)(Event::Sample {
-            run: self.ctx.run,
-            index,
-            sample,
-        });
-        let elapsed = ms as f64 / 1000.0;
-        let mut fraction = bytes as f64 / job.size_bytes.max(1) as f64;
-        if let Some(limit) = job.runtime.filter(|r| !r.is_zero()) {
-            fraction = fraction.max(elapsed / limit.as_secs_f64());
-        }
-        (self.ctx.on_event)(Event::Progress {
-            run: self.ctx.run,
-            index,
-            rw: job.rw,
-            fraction: fraction.clamp(0.0, 1.0),
-            bytes,
-            ios,
-            elapsed_s: elapsed,
-            bw_bytes: bw,
-            iops,
-        });
-    }
-
-    /// Announces the phases fio finished (with their snapshot samples) and returns the results.
-    fn finish(mut self, mut results: Vec<PhaseResult>) -> Vec<PhaseResult> {
-        for (index, result) in results.iter_mut().enumerate() {
-            self.start_up_to(index);
-            let mut samples = std::mem::take(&mut self.samples[index]);
-            if samples.is_empty() && result.seconds > 0.0 {
-                // Shorter than fio's one-second status interval: one sample for the phase.
-                let sample = Sample {
-                    t_s: result.seconds,
-                    bw_bytes: result.bw_bytes,
-                    iops: result.iops,
-                };
-                (self.ctx.on_event)(Event::Sample {
-                    run: self.ctx.run,
-                    index,
-                    sample,
-                });
-                samples.push(sample);
-            }
-            result.samples = samples;
-            (self.ctx.on_event)(Event::PhaseFinished {
-                run: self.ctx.run,
-                index,
-                result: result.clone(),
-            });
-        }
-        results
-    }
 }

@@ -32,7 +32,7 @@ use rand::SeedableRng;
 
 use self::buffers::IoBuffers;
 use self::plan::OffsetPlan;
-use self::stats::Meter;
+use self::stats::{Meter, Totals};
 use self::uring::Uring;
 use super::layout::{alignment, lay_out, pre_size};
 use super::testfile::TestFile;
@@ -220,6 +220,9 @@ pub struct Failure {
     pub abandoned: bool,
 }
 
+/// Runs one job as a phase: plans its offsets, fills what its reads would find missing, runs
+/// its I/O on the ring (or the thread pool), and measures it. `data_end` is how much of the
+/// file holds data, bytes, updated by writes.
 fn run_job(
     job: &Job,
     index: usize,
@@ -229,31 +232,13 @@ fn run_job(
     ring: Option<&mut Uring>,
     data_end: &mut u64,
 ) -> Result<PhaseResult, EngineError> {
-    if job.bs == 0 || job.bs > MAX_BS {
-        return Err(EngineError::from_io(
-            &job.name,
-            "plan",
-            std::io::Error::new(
-                std::io::ErrorKind::InvalidInput,
-                format!("block size {} is outside 1 byte to 1 GiB", job.bs),
-            ),
-        ));
-    }
+    check_block_size(job)?;
     let handle = file.open(job.direct)?;
     let fd = handle.as_raw_fd();
     let align = alignment(&handle);
     let seed = rand::random::<u64>();
     let mut plan = OffsetPlan::new(job.size_bytes, job.bs, job.rw.is_random(), seed);
-    if !job.rw.is_write() && *data_end < plan.planned_bytes() {
-        lay_out(
-            &handle,
-            *data_end,
-            plan.planned_bytes(),
-            job,
-            Some(ctx.cancel),
-        )?;
-        *data_end = plan.planned_bytes();
-    }
+    fill_for_reads(&handle, job, plan.planned_bytes(), ctx, data_end)?;
     let buffers = IoBuffers::new(
         job.bs as usize,
         job.iodepth.max(1) as usize,
@@ -275,15 +260,7 @@ fn run_job(
         seed,
     };
 
-    (ctx.on_event)(Event::PhaseStarted {
-        run: ctx.run,
-        index,
-        count,
-        name: job.name.clone(),
-        rw: job.rw,
-        bs: job.bs,
-        iodepth: u32::try_from(depth).unwrap_or(job.iodepth),
-    });
+    announce(ctx, job, index, count, depth);
     let mut meter = Meter::new(
         ctx,
         index,
@@ -309,14 +286,7 @@ fn run_job(
     if ending == Ending::Cancelled {
         return Err(EngineError::Cancelled);
     }
-    let fsync_end = if job.end_fsync && job.rw.is_write() {
-        handle
-            .sync_all()
-            .map_err(|e| EngineError::from_io(&job.name, "fsync", e))?;
-        Some(Instant::now())
-    } else {
-        None
-    };
+    let fsync_end = end_fsync(job, &handle)?;
     let totals = meter.finish(fsync_end);
     // A sequential write covers [0, bytes); a random one covers the whole plan only when it
     // was not stopped by its runtime.
@@ -327,17 +297,77 @@ fn run_job(
         }
         _ => {}
     }
-    let bw = if totals.seconds > 0.0 {
-        totals.bytes as f64 / totals.seconds
+    Ok(phase_result(job, depth, totals, ending))
+}
+
+/// Before a reading job: writes data (not measured) from `data_end` up to the `planned`
+/// bytes the job reads, so that no read hits a hole, and moves `data_end` there.
+fn fill_for_reads(
+    handle: &std::fs::File,
+    job: &Job,
+    planned: u64,
+    ctx: &RunContext<'_>,
+    data_end: &mut u64,
+) -> Result<(), EngineError> {
+    if !job.rw.is_write() && *data_end < planned {
+        lay_out(handle, *data_end, planned, job, Some(ctx.cancel))?;
+        *data_end = planned;
+    }
+    Ok(())
+}
+
+/// Tells the observer the phase starts, at the depth it runs at.
+fn announce(ctx: &RunContext<'_>, job: &Job, index: usize, count: usize, depth: usize) {
+    (ctx.on_event)(Event::PhaseStarted {
+        run: ctx.run,
+        index,
+        count,
+        name: job.name.clone(),
+        rw: job.rw,
+        bs: job.bs,
+        iodepth: u32::try_from(depth).unwrap_or(job.iodepth),
+    });
+}
+
+/// A writing job's `end_fsync`: syncs the file and returns when it ended (counted in the
+/// phase's time); `None` for other jobs.
+fn end_fsync(job: &Job, handle: &std::fs::File) -> Result<Option<Instant>, EngineError> {
+    if job.end_fsync && job.rw.is_write() {
+        handle
+            .sync_all()
+            .map_err(|e| EngineError::from_io(&job.name, "fsync", e))?;
+        Ok(Some(Instant::now()))
     } else {
-        0.0
+        Ok(None)
+    }
+}
+
+/// Refuses a block size outside 1 byte to [`MAX_BS`].
+fn check_block_size(job: &Job) -> Result<(), EngineError> {
+    if job.bs == 0 || job.bs > MAX_BS {
+        return Err(EngineError::from_io(
+            &job.name,
+            "plan",
+            std::io::Error::new(
+                std::io::ErrorKind::InvalidInput,
+                format!("block size {} is outside 1 byte to 1 GiB", job.bs),
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// The phase's result from its measured totals: bandwidth (bytes/s) and IOPS over its time
+/// (0 when no time passed), the depth it ran at, whether its runtime stopped it.
+fn phase_result(job: &Job, depth: usize, totals: Totals, ending: Ending) -> PhaseResult {
+    let per_second = |count: f64| {
+        if totals.seconds > 0.0 {
+            count / totals.seconds
+        } else {
+            0.0
+        }
     };
-    let iops = if totals.seconds > 0.0 {
-        totals.ios as f64 / totals.seconds
-    } else {
-        0.0
-    };
-    Ok(PhaseResult {
+    PhaseResult {
         name: job.name.clone(),
         rw: job.rw,
         bs: job.bs,
@@ -345,10 +375,10 @@ fn run_job(
         bytes: totals.bytes,
         ios: totals.ios,
         seconds: totals.seconds,
-        bw_bytes: bw,
-        iops,
+        bw_bytes: per_second(totals.bytes as f64),
+        iops: per_second(totals.ios as f64),
         lat_us: totals.lat_us,
         samples: totals.samples,
         stopped_by_runtime: ending == Ending::Runtime,
-    })
+    }
 }

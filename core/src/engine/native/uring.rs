@@ -6,6 +6,7 @@ use std::io;
 use std::time::{Duration, Instant};
 
 use io_uring::{opcode, register, types, IoUring};
+use rand::rngs::SmallRng;
 
 use super::plan::OffsetPlan;
 use super::stats::Meter;
@@ -63,51 +64,29 @@ impl Uring {
         meter: &mut Meter<'_>,
     ) -> Result<Ending, Failure> {
         let depth = io.depth.min(self.capacity()).max(1);
-        let op = if io.write { "write" } else { "read" };
-        let mut slots = vec![Slot::default(); depth];
-        let mut free: Vec<usize> = (0..depth).rev().collect();
-        let mut in_flight = 0usize;
-        let mut stop: Option<Ending> = None;
-        let mut failure: Option<EngineError> = None;
+        let mut phase = Requests::new(io, depth);
         let mut rng = io.rng();
         let mut reaped: Vec<(u64, i32)> = Vec::with_capacity(depth);
         let start = meter.start();
         let mut wait_failures = 0u32;
 
         loop {
-            if stop.is_none() {
-                stop = io.stop_reason(start, Instant::now());
+            if phase.stop.is_none() {
+                phase.stop = io.stop_reason(start, Instant::now());
             }
-            while stop.is_none() && !free.is_empty() {
-                let Some((_, offset)) = plan.next_request() else {
-                    break;
-                };
-                let index = free.pop().expect("a free slot");
-                let slot = &mut slots[index];
-                *slot = Slot {
-                    ptr: io.buffers.prepare(index, &mut rng),
-                    offset,
-                    done: 0,
-                    submitted: Instant::now(),
-                };
-                self.push(io, index, slot);
-                in_flight += 1;
-            }
-            if in_flight == 0 {
+            self.submit_more(&mut phase, plan, &mut rng);
+            if phase.in_flight == 0 {
                 break;
             }
             if let Err(e) = self.wait() {
                 // The ring itself failed (not an I/O error): stop submitting and keep trying
                 // to reap what is in flight; give up (leaving the buffers to the kernel) only
                 // after many failures in a row.
-                if failure.is_none() {
-                    failure = Some(EngineError::from_io(io.name, op, e));
-                }
-                stop = Some(Ending::Failed);
+                phase.fail(e);
                 wait_failures += 1;
                 if wait_failures >= MAX_WAIT_FAILURES {
                     return Err(Failure {
-                        error: failure.expect("set above"),
+                        error: phase.failure.expect("set above"),
                         abandoned: true,
                     });
                 }
@@ -120,51 +99,71 @@ impl Uring {
             reaped.extend(self.ring.completion().map(|c| (c.user_data(), c.result())));
             let now = Instant::now();
             for &(user_data, result) in &reaped {
-                let index = user_data as usize;
-                let slot = &mut slots[index];
-                let outcome = if result < 0 {
-                    Err(io::Error::from_raw_os_error(-result))
-                } else if result == 0 {
-                    Err(io::Error::new(
-                        if io.write {
-                            io::ErrorKind::WriteZero
-                        } else {
-                            io::ErrorKind::UnexpectedEof
-                        },
-                        format!("{op} of 0 bytes at offset {}", slot.offset + slot.done),
-                    ))
-                } else {
-                    Ok(result as u64)
-                };
-                match outcome {
-                    Ok(n) => {
-                        slot.done += n;
-                        if slot.done < io.bs {
-                            // Short transfer: ask for the rest in the same slot.
-                            self.push(io, index, slot);
-                            continue;
-                        }
-                        meter.complete(now, io.bs, now.duration_since(slot.submitted));
-                    }
-                    Err(e) => {
-                        if failure.is_none() {
-                            failure = Some(EngineError::from_io(io.name, op, e));
-                        }
-                        stop = Some(Ending::Failed);
-                    }
-                }
-                in_flight -= 1;
-                free.push(index);
+                self.complete(&mut phase, user_data as usize, result, now, meter);
             }
             meter.tick(now);
         }
-        match failure {
+        match phase.failure {
             Some(error) => Err(Failure {
                 error,
                 abandoned: false,
             }),
-            None => Ok(stop.unwrap_or(Ending::Done)),
+            None => Ok(phase.stop.unwrap_or(Ending::Done)),
         }
+    }
+
+    /// Fills every free slot with the plan's next request, unless the phase is stopping or
+    /// the plan is done.
+    fn submit_more(
+        &mut self,
+        phase: &mut Requests<'_, '_>,
+        plan: &mut OffsetPlan,
+        rng: &mut SmallRng,
+    ) {
+        while phase.stop.is_none() && !phase.free.is_empty() {
+            let Some((_, offset)) = plan.next_request() else {
+                break;
+            };
+            let index = phase.free.pop().expect("a free slot");
+            let slot = &mut phase.slots[index];
+            *slot = Slot {
+                ptr: phase.io.buffers.prepare(index, rng),
+                offset,
+                done: 0,
+                submitted: Instant::now(),
+            };
+            self.push(phase.io, index, slot);
+            phase.in_flight += 1;
+        }
+    }
+
+    /// Handles the completion of slot `index` with the kernel's `result` (bytes, or minus an
+    /// errno): a short transfer is queued again for the rest; a whole one is measured; an
+    /// error or a zero-length transfer fails the phase. A finished slot is freed.
+    fn complete(
+        &mut self,
+        phase: &mut Requests<'_, '_>,
+        index: usize,
+        result: i32,
+        now: Instant,
+        meter: &mut Meter<'_>,
+    ) {
+        let io = phase.io;
+        let slot = &mut phase.slots[index];
+        match transferred(io, phase.op, slot, result) {
+            Ok(n) => {
+                slot.done += n;
+                if slot.done < io.bs {
+                    // Short transfer: ask for the rest in the same slot.
+                    self.push(io, index, slot);
+                    return;
+                }
+                meter.complete(now, io.bs, now.duration_since(slot.submitted));
+            }
+            Err(e) => phase.fail(e),
+        }
+        phase.in_flight -= 1;
+        phase.free.push(index);
     }
 
     /// Queues the rest of `slot`'s request (from `slot.done` on).
@@ -230,5 +229,60 @@ impl Default for Slot {
             done: 0,
             submitted: Instant::now(),
         }
+    }
+}
+
+/// The requests of one phase: a slot per request the ring may hold, which slots are free, how
+/// many are in flight, and how the phase is ending.
+struct Requests<'p, 'a> {
+    io: &'p PhaseIo<'a>,
+    /// `read` or `write`, for errors.
+    op: &'static str,
+    slots: Vec<Slot>,
+    free: Vec<usize>,
+    in_flight: usize,
+    stop: Option<Ending>,
+    /// The first error; later ones are not kept.
+    failure: Option<EngineError>,
+}
+
+impl<'p, 'a> Requests<'p, 'a> {
+    fn new(io: &'p PhaseIo<'a>, depth: usize) -> Requests<'p, 'a> {
+        Requests {
+            io,
+            op: if io.write { "write" } else { "read" },
+            slots: vec![Slot::default(); depth],
+            free: (0..depth).rev().collect(),
+            in_flight: 0,
+            stop: None,
+            failure: None,
+        }
+    }
+
+    /// Fails the phase with `e` (unless it failed before) and stops submitting.
+    fn fail(&mut self, e: io::Error) {
+        if self.failure.is_none() {
+            self.failure = Some(EngineError::from_io(self.io.name, self.op, e));
+        }
+        self.stop = Some(Ending::Failed);
+    }
+}
+
+/// The bytes a completion moved, from the kernel's `result`: minus an errno is that error,
+/// 0 is an error (a write of 0 bytes, or a read at the end of the file), never a miscount.
+fn transferred(io: &PhaseIo<'_>, op: &str, slot: &Slot, result: i32) -> io::Result<u64> {
+    if result < 0 {
+        Err(io::Error::from_raw_os_error(-result))
+    } else if result == 0 {
+        Err(io::Error::new(
+            if io.write {
+                io::ErrorKind::WriteZero
+            } else {
+                io::ErrorKind::UnexpectedEof
+            },
+            format!("{op} of 0 bytes at offset {}", slot.offset + slot.done),
+        ))
+    } else {
+        Ok(result as u64)
     }
 }

@@ -22,16 +22,23 @@
 //! Loose `.agnostics-test.<pid>.<hex>.tmp` files of version 0.1 cannot be proven ours: they are
 //! never removed, only reported.
 
-use std::ffi::{CStr, CString, OsStr, OsString};
+mod sweep;
+mod sys;
+
+use std::ffi::{CString, OsStr, OsString};
 use std::fs::File;
-use std::io::{self, Read, Write};
-use std::os::fd::{AsFd, AsRawFd, BorrowedFd, FromRawFd, OwnedFd};
-use std::os::unix::ffi::{OsStrExt, OsStringExt};
+use std::io::{self, Write};
+use std::os::fd::{AsFd, AsRawFd, BorrowedFd, OwnedFd};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
+pub use sweep::{remove_stale, sweep, LeftReason, Leftover, Sweep};
+use sys::{
+    cname, create_in, create_in_as, flock, fstat, fstatat, identity, is_dir, is_reg, list_names,
+    mkdirat, open_path_dir, open_run_dir, openat, unlinkat,
+};
+
 use super::EngineError;
-use crate::i18n::{fill, gettext};
 
 /// Start of the name of every private run directory; 16 lowercase hex digits follow.
 pub const RUN_DIR_PREFIX: &str = ".agnostics-run.";
@@ -340,201 +347,6 @@ impl Drop for TestFile {
         }
     }
 }
-
-/// What [`sweep`] did in a target directory.
-#[derive(Debug, Default, Clone, PartialEq, Eq)]
-pub struct Sweep {
-    /// Private directories of killed runs that were removed with everything in them
-    /// (`<dir>/.agnostics-run.<hex>`).
-    pub removed: Vec<PathBuf>,
-    /// Things left in place that the user may want to delete, each with the reason.
-    pub left: Vec<Leftover>,
-}
-
-/// Something [`sweep`] found but did not remove.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Leftover {
-    /// Its path.
-    pub path: PathBuf,
-    /// Why it was left.
-    pub reason: LeftReason,
-}
-
-/// Why [`sweep`] left something in place.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum LeftReason {
-    /// A loose test file of version 0.1, which cannot be proven ours.
-    OldVersion,
-    /// A stale private directory that holds names the program did not create (listed); the
-    /// program's own files in it were removed.
-    Foreign(Vec<String>),
-    /// A private directory of ours whose stamp does not match its name: it cannot be proven
-    /// the program's.
-    Unproven,
-    /// Removing failed (the system's message).
-    Failed(String),
-}
-
-impl Leftover {
-    /// A warning for people, translated, naming the path.
-    pub fn message(&self) -> String {
-        let path = self.path.display().to_string();
-        match &self.reason {
-            LeftReason::OldVersion => fill(
-                &gettext(
-                    "{path} looks like a test file of an older version of this program; it was \
-                     not removed because it cannot be proven to be the program's: delete it if \
-                     you do not need it",
-                ),
-                &[("path", &path)],
-            ),
-            LeftReason::Foreign(names) => fill(
-                // Translators: {names} is a list of file names.
-                &gettext(
-                    "{path} was left by an earlier run but also holds files this program did \
-                     not create ({names}); they were left where they are",
-                ),
-                &[("path", &path), ("names", &names.join(", "))],
-            ),
-            LeftReason::Unproven => fill(
-                &gettext(
-                    "{path} looks like a folder of this program, but it cannot be proven to be \
-                     one; it was not removed",
-                ),
-                &[("path", &path)],
-            ),
-            LeftReason::Failed(error) => fill(
-                &gettext("{path} was left by an earlier run and could not be removed: {error}"),
-                &[("path", &path), ("error", error)],
-            ),
-        }
-    }
-}
-
-/// Removes the private directories in `dir` left by killed runs of this program that it can
-/// prove are its own and that no live run uses; returns what it removed. See [`sweep`].
-pub fn remove_stale(dir: &Path) -> Vec<PathBuf> {
-    sweep(dir).removed
-}
-
-/// Looks through `dir` (not recursively) for what earlier runs left: removes each stale
-/// private directory that is provably ours, reports what it leaves. A directory whose lock a
-/// live run (of any process, this one included) holds is neither touched nor reported, nor is
-/// one that is not ours (another user's). Errors reading `dir` give an empty result.
-pub fn sweep(dir: &Path) -> Sweep {
-    let mut out = Sweep::default();
-    let Ok(target_fd) = open_path_dir(dir) else {
-        return out;
-    };
-    let Ok(names) = list_names(target_fd.as_fd()) else {
-        return out;
-    };
-    let mut names: Vec<OsString> = names;
-    names.sort();
-    for name in names {
-        let Some(text) = name.to_str() else { continue };
-        if let Some(token) = run_dir_token(text) {
-            let path = dir.join(&name);
-            match sweep_run_dir(target_fd.as_fd(), text, token) {
-                Ok(Swept::Removed) => out.removed.push(path),
-                Ok(Swept::Skipped) => {}
-                Ok(Swept::Left(reason)) => out.left.push(Leftover { path, reason }),
-                Err(e) => out.left.push(Leftover {
-                    path,
-                    reason: LeftReason::Failed(e.to_string()),
-                }),
-            }
-        } else if is_old_test_file(text)
-            && fstatat(target_fd.as_fd(), &cname(text)).is_ok_and(|m| is_reg(&m))
-        {
-            out.left.push(Leftover {
-                path: dir.join(&name),
-                reason: LeftReason::OldVersion,
-            });
-        }
-    }
-    out
-}
-
-enum Swept {
-    Removed,
-    /// Not ours, or in use: not mentioned.
-    Skipped,
-    Left(LeftReason),
-}
-
-fn sweep_run_dir(target: BorrowedFd<'_>, name: &str, token: u64) -> io::Result<Swept> {
-    let cname_dir = cname(name);
-    let meta = fstatat(target, &cname_dir)?;
-    let euid = nix::unistd::geteuid().as_raw();
-    if !is_dir(&meta) || meta.st_uid != euid || meta.st_mode & 0o7777 != 0o700 {
-        return Ok(Swept::Skipped);
-    }
-    let run_fd = match open_run_dir_fd(target, &cname_dir) {
-        Ok(fd) => fd,
-        Err(_) => return Ok(Swept::Skipped),
-    };
-    if identity(&fstat(run_fd.as_fd())?) != identity(&meta) {
-        return Ok(Swept::Skipped);
-    }
-    // The lock first: a live run holds it from before its stamp exists until after its files
-    // are gone.
-    let _lock = match openat(
-        run_fd.as_fd(),
-        &cname(LOCK_NAME),
-        libc::O_RDWR | libc::O_NOFOLLOW | libc::O_CLOEXEC | libc::O_NONBLOCK,
-        0,
-    ) {
-        Ok(lock) => {
-            if !is_reg(&fstat(lock.as_fd())?) {
-                return Ok(Swept::Left(LeftReason::Unproven));
-            }
-            match flock(lock.as_fd(), libc::LOCK_EX | libc::LOCK_NB) {
-                Ok(()) => Some(lock),
-                Err(e) if e.raw_os_error() == Some(libc::EWOULDBLOCK) => return Ok(Swept::Skipped),
-                Err(e) => return Err(e),
-            }
-        }
-        Err(e) if e.kind() == io::ErrorKind::NotFound => None,
-        // A symlink (ELOOP) or something else in its place: not the program's.
-        Err(_) => return Ok(Swept::Left(LeftReason::Unproven)),
-    };
-    let entries = list_names(run_fd.as_fd())?;
-    let mut foreign = Vec::new();
-    let mut all_empty = true;
-    for entry in &entries {
-        let entry_text = entry.to_string_lossy().into_owned();
-        let ours = entry.to_str().is_some_and(|e| OUR_NAMES.contains(&e));
-        let meta = fstatat(
-            run_fd.as_fd(),
-            &CString::new(entry.as_bytes()).expect("no NUL"),
-        )?;
-        if ours && is_reg(&meta) {
-            all_empty &= meta.st_size == 0;
-        } else {
-            foreign.push(entry_text);
-        }
-    }
-    let stamped = read_small(run_fd.as_fd(), STAMP_NAME).is_some_and(|s| s == stamp_text(token));
-    if !stamped && !all_empty {
-        return Ok(Swept::Left(LeftReason::Unproven));
-    }
-    for name in OUR_NAMES {
-        unlink_ours(run_fd.as_fd(), name, None)?;
-    }
-    if !foreign.is_empty() {
-        foreign.sort();
-        return Ok(Swept::Left(LeftReason::Foreign(foreign)));
-    }
-    match fstatat(target, &cname_dir) {
-        Ok(now) if identity(&now) == identity(&meta) => {
-            unlinkat(target, &cname_dir, libc::AT_REMOVEDIR)?;
-            Ok(Swept::Removed)
-        }
-        _ => Ok(Swept::Skipped),
-    }
-}
-
 /// The text of a private directory's stamp file.
 fn stamp_text(token: u64) -> String {
     format!("agnostics run {token:016x}\n")
@@ -548,23 +360,6 @@ fn run_dir_token(name: &str) -> Option<u64> {
         return None;
     }
     u64::from_str_radix(hex, 16).ok()
-}
-
-/// True when `name` follows version 0.1's pattern exactly (`.agnostics-test.<pid>.<16 hex>.tmp`).
-fn is_old_test_file(name: &str) -> bool {
-    let Some(rest) = name
-        .strip_prefix(OLD_PREFIX)
-        .and_then(|r| r.strip_suffix(OLD_SUFFIX))
-    else {
-        return false;
-    };
-    let Some((pid, random)) = rest.split_once('.') else {
-        return false;
-    };
-    random.len() == 16
-        && random.bytes().all(|b| b.is_ascii_hexdigit())
-        && !pid.is_empty()
-        && pid.bytes().all(|b| b.is_ascii_digit())
 }
 
 /// Unlinks `name` in `dir` when it is a regular file (never a symlink or directory) and, with
@@ -606,205 +401,6 @@ fn at(path: &Path, e: io::Error) -> io::Error {
     }
 }
 
-fn cname(name: &str) -> CString {
-    CString::new(name).expect("the program's names have no NUL")
-}
-
-fn cpath(path: &Path) -> io::Result<CString> {
-    CString::new(path.as_os_str().as_bytes())
-        .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "a path with a NUL byte"))
-}
-
-fn check(ret: libc::c_int) -> io::Result<libc::c_int> {
-    if ret < 0 {
-        Err(io::Error::last_os_error())
-    } else {
-        Ok(ret)
-    }
-}
-
-/// Opens a user-given directory path (symlinks in it followed: the user chose it).
-fn open_path_dir(dir: &Path) -> io::Result<OwnedFd> {
-    let path = cpath(dir)?;
-    // SAFETY: a valid C string; the result is a new descriptor we own.
-    let fd = check(unsafe {
-        libc::open(
-            path.as_ptr(),
-            libc::O_RDONLY | libc::O_DIRECTORY | libc::O_CLOEXEC,
-        )
-    })?;
-    // SAFETY: `fd` was just opened and is owned by no one else.
-    Ok(unsafe { OwnedFd::from_raw_fd(fd) })
-}
-
-fn open_run_dir_fd(target: BorrowedFd<'_>, name: &CStr) -> io::Result<OwnedFd> {
-    openat(
-        target,
-        name,
-        libc::O_RDONLY | libc::O_DIRECTORY | libc::O_NOFOLLOW | libc::O_CLOEXEC,
-        0,
-    )
-}
-
-/// Opens the directory just made and proves it is ours: a directory owned by our euid, set
-/// to mode 0700, with the same device and inode as the name in `target` now.
-fn open_run_dir(target: BorrowedFd<'_>, name: &CStr) -> io::Result<OwnedFd> {
-    let fd = open_run_dir_fd(target, name)?;
-    let meta = fstat(fd.as_fd())?;
-    if !is_dir(&meta) || meta.st_uid != nix::unistd::geteuid().as_raw() {
-        return Err(io::Error::other(
-            "the program's new folder was replaced by someone else's",
-        ));
-    }
-    // The umask may have taken bits away; never more than 0700 is asked for.
-    // SAFETY: plain syscall on a descriptor we own.
-    check(unsafe { libc::fchmod(fd.as_raw_fd(), 0o700) })?;
-    let meta = fstat(fd.as_fd())?;
-    let named = fstatat(target, name)?;
-    if meta.st_mode & 0o7777 != 0o700 || identity(&named) != identity(&meta) {
-        return Err(io::Error::other(
-            "the program's new folder was replaced by someone else's",
-        ));
-    }
-    Ok(fd)
-}
-
-fn openat(
-    dir: BorrowedFd<'_>,
-    name: &CStr,
-    flags: libc::c_int,
-    mode: libc::mode_t,
-) -> io::Result<OwnedFd> {
-    // SAFETY: a valid descriptor and C string; the result is a new descriptor we own.
-    let fd = check(unsafe {
-        libc::openat(dir.as_raw_fd(), name.as_ptr(), flags, mode as libc::c_uint)
-    })?;
-    // SAFETY: `fd` was just opened and is owned by no one else.
-    Ok(unsafe { OwnedFd::from_raw_fd(fd) })
-}
-
-/// Creates `name` in `dir`: O_CREAT|O_EXCL|O_NOFOLLOW|O_CLOEXEC, read-write, mode 0600.
-fn create_in(dir: BorrowedFd<'_>, name: &str) -> io::Result<OwnedFd> {
-    create_in_as(dir, name, libc::O_RDWR)
-}
-
-/// Creates `name` in `dir` (O_CREAT|O_EXCL|O_NOFOLLOW|O_CLOEXEC, mode 0600) opened with
-/// `access` (`O_RDONLY` or `O_RDWR`).
-fn create_in_as(dir: BorrowedFd<'_>, name: &str, access: libc::c_int) -> io::Result<OwnedFd> {
-    openat(
-        dir,
-        &cname(name),
-        access | libc::O_CREAT | libc::O_EXCL | libc::O_NOFOLLOW | libc::O_CLOEXEC,
-        0o600,
-    )
-}
-
-fn mkdirat(dir: BorrowedFd<'_>, name: &CStr, mode: libc::mode_t) -> io::Result<()> {
-    // SAFETY: a valid descriptor and C string.
-    check(unsafe { libc::mkdirat(dir.as_raw_fd(), name.as_ptr(), mode) }).map(drop)
-}
-
-fn unlinkat(dir: BorrowedFd<'_>, name: &CStr, flags: libc::c_int) -> io::Result<()> {
-    // SAFETY: a valid descriptor and C string.
-    check(unsafe { libc::unlinkat(dir.as_raw_fd(), name.as_ptr(), flags) }).map(drop)
-}
-
-fn flock(fd: BorrowedFd<'_>, op: libc::c_int) -> io::Result<()> {
-    // SAFETY: plain syscall on a valid descriptor.
-    check(unsafe { libc::flock(fd.as_raw_fd(), op) }).map(drop)
-}
-
-fn fstat(fd: BorrowedFd<'_>) -> io::Result<libc::stat> {
-    // SAFETY: `st` is written by the kernel before it is read.
-    let mut st: libc::stat = unsafe { std::mem::zeroed() };
-    check(unsafe { libc::fstat(fd.as_raw_fd(), &mut st) })?;
-    Ok(st)
-}
-
-/// `lstat` of `name` in `dir` (AT_SYMLINK_NOFOLLOW).
-fn fstatat(dir: BorrowedFd<'_>, name: &CStr) -> io::Result<libc::stat> {
-    // SAFETY: `st` is written by the kernel before it is read.
-    let mut st: libc::stat = unsafe { std::mem::zeroed() };
-    check(unsafe {
-        libc::fstatat(
-            dir.as_raw_fd(),
-            name.as_ptr(),
-            &mut st,
-            libc::AT_SYMLINK_NOFOLLOW,
-        )
-    })?;
-    Ok(st)
-}
-
-// `dev_t` and `ino_t` are narrower than 64 bits on some 32-bit targets.
-#[allow(clippy::unnecessary_cast)]
-fn identity(st: &libc::stat) -> (u64, u64) {
-    (st.st_dev as u64, st.st_ino as u64)
-}
-
-fn is_reg(st: &libc::stat) -> bool {
-    st.st_mode & libc::S_IFMT == libc::S_IFREG
-}
-
-fn is_dir(st: &libc::stat) -> bool {
-    st.st_mode & libc::S_IFMT == libc::S_IFDIR
-}
-
-/// The names in the directory open at `dir` (without `.` and `..`).
-fn list_names(dir: BorrowedFd<'_>) -> io::Result<Vec<OsString>> {
-    let dup = dir.try_clone_to_owned()?;
-    // A fresh open of "." so that the directory offset is our own.
-    let fd = openat(
-        dup.as_fd(),
-        c".",
-        libc::O_RDONLY | libc::O_DIRECTORY | libc::O_CLOEXEC,
-        0,
-    )?;
-    // SAFETY: fdopendir takes over `fd` (released from OwnedFd); closedir closes it.
-    let stream = unsafe { libc::fdopendir(std::os::fd::IntoRawFd::into_raw_fd(fd)) };
-    if stream.is_null() {
-        return Err(io::Error::last_os_error());
-    }
-    let mut names = Vec::new();
-    loop {
-        // SAFETY: `stream` is a valid DIR*; errno is reset to tell the end from an error.
-        unsafe { *libc::__errno_location() = 0 };
-        let entry = unsafe { libc::readdir(stream) };
-        if entry.is_null() {
-            let errno = io::Error::last_os_error();
-            unsafe { libc::closedir(stream) };
-            if errno.raw_os_error().unwrap_or(0) != 0 {
-                return Err(errno);
-            }
-            break;
-        }
-        // SAFETY: d_name is a NUL-terminated array inside the entry.
-        let name = unsafe { CStr::from_ptr((*entry).d_name.as_ptr()) };
-        let bytes = name.to_bytes();
-        if bytes != b"." && bytes != b".." {
-            names.push(OsString::from_vec(bytes.to_vec()));
-        }
-    }
-    Ok(names)
-}
-
-/// The contents of `name` in `dir` when it is a small regular file (no symlink followed).
-fn read_small(dir: BorrowedFd<'_>, name: &str) -> Option<String> {
-    let fd = openat(
-        dir,
-        &cname(name),
-        libc::O_RDONLY | libc::O_NOFOLLOW | libc::O_CLOEXEC | libc::O_NONBLOCK,
-        0,
-    )
-    .ok()?;
-    if !is_reg(&fstat(fd.as_fd()).ok()?) {
-        return None;
-    }
-    let mut text = String::new();
-    File::from(fd).take(256).read_to_string(&mut text).ok()?;
-    Some(text)
-}
-
 /// Whether `name` is one the program gives a private directory (for tests and listings).
 pub fn is_run_dir_name(name: &OsStr) -> bool {
     name.to_str().and_then(run_dir_token).is_some()
@@ -824,18 +420,5 @@ mod tests {
         assert_eq!(run_dir_token(".agnostics-run.0123456789abcde"), None);
         assert_eq!(run_dir_token(".agnostics-run.0123456789abcdef0"), None);
         assert_eq!(run_dir_token("agnostics-run.0123456789abcdef"), None);
-    }
-
-    #[test]
-    fn old_files_follow_the_exact_pattern() {
-        assert!(is_old_test_file(".agnostics-test.123.0123456789abcdef.tmp"));
-        assert!(!is_old_test_file(
-            ".agnostics-test.123.0123456789abcdef.tmpx"
-        ));
-        assert!(!is_old_test_file(".agnostics-test.123.0123456789abcde.tmp"));
-        assert!(!is_old_test_file(
-            ".agnostics-test.12a.0123456789abcdef.tmp"
-        ));
-        assert!(!is_old_test_file(".agnostics-test..0123456789abcdef.tmp"));
     }
 }

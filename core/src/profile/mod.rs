@@ -15,10 +15,11 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
-use crate::units::{parse_size, parse_time};
+mod options;
+mod parse;
 
 /// The standard SD card test, upstream agnostics' `sd_bench.fio` (0.15 and later), built in.
-pub const SD_BENCH: &str = include_str!("../../data/sd_bench.fio");
+pub const SD_BENCH: &str = include_str!("../../../data/sd_bench.fio");
 
 /// The I/O pattern of a job (fio's `rw`), serialised in fio's spelling (`read`, `write`,
 /// `randread`, `randwrite`).
@@ -110,20 +111,6 @@ pub struct ProfileError {
     pub reason: String,
 }
 
-#[derive(Debug, Clone, Default)]
-struct Options {
-    rw: Option<Rw>,
-    bs: Option<u64>,
-    size: Option<u64>,
-    iodepth: Option<u32>,
-    direct: Option<bool>,
-    end_fsync: Option<bool>,
-    runtime: Option<Duration>,
-    stonewall: bool,
-    ioengine: Option<String>,
-    filename: Option<String>,
-}
-
 impl Profile {
     /// The built-in standard test (`data/sd_bench.fio`).
     pub fn sd_bench() -> Profile {
@@ -177,143 +164,6 @@ impl Profile {
         Profile::parse(&text, &display, Some(path.to_path_buf()))
     }
 
-    /// Parses job-file text. `file` names it in errors; `source` is kept in the profile.
-    ///
-    /// Errors (each naming file, line and key): a key outside the subset, a bad value, an
-    /// unsupported `rw` or `ioengine`, `numjobs` other than 1, a directive (`include`), a `$`
-    /// variable, a line that is neither section, option nor comment, a job without `size`, a job
-    /// after the first without `stonewall`, or no job at all.
-    pub fn parse(text: &str, file: &str, source: Option<PathBuf>) -> Result<Profile, ProfileError> {
-        let err = |line: usize, key: &str, reason: String| ProfileError {
-            file: file.to_owned(),
-            line,
-            key: key.to_owned(),
-            reason,
-        };
-        let mut global = Options::default();
-        let mut jobs: Vec<(String, usize, Options)> = Vec::new();
-        let mut in_global = false;
-        let mut warnings = Vec::new();
-
-        for (index, raw) in text.lines().enumerate() {
-            let line_no = index + 1;
-            let line = raw.trim();
-            if line.is_empty() || line.starts_with(';') || line.starts_with('#') {
-                continue;
-            }
-            if let Some(rest) = line.strip_prefix('[') {
-                let name = rest.strip_suffix(']').ok_or_else(|| {
-                    err(line_no, line, "a section header must end with `]`".into())
-                })?;
-                let name = name.trim();
-                if name.is_empty() {
-                    return Err(err(line_no, "[]", "empty section name".into()));
-                }
-                if name == "global" {
-                    in_global = true;
-                } else {
-                    if jobs.iter().any(|(n, _, _)| n == name) {
-                        return Err(err(
-                            line_no,
-                            name,
-                            "a job of this name comes earlier; results are matched by name".into(),
-                        ));
-                    }
-                    in_global = false;
-                    let mut options = global.clone();
-                    options.stonewall = false;
-                    jobs.push((name.to_owned(), line_no, options));
-                }
-                continue;
-            }
-            if line.starts_with("include ") || line == "include" {
-                return Err(err(
-                    line_no,
-                    "include",
-                    "include directives are not supported".into(),
-                ));
-            }
-            let (key, value) = match line.split_once('=') {
-                Some((k, v)) => (k.trim(), Some(v.trim())),
-                None => (line, None),
-            };
-            if key.contains('$') || value.is_some_and(|v| v.contains('$')) {
-                return Err(err(line_no, key, "`$` variables are not supported".into()));
-            }
-            let target = if in_global {
-                &mut global
-            } else if let Some((_, _, options)) = jobs.last_mut() {
-                options
-            } else {
-                return Err(err(line_no, key, "an option before any section".into()));
-            };
-            apply(target, key, value, &mut warnings).map_err(|reason| err(line_no, key, reason))?;
-        }
-
-        if jobs.is_empty() {
-            return Err(err(0, "jobs", "no job section: nothing to run".into()));
-        }
-        let mut out = Vec::with_capacity(jobs.len());
-        for (i, (name, line, o)) in jobs.into_iter().enumerate() {
-            let size_bytes = o
-                .size
-                .ok_or_else(|| err(line, "size", format!("job `{name}` has no size")))?;
-            let bs = o.bs.unwrap_or(4096);
-            if i > 0 && !o.stonewall {
-                return Err(err(
-                    line,
-                    "stonewall",
-                    format!(
-                        "job `{name}` would run at the same time as the job before it; \
-                         Agnostics runs jobs one after another: add `stonewall`"
-                    ),
-                ));
-            }
-            if bs > size_bytes {
-                return Err(err(
-                    line,
-                    "bs",
-                    format!("block size {bs} is larger than size {size_bytes}"),
-                ));
-            }
-            let ioengine = o.ioengine.unwrap_or_else(|| "libaio".into());
-            let mut iodepth = o.iodepth.unwrap_or(1);
-            // fio runs its synchronous engines one request at a time whatever iodepth says;
-            // both engines must run the same test, so the job is run, and reported, at 1.
-            if is_sync_engine(&ioengine) && iodepth > 1 {
-                warnings.push(format!(
-                    "{file}: job `{name}` (line {line}): ioengine={ioengine} is synchronous, \
-                     so fio runs it at iodepth=1 whatever iodepth says; iodepth={iodepth} is \
-                     ignored and both engines run iodepth=1 (use libaio or io_uring for a queue)"
-                ));
-                iodepth = 1;
-            }
-            out.push(Job {
-                name,
-                rw: o.rw.unwrap_or(Rw::Read),
-                bs,
-                size_bytes,
-                iodepth,
-                direct: o.direct.unwrap_or(false),
-                end_fsync: o.end_fsync.unwrap_or(false),
-                runtime: o.runtime,
-                ioengine,
-                line,
-            });
-        }
-        let name = source
-            .as_deref()
-            .and_then(|p| p.file_stem())
-            .map(|s| s.to_string_lossy().into_owned())
-            .unwrap_or_else(|| "sd_bench".into());
-        Ok(Profile {
-            name,
-            source,
-            jobs: out,
-            warnings,
-        })
-    }
-
     /// The size the test file must have: the largest job's `size`, in bytes.
     pub fn file_size_bytes(&self) -> u64 {
         self.jobs.iter().map(|j| j.size_bytes).max().unwrap_or(0)
@@ -328,115 +178,6 @@ impl Profile {
 /// fio's synchronous engines: one request at a time, whatever `iodepth` says.
 pub fn is_sync_engine(ioengine: &str) -> bool {
     matches!(ioengine, "sync" | "psync" | "pvsync" | "pvsync2")
-}
-
-fn flag(key: &str, value: Option<&str>) -> Result<bool, String> {
-    match value {
-        None => Ok(true),
-        Some("1") | Some("true") => Ok(true),
-        Some("0") | Some("false") => Ok(false),
-        Some(v) => Err(format!("`{v}` is not 0 or 1 (key `{key}`)")),
-    }
-}
-
-fn needs<'a>(key: &str, value: Option<&'a str>) -> Result<&'a str, String> {
-    match value {
-        Some(v) if !v.is_empty() => Ok(v),
-        _ => Err(format!("`{key}` needs a value")),
-    }
-}
-
-fn apply(
-    o: &mut Options,
-    key: &str,
-    value: Option<&str>,
-    warnings: &mut Vec<String>,
-) -> Result<(), String> {
-    match key {
-        "rw" | "readwrite" => {
-            o.rw = Some(match needs(key, value)? {
-                "read" => Rw::Read,
-                "write" => Rw::Write,
-                "randread" => Rw::RandRead,
-                "randwrite" => Rw::RandWrite,
-                other => {
-                    return Err(format!(
-                        "`{other}` is not supported (read, write, randread or randwrite)"
-                    ))
-                }
-            })
-        }
-        "bs" | "blocksize" => {
-            let bs = parse_size(needs(key, value)?)?;
-            if bs == 0 || bs % 512 != 0 {
-                return Err(format!(
-                    "block size {bs} is not a positive multiple of 512 bytes"
-                ));
-            }
-            if bs > 64 * crate::units::MIB {
-                return Err(format!("block size {bs} is larger than 64 MiB"));
-            }
-            o.bs = Some(bs);
-        }
-        "size" => {
-            let size = parse_size(needs(key, value)?)?;
-            if size == 0 {
-                return Err("size must be larger than 0".into());
-            }
-            o.size = Some(size);
-        }
-        "iodepth" => {
-            let depth: u32 = needs(key, value)?
-                .parse()
-                .map_err(|_| "not a whole number".to_string())?;
-            if !(1..=1024).contains(&depth) {
-                return Err(format!("{depth} is outside 1..=1024"));
-            }
-            o.iodepth = Some(depth);
-        }
-        "direct" => o.direct = Some(flag(key, value)?),
-        "end_fsync" => o.end_fsync = Some(flag(key, value)?),
-        "stonewall" | "wait_for_previous" => o.stonewall = flag(key, value)?,
-        "runtime" | "timeout" => {
-            let t = parse_time(needs(key, value)?)?;
-            o.runtime = if t.is_zero() { None } else { Some(t) };
-        }
-        "numjobs" => {
-            let v = needs(key, value)?;
-            if v != "1" {
-                return Err(format!("numjobs={v} is not supported: only numjobs=1"));
-            }
-        }
-        "ioengine" => {
-            let v = needs(key, value)?;
-            const KNOWN: [&str; 7] = [
-                "libaio", "io_uring", "psync", "pvsync", "pvsync2", "sync", "posixaio",
-            ];
-            if !KNOWN.contains(&v) {
-                return Err(format!(
-                    "ioengine `{v}` is not supported ({})",
-                    KNOWN.join(", ")
-                ));
-            }
-            o.ioengine = Some(v.to_owned());
-        }
-        "filename" => {
-            let v = needs(key, value)?;
-            warnings.push(format!(
-                "filename={v} is ignored: the test only ever writes its own file in the chosen target"
-            ));
-            o.filename = Some(v.to_owned());
-        }
-        "directory" => {
-            needs(key, value)?;
-        }
-        other => {
-            return Err(format!(
-                "`{other}` is not in the supported subset of fio options"
-            ));
-        }
-    }
-    Ok(())
 }
 
 impl fmt::Display for Rw {

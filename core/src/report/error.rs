@@ -1,0 +1,195 @@
+//! Errors in the report: [`ErrorKind`], one snake_case name per cause (the JSON's
+//! `error.kind`), and [`ErrorReport`], the message, what to do, and the whole text when the
+//! message shown is shortened ([`shorten`]).
+
+use serde::{Deserialize, Serialize};
+
+/// What kind of error stopped the test: one name per cause, the same in the JSON report
+/// (`error.kind`, the snake_case name listed on each variant, [`ErrorKind::as_str`]), the log
+/// and the app's dialog.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ErrorKind {
+    /// `missing`: the target folder does not exist.
+    Missing,
+    /// `not_a_directory`: the target is not a folder.
+    NotADirectory,
+    /// `not_writable`: the program may not write in the target folder.
+    NotWritable,
+    /// `read_only`: the drive is, or became, read-only.
+    ReadOnly,
+    /// `memory`: the target is in memory (tmpfs, ramfs, zram), not on a drive.
+    Memory,
+    /// `not_storage`: the target is not on storage that can be measured (e.g. /proc).
+    NotStorage,
+    /// `no_space`: not enough free space, before or during the test.
+    NoSpace,
+    /// `inspect`: the target could not be inspected.
+    Inspect,
+    /// `io`: a read, write, fsync or open failed.
+    Io,
+    /// `test_file_gone`: the test file was removed or replaced while the test ran.
+    TestFileGone,
+    /// `direct_io_refused`: the filesystem does not accept O_DIRECT.
+    DirectIoRefused,
+    /// `fio_missing`: fio is not installed.
+    FioMissing,
+    /// `fio_hung`: fio stopped responding and was stopped.
+    FioHung,
+    /// `fio_failed`: fio failed.
+    FioFailed,
+    /// `cancelled`: the user (or a signal) stopped the test.
+    Cancelled,
+    /// `cached`: a layer answered from memory; the run is shown, never graded.
+    Cached,
+    /// `implausible`: a figure the link to the drive cannot carry.
+    Implausible,
+    /// `profile`: the profile (job file) could not be loaded.
+    Profile,
+}
+
+impl ErrorKind {
+    /// Every kind, in declaration order.
+    pub const ALL: [ErrorKind; 18] = [
+        ErrorKind::Missing,
+        ErrorKind::NotADirectory,
+        ErrorKind::NotWritable,
+        ErrorKind::ReadOnly,
+        ErrorKind::Memory,
+        ErrorKind::NotStorage,
+        ErrorKind::NoSpace,
+        ErrorKind::Inspect,
+        ErrorKind::Io,
+        ErrorKind::TestFileGone,
+        ErrorKind::DirectIoRefused,
+        ErrorKind::FioMissing,
+        ErrorKind::FioHung,
+        ErrorKind::FioFailed,
+        ErrorKind::Cancelled,
+        ErrorKind::Cached,
+        ErrorKind::Implausible,
+        ErrorKind::Profile,
+    ];
+
+    /// The JSON name, e.g. `test_file_gone` (untranslated: scripts read it). The one place
+    /// each name is spelled: serialising and parsing use it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ErrorKind::Missing => "missing",
+            ErrorKind::NotADirectory => "not_a_directory",
+            ErrorKind::NotWritable => "not_writable",
+            ErrorKind::ReadOnly => "read_only",
+            ErrorKind::Memory => "memory",
+            ErrorKind::NotStorage => "not_storage",
+            ErrorKind::NoSpace => "no_space",
+            ErrorKind::Inspect => "inspect",
+            ErrorKind::Io => "io",
+            ErrorKind::TestFileGone => "test_file_gone",
+            ErrorKind::DirectIoRefused => "direct_io_refused",
+            ErrorKind::FioMissing => "fio_missing",
+            ErrorKind::FioHung => "fio_hung",
+            ErrorKind::FioFailed => "fio_failed",
+            ErrorKind::Cancelled => "cancelled",
+            ErrorKind::Cached => "cached",
+            ErrorKind::Implausible => "implausible",
+            ErrorKind::Profile => "profile",
+        }
+    }
+}
+
+impl Serialize for ErrorKind {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+
+impl<'de> Deserialize<'de> for ErrorKind {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let name = String::deserialize(deserializer)?;
+        ErrorKind::ALL
+            .into_iter()
+            .find(|k| k.as_str() == name)
+            .ok_or_else(|| serde::de::Error::custom(format!("unknown error kind {name:?}")))
+    }
+}
+
+impl std::fmt::Display for ErrorKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// An error that stopped the test.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ErrorReport {
+    /// Machine-readable kind (JSON: its snake_case name, e.g. `no_space`).
+    pub kind: ErrorKind,
+    /// What happened, for people: at most [`SHORT_MESSAGE_CHARS`] characters on one line
+    /// (a longer text is cut at its first line or sentence, or at a word, with `…`).
+    pub message: String,
+    /// What to do, for people.
+    pub hint: String,
+    /// The whole text when `message` had to be shortened (fio's error lines can run to
+    /// hundreds of characters), else `None` (`null` in JSON).
+    #[serde(default)]
+    pub details: Option<String>,
+}
+
+/// The longest [`ErrorReport::message`], in characters.
+pub const SHORT_MESSAGE_CHARS: usize = 160;
+
+impl ErrorReport {
+    /// The report of an error of `kind` whose whole text is `text`: `message` is the text
+    /// shortened by [`shorten`], `details` the whole text when that shortened it.
+    pub fn new(kind: ErrorKind, text: String, hint: String) -> ErrorReport {
+        let (message, details) = match shorten(&text, SHORT_MESSAGE_CHARS) {
+            Some(short) => (short, Some(text)),
+            None => (text, None),
+        };
+        ErrorReport {
+            kind,
+            message,
+            hint,
+            details,
+        }
+    }
+
+    /// The report of an engine error: its kind, translated message and advice.
+    pub fn from_engine(e: &crate::engine::EngineError) -> ErrorReport {
+        ErrorReport::new(e.kind(), e.message(), e.advice().text())
+    }
+
+    /// True when the user (or a signal) stopped the test.
+    pub fn is_cancelled(&self) -> bool {
+        self.kind == ErrorKind::Cancelled
+    }
+}
+
+/// `text` cut for people to at most `max` characters (`…` included), or `None` when it is one
+/// line that fits. The cut keeps the first line; if that is still too long, as many of its
+/// sentences or clauses (ending in `.`, `;` or `:` and a space) as fit, when that is at least a
+/// third of `max`, else as many whole words; `…` marks what was left out.
+pub fn shorten(text: &str, max: usize) -> Option<String> {
+    let text = text.trim();
+    let first = text.lines().next().unwrap_or("").trim_end();
+    if first.len() == text.len() && first.chars().count() <= max {
+        return None;
+    }
+    // Room for the ellipsis.
+    let room = max.saturating_sub(1);
+    if first.chars().count() <= room {
+        return Some(format!("{first}…"));
+    }
+    let head: String = first.chars().take(room).collect();
+    let sentence_end = head
+        .match_indices(['.', ';', ':'])
+        .map(|(i, _)| i)
+        .rfind(|&i| head[i + 1..].starts_with(' ') && head[..i].chars().count() >= max / 3);
+    let cut = match sentence_end {
+        Some(i) => &head[..i],
+        None => match head.rfind(' ') {
+            Some(i) if head[..i].chars().count() >= max / 3 => &head[..i],
+            _ => head.as_str(),
+        },
+    };
+    Some(format!("{}…", cut.trim_end()))
+}

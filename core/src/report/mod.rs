@@ -1,0 +1,372 @@
+//! The report: the one result type of a test, from the engine to the CLI's text and JSON, the
+//! desktop app's rows and the `rpdiags.txt` log.
+//!
+//! JSON shape (`serde_json::to_string(&report)`): `verdict`, `a2_verdict`, `engine`, `io_path`,
+//! `profile`, `target` {`path`, `device`, `transport`, `fs_type`, …}, `card`, `runs` [ {`run`,
+//! `verdict`, `a2_verdict`, `phases` [ {`name`, `bytes`, `ios`, `seconds`, `bw_bytes`, `iops`,
+//! `lat_us` {`p50`, `p99`, `max`}, `samples`, …} ], `checks` [ {`name`, `standard`, `value`,
+//! `unit`, `target`, `verdict`, `reason`} ] } ], `error` (null or {`kind`, `message`, `hint`}),
+//! `warnings`, `advice`, `findings` (the card's claims against the measurement).
+
+mod error;
+mod text;
+
+use serde::{Deserialize, Serialize};
+
+pub use error::{shorten, ErrorKind, ErrorReport, SHORT_MESSAGE_CHARS};
+pub use text::{compat_lines, to_text, visible, whole};
+
+use crate::advice::Advice;
+use crate::card::CardInfo;
+use crate::engine::{EngineKind, IoPath, PhaseResult};
+use crate::target_dir::{TargetInfo, Transport};
+use crate::verdict::{Check, Metric, Standard, Verdict};
+
+/// Which profile ran.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ProfileInfo {
+    /// Short name (`sd_bench` for the built-in one).
+    pub name: String,
+    /// The job file, `None` for the built-in profile.
+    pub source: Option<String>,
+    /// Size of the test file, bytes.
+    pub size_bytes: u64,
+}
+
+/// Where the test ran, as the report shows it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TargetReport {
+    /// The target directory.
+    pub path: String,
+    /// The disk that did the I/O (e.g. `mmcblk0`), or null when there is none.
+    pub device: Option<String>,
+    /// The filesystem's own device (e.g. `mmcblk0p2`, `dm-0`).
+    pub partition: Option<String>,
+    /// How the disk is attached.
+    pub transport: Transport,
+    /// The filesystem type.
+    pub fs_type: String,
+    /// Vendor/model from sysfs, when known.
+    pub model: Option<String>,
+    /// Bytes free before the test.
+    pub free_bytes: u64,
+}
+
+impl TargetReport {
+    /// The report's view of a checked target.
+    pub fn from_info(info: &TargetInfo) -> TargetReport {
+        TargetReport {
+            path: info.path.display().to_string(),
+            device: info.device.as_ref().map(|d| d.disk.clone()),
+            partition: info.device.as_ref().map(|d| d.name.clone()),
+            transport: info.transport,
+            fs_type: info.fs_type.clone(),
+            model: info.device.as_ref().and_then(|d| d.model.clone()),
+            free_bytes: info.free_bytes,
+        }
+    }
+}
+
+/// One run of the whole profile.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RunReport {
+    /// 1-based run number.
+    pub run: u32,
+    /// The A1 verdict of this run (upstream's verdict).
+    pub verdict: Verdict,
+    /// The A2 verdict of this run.
+    pub a2_verdict: Verdict,
+    /// One result per phase, in profile order.
+    pub phases: Vec<PhaseResult>,
+    /// A1 checks then A2 checks.
+    pub checks: Vec<Check>,
+}
+
+impl RunReport {
+    /// Grades `phases` and builds the run's report.
+    pub fn grade(run: u32, phases: Vec<PhaseResult>) -> RunReport {
+        let a1 = crate::verdict::checks(&phases, Standard::A1);
+        let a2 = crate::verdict::checks(&phases, Standard::A2);
+        let verdict = Verdict::all(a1.iter().map(|c| c.verdict));
+        let a2_verdict = Verdict::all(a2.iter().map(|c| c.verdict));
+        let mut checks = a1;
+        checks.extend(a2);
+        RunReport {
+            run,
+            verdict,
+            a2_verdict,
+            phases,
+            checks,
+        }
+    }
+
+    /// Grades `phases` as the test does: like [`RunReport::grade`], but a check whose job in
+    /// `profile` is not what the check claims (direction, pattern, block size, `direct=1`) is
+    /// ERROR with the reason (see [`crate::verdict::job_problem`]).
+    pub fn grade_profile(
+        run: u32,
+        phases: Vec<PhaseResult>,
+        profile: &crate::profile::Profile,
+    ) -> RunReport {
+        let a1 = crate::verdict::checks_for(&phases, profile, Standard::A1);
+        let a2 = crate::verdict::checks_for(&phases, profile, Standard::A2);
+        let verdict = Verdict::all(a1.iter().map(|c| c.verdict));
+        let a2_verdict = Verdict::all(a2.iter().map(|c| c.verdict));
+        let mut checks = a1;
+        checks.extend(a2);
+        RunReport {
+            run,
+            verdict,
+            a2_verdict,
+            phases,
+            checks,
+        }
+    }
+
+    /// Makes the whole run ungraded: every check and both verdicts ERROR, with `reason` on
+    /// each check that has none yet; the phases and measured values are kept.
+    pub fn not_graded(&mut self, reason: &str) {
+        for c in &mut self.checks {
+            c.not_graded(reason);
+        }
+        self.verdict = Verdict::Error;
+        self.a2_verdict = Verdict::Error;
+    }
+
+    /// The check of `metric` against `standard`.
+    pub fn check(&self, metric: Metric, standard: Standard) -> Option<&Check> {
+        self.checks
+            .iter()
+            .find(|c| c.metric == metric && c.standard == standard)
+    }
+
+    /// The result of the phase named `name`.
+    pub fn phase(&self, name: &str) -> Option<&PhaseResult> {
+        self.phases.iter().find(|p| p.name == name)
+    }
+}
+
+/// The whole result of a test.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Report {
+    /// The program and version, e.g. `agnostics 0.1.0`.
+    pub program: String,
+    /// Local start time, RFC 3339.
+    pub started: String,
+    /// Overall verdict: A1, like upstream. PASS when a run passed; ERROR when a test error
+    /// stopped it or nothing was measured.
+    pub verdict: Verdict,
+    /// The A2 verdict of the same run.
+    pub a2_verdict: Verdict,
+    /// True when the device is an SD card, so the SD targets rate it; false: reference only.
+    pub sd_graded: bool,
+    /// The engine.
+    pub engine: EngineKind,
+    /// The I/O path the engine used (JSON `io_uring`, `threads`, `fio libaio`, …; `""` when
+    /// nothing ran).
+    #[serde(with = "io_path_or_empty")]
+    pub io_path: Option<IoPath>,
+    /// The profile.
+    pub profile: ProfileInfo,
+    /// Where it ran; `None` only when the target could not even be inspected.
+    pub target: Option<TargetReport>,
+    /// The card or drive, when identified.
+    pub card: Option<CardInfo>,
+    /// Each run, in order.
+    pub runs: Vec<RunReport>,
+    /// The error that stopped the test, or null.
+    pub error: Option<ErrorReport>,
+    /// Warnings for people (caching filesystem, ignored profile keys, thread-pool fallback).
+    pub warnings: Vec<String>,
+    /// Advice, most important first.
+    pub advice: Vec<Advice>,
+    /// What the card claims against what was measured, and figures the link cannot carry
+    /// (see [`crate::card::claims`]).
+    #[serde(default)]
+    pub findings: Vec<crate::card::Finding>,
+}
+
+impl Report {
+    /// The report of a test of `profile` with `engine` that has not measured anything yet:
+    /// verdict ERROR, no target, no runs, no error, the profile's warnings.
+    pub fn new(engine: EngineKind, profile: ProfileInfo, warnings: Vec<String>) -> Report {
+        Report {
+            program: format!("agnostics {}", crate::VERSION),
+            started: chrono::Local::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, false),
+            verdict: Verdict::Error,
+            a2_verdict: Verdict::Error,
+            sd_graded: false,
+            engine,
+            io_path: None,
+            profile,
+            target: None,
+            card: None,
+            runs: Vec::new(),
+            error: None,
+            warnings,
+            advice: Vec::new(),
+            findings: Vec::new(),
+        }
+    }
+
+    /// The report of a test refused before it started (e.g. a profile that cannot be read):
+    /// a document with every field of a measured one, verdict ERROR, no runs, `error` set and
+    /// `advice` the one piece given.
+    pub fn refused(
+        engine: EngineKind,
+        profile: ProfileInfo,
+        error: ErrorReport,
+        advice: Advice,
+    ) -> Report {
+        let mut report = Report::new(engine, profile, Vec::new());
+        report.error = Some(error);
+        report.advice.push(advice);
+        report
+    }
+
+    /// The run the overall verdict comes from: the first that passed, else the last.
+    pub fn deciding_run(&self) -> Option<&RunReport> {
+        self.runs
+            .iter()
+            .find(|r| r.verdict == Verdict::Pass)
+            .or_else(|| self.runs.last())
+    }
+
+    /// The process exit status for this report: 0 PASS, 1 FAIL, 2 ERROR, 130 cancelled.
+    pub fn exit_code(&self) -> i32 {
+        if self.error.as_ref().is_some_and(ErrorReport::is_cancelled) {
+            return 130;
+        }
+        match self.verdict {
+            Verdict::Pass => 0,
+            Verdict::Fail => 1,
+            Verdict::Error => 2,
+        }
+    }
+}
+
+/// `Report::io_path` in JSON: the path's name, or `""` when there is none (the document's
+/// shape from before the field was typed).
+mod io_path_or_empty {
+    use super::IoPath;
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+    pub fn serialize<S: Serializer>(path: &Option<IoPath>, s: S) -> Result<S::Ok, S::Error> {
+        match path {
+            Some(p) => p.serialize(s),
+            None => s.serialize_str(""),
+        }
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<IoPath>, D::Error> {
+        let text = String::deserialize(d)?;
+        if text.is_empty() {
+            return Ok(None);
+        }
+        IoPath::parse(&text)
+            .map(Some)
+            .ok_or_else(|| serde::de::Error::custom(format!("unknown I/O path {text:?}")))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn phase(name: &str, bw_bytes: f64, iops: f64) -> PhaseResult {
+        crate::sample::phase(name)
+            .bw_bytes(bw_bytes)
+            .iops(iops)
+            .bytes(10)
+            .ios(10)
+            .build()
+    }
+
+    #[test]
+    fn compat_lines_match_upstream_form() {
+        let run = RunReport::grade(
+            1,
+            vec![
+                phase("seq-write", 5251.0 * 1024.0 + 100.0, 1.0),
+                phase("rand-4k-write", 0.0, 612.4),
+                phase("rand-4k-read", 0.0, 1200.0),
+            ],
+        );
+        assert_eq!(
+            compat_lines(&run),
+            [
+                "Sequential write speed 5251 KB/sec (target 10000) - FAIL",
+                "Random write speed 612 IOPS (target 500) - PASS",
+                "Random read speed 1200 IOPS (target 1500) - FAIL",
+                "Note that sequential write speed declines over time as a card is used - your card may require reformatting",
+            ]
+        );
+        assert_eq!(run.verdict, Verdict::Fail);
+    }
+
+    #[test]
+    fn missing_values_print_error_not_pass() {
+        let run = RunReport::grade(1, vec![]);
+        let lines = compat_lines(&run);
+        assert_eq!(
+            lines[0],
+            "Sequential write speed ERROR KB/sec (target 10000) - ERROR"
+        );
+        assert_eq!(lines.len(), 3);
+        assert_eq!(run.verdict, Verdict::Error);
+    }
+
+    #[test]
+    fn error_kinds_keep_their_snake_case_names() {
+        let names: Vec<&str> = ErrorKind::ALL.iter().map(|k| k.as_str()).collect();
+        let mut unique = names.clone();
+        unique.sort_unstable();
+        unique.dedup();
+        assert_eq!(unique.len(), names.len(), "{names:?}");
+        for kind in ErrorKind::ALL {
+            let json = serde_json::to_value(kind).unwrap();
+            assert_eq!(json, kind.as_str());
+            assert_eq!(serde_json::from_value::<ErrorKind>(json).unwrap(), kind);
+            let snake = format!("{kind:?}")
+                .chars()
+                .enumerate()
+                .flat_map(|(i, c)| {
+                    let sep = (i > 0 && c.is_uppercase()).then_some('_');
+                    sep.into_iter().chain(c.to_lowercase())
+                })
+                .collect::<String>();
+            assert_eq!(kind.as_str(), snake);
+        }
+        assert!(serde_json::from_str::<ErrorKind>(r#""broken""#).is_err());
+    }
+
+    #[test]
+    fn a_refused_run_has_every_field_of_a_measured_one() {
+        let profile = ProfileInfo {
+            name: "bad".into(),
+            source: Some("/tmp/bad.fio".into()),
+            size_bytes: 0,
+        };
+        let refused = Report::refused(
+            EngineKind::Native,
+            profile.clone(),
+            ErrorReport::new(ErrorKind::Profile, "invalid".into(), "fix it".into()),
+            Advice::FixTheProfile,
+        );
+        assert_eq!(refused.verdict, Verdict::Error);
+        assert_eq!(refused.exit_code(), 2);
+        let doc = serde_json::to_value(&refused).unwrap();
+        let measured =
+            serde_json::to_value(Report::new(EngineKind::Native, profile, vec![])).unwrap();
+        let keys = |v: &serde_json::Value| -> Vec<String> {
+            v.as_object().unwrap().keys().cloned().collect()
+        };
+        assert_eq!(keys(&doc), keys(&measured));
+        assert_eq!(doc["error"]["kind"], "profile");
+        assert_eq!(doc["io_path"], "");
+        assert_eq!(doc["advice"][0]["kind"], "fix_the_profile");
+        let back: Report = serde_json::from_value(doc).unwrap();
+        assert_eq!(back.io_path, None);
+        assert!(!back.error.unwrap().is_cancelled());
+    }
+}

@@ -1,0 +1,255 @@
+//! The report in text: upstream's result lines ([`compat_lines`], English on purpose) and the
+//! translated plain-text form for people ([`to_text`]), with the rounding ([`whole`]) and the
+//! escaping of outside text ([`visible`]) every form shares.
+
+use std::fmt::Write;
+
+use super::{Report, RunReport};
+use crate::i18n::{fill, gettext, number};
+use crate::verdict::{Check, Metric, Standard, Verdict};
+
+/// Upstream agnostics' result lines for one run, exactly as upstream prints them (English on
+/// purpose: scripts parse them): `Sequential write speed N KB/sec (target 10000) - PASS`,
+/// `Random write speed N IOPS (target 500) - FAIL`, `Random read speed N IOPS (target 1500) -
+/// PASS`, and after a sequential-write FAIL upstream's reformatting note. Values are whole
+/// numbers rounded down ([`whole`], as the text report's table), so a shown value never reaches
+/// the target of a FAIL (KB/sec is KiB/s). A check without a value prints `ERROR` in place of
+/// the number; a check that could not be graded prints its value and `ERROR`.
+pub fn compat_lines(run: &RunReport) -> Vec<String> {
+    let mut lines = Vec::new();
+    let fmt = |c: Option<&Check>, what: &str, unit: &str| -> String {
+        match c {
+            Some(c) => {
+                let value = c
+                    .value
+                    .map(|v| format!("{}", whole(v) as u64))
+                    .unwrap_or_else(|| "ERROR".into());
+                format!(
+                    "{what} {value} {unit} (target {}) - {}",
+                    c.target as u64, c.verdict
+                )
+            }
+            None => format!("{what} ERROR {unit} - ERROR"),
+        }
+    };
+    let seq = run.check(Metric::SeqWrite, Standard::A1);
+    lines.push(fmt(seq, "Sequential write speed", "KB/sec"));
+    lines.push(fmt(
+        run.check(Metric::RandWrite, Standard::A1),
+        "Random write speed",
+        "IOPS",
+    ));
+    lines.push(fmt(
+        run.check(Metric::RandRead, Standard::A1),
+        "Random read speed",
+        "IOPS",
+    ));
+    if seq.map(|c| c.verdict) == Some(Verdict::Fail) {
+        lines.push(
+            "Note that sequential write speed declines over time as a card is used - your card may require reformatting"
+                .into(),
+        );
+    }
+    lines
+}
+
+/// A figure as a whole number the way every report shows it: rounded down (9999.6 KiB/s
+/// against a 10000 target shows 9999, never the target it missed). Negative, NaN → 0.
+pub fn whole(v: f64) -> f64 {
+    if v.is_finite() && v > 0.0 {
+        v.floor()
+    } else {
+        0.0
+    }
+}
+
+/// `v` rounded down to `decimals` places, the way the text table shows MB/s.
+fn down(v: f64, decimals: i32) -> f64 {
+    let scale = 10f64.powi(decimals);
+    // The tiny allowance keeps 0.29 (28.999… hundredths in binary) from showing as 0.28.
+    whole(v * scale + 1e-7) / scale
+}
+
+/// Text from outside (a path, a model name, a filesystem type) made safe for one line:
+/// control characters (newline, tab, escape, …) are shown as escapes such as `\n`, `\t` or
+/// `\u{1b}`; everything else, including non-ASCII letters, is kept.
+pub fn visible(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        if c.is_control() {
+            out.extend(c.escape_default());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// The report as plain text for people (translated), the form the CLI prints and the desktop
+/// app's **Copy results** copies: each run's upstream compat lines, then a summary with MB/s and
+/// IOPS, the device tested, warnings and advice.
+pub fn to_text(report: &Report) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "{} — {}", report.program, report.started);
+    write_header(&mut out, report);
+    for run in &report.runs {
+        write_run(&mut out, run);
+    }
+    let _ = writeln!(out);
+    write_notes(&mut out, report);
+    write_result(&mut out, report);
+    out
+}
+
+/// The lines that say what was tested and how: the target and its device, the card's summary,
+/// the engine with its I/O path and the profile.
+fn write_header(out: &mut String, report: &Report) {
+    if let Some(t) = &report.target {
+        let device = t
+            .device
+            .clone()
+            .unwrap_or_else(|| gettext("no block device"));
+        let transport = t.transport.as_str().to_owned();
+        let mut line = fill(
+            &gettext("Tested: {path} on {device} ({transport}, {fs_type})"),
+            &[
+                ("path", &visible(&t.path)),
+                ("device", &visible(&device)),
+                ("transport", &transport),
+                ("fs_type", &visible(&t.fs_type)),
+            ],
+        );
+        if let Some(model) = &t.model {
+            let _ = write!(line, " — {}", visible(model));
+        }
+        let _ = writeln!(out, "{line}");
+    }
+    if let Some(card) = report
+        .card
+        .as_ref()
+        .and_then(crate::card::CardInfo::summary)
+    {
+        let _ = writeln!(out, "{card}");
+    }
+    let engine = match &report.io_path {
+        None => fill(
+            &gettext("Engine: {engine}; profile {profile}"),
+            &[
+                ("engine", &report.engine.as_str()),
+                ("profile", &report.profile.name),
+            ],
+        ),
+        Some(io_path) => fill(
+            &gettext("Engine: {engine} ({io_path}); profile {profile}"),
+            &[
+                ("engine", &report.engine.as_str()),
+                ("io_path", io_path),
+                ("profile", &report.profile.name),
+            ],
+        ),
+    };
+    let _ = writeln!(out, "{engine}");
+}
+
+/// One run: a blank line, its title, upstream's lines, why figures were not graded (each
+/// reason once), a table row per phase and the run's A1/A2 verdicts.
+fn write_run(out: &mut String, run: &RunReport) {
+    let _ = writeln!(out);
+    let _ = writeln!(out, "{}", fill(&gettext("Run {run}"), &[("run", &run.run)]));
+    for line in compat_lines(run) {
+        let _ = writeln!(out, "{line}");
+    }
+    let mut reasons: Vec<&str> = Vec::new();
+    for c in &run.checks {
+        if let Some(r) = c.reason.as_deref() {
+            if !reasons.contains(&r) {
+                reasons.push(r);
+            }
+        }
+    }
+    for r in reasons {
+        let _ = writeln!(
+            out,
+            "{}",
+            // Translators: {reason} says why a measured figure is not graded.
+            fill(&gettext("Not graded: {reason}"), &[("reason", &r)])
+        );
+    }
+    for p in &run.phases {
+        let _ = writeln!(
+            out,
+            "  {:<14} {:>9} MB/s  {:>9} IOPS  p99 {:>9} µs",
+            visible(&p.name),
+            number(down(crate::units::mb_per_s(p.bw_bytes), 2), 2),
+            number(whole(p.iops), 0),
+            number(p.lat_us.p99, 0),
+        );
+    }
+    let _ = writeln!(
+        out,
+        "{}",
+        fill(
+            &gettext("A1: {a1}   A2: {a2}"),
+            &[
+                ("a1", &run.verdict.as_str()),
+                ("a2", &run.a2_verdict.as_str())
+            ]
+        )
+    );
+}
+
+/// The error (with its whole text when shortened), the warnings and the card's findings.
+fn write_notes(out: &mut String, report: &Report) {
+    if let Some(e) = &report.error {
+        let _ = writeln!(
+            out,
+            "{}",
+            fill(&gettext("Error: {message}"), &[("message", &e.message)])
+        );
+        if let Some(details) = &e.details {
+            let _ = writeln!(
+                out,
+                "{}",
+                // Translators: the whole text of an error message shortened on the line above.
+                fill(&gettext("Details: {details}"), &[("details", details)])
+            );
+        }
+    }
+    for w in &report.warnings {
+        let _ = writeln!(
+            out,
+            "{}",
+            fill(&gettext("Warning: {warning}"), &[("warning", w)])
+        );
+    }
+    for f in &report.findings {
+        let _ = writeln!(
+            out,
+            "{}",
+            // Translators: a comparison of the card's claimed ratings with the measurement.
+            fill(&gettext("Finding: {finding}"), &[("finding", &f.text())])
+        );
+    }
+}
+
+/// The overall verdict (marked as a reference on a drive that is not an SD card) and the
+/// advice, one bullet each.
+fn write_result(out: &mut String, report: &Report) {
+    let verdict = if report.sd_graded || report.verdict == Verdict::Error {
+        report.verdict.as_str().to_owned()
+    } else {
+        fill(
+            // Translators: the verdict on a drive that is not an SD card; SD targets are a reference.
+            &gettext("{verdict} (SD card targets, for reference)"),
+            &[("verdict", &report.verdict.as_str())],
+        )
+    };
+    let _ = writeln!(
+        out,
+        "{}",
+        fill(&gettext("Result: {verdict}"), &[("verdict", &verdict)])
+    );
+    for a in &report.advice {
+        let _ = writeln!(out, "• {}", a.text());
+    }
+}

@@ -1,0 +1,143 @@
+//! The window following its state: the page shown, the header's back button, the focused
+//! (default) button, which actions are enabled, the test run's state turned into pages,
+//! toasts and dialogs, and suspend and logout inhibited while a test runs.
+
+use adw::prelude::*;
+use adw::subclass::prelude::*;
+use agnostics_core::i18n::gettext;
+
+use super::Window;
+use crate::test_run::RunState;
+
+impl Window {
+    pub(super) fn show_page(&self, name: &str) {
+        self.imp().stack.set_visible_child_name(name);
+        self.sync_header();
+        self.sync_focus();
+        self.sync_actions();
+    }
+
+    /// The back button shows on the SD Card page's results.
+    pub(super) fn sync_header(&self) {
+        let imp = self.imp();
+        let results = imp.stack.visible_child_name().as_deref() == Some("results");
+        imp.back_button
+            .set_visible(results && self.visible_view() == "sd");
+    }
+
+    /// Enter presses the main button of the page shown, which has the focus.
+    pub(super) fn sync_focus(&self) {
+        let imp = self.imp();
+        let focus: gtk::Widget = if self.visible_view() == "tests" {
+            if self.is_running_tests() {
+                imp.tests_view.stop_button().upcast()
+            } else {
+                imp.tests_view.run_button().upcast()
+            }
+        } else {
+            match imp.stack.visible_child_name().as_deref() {
+                Some("running") => imp.progress_view.cancel_button().upcast(),
+                Some("results") => imp.results_view.run_again_button().upcast(),
+                _ => imp.run_button.get().upcast(),
+            }
+        };
+        self.set_default_widget(Some(&focus));
+        focus.grab_focus();
+    }
+
+    pub(super) fn sync_actions(&self) {
+        let imp = self.imp();
+        let busy = self.is_busy();
+        let page = imp.stack.visible_child_name();
+        self.action_set_enabled("win.run", !busy && imp.drives_loaded.get());
+        self.action_set_enabled("win.run-tests", !busy && imp.drives_loaded.get());
+        self.action_set_enabled("win.cancel-tests", self.is_running_tests());
+        self.action_set_enabled("win.reset-tests", !busy);
+        self.action_set_enabled("win.cancel", imp.test_run.state() == RunState::Running);
+        self.action_set_enabled(
+            "win.copy-results",
+            imp.test_run.report().is_some_and(|r| r.error.is_none()),
+        );
+        self.action_set_enabled("win.back", !busy && page.as_deref() == Some("results"));
+        self.action_set_enabled("win.choose-folder", !busy && imp.drives_loaded.get());
+    }
+
+    pub(super) fn sync_state(&self) {
+        let imp = self.imp();
+        let run = &imp.test_run;
+        match run.state() {
+            RunState::Ready => {
+                self.uninhibit();
+                if run.was_cancelled() {
+                    self.toast(&gettext("Test cancelled; its test file was removed"));
+                }
+                self.show_page("ready");
+            }
+            RunState::Running => {
+                self.inhibit(&gettext("An SD card test is running"));
+                self.show_page("running");
+            }
+            RunState::Cancelling => {
+                imp.progress_view.set_cancelling();
+                self.sync_actions();
+            }
+            RunState::Finished => {
+                self.uninhibit();
+                if let Some(report) = run.report() {
+                    imp.results_view.show_report(&report);
+                }
+                self.show_page("results");
+            }
+            RunState::Failed => {
+                self.uninhibit();
+                self.show_page("ready");
+                if let Some(report) = run.report() {
+                    self.show_error(&report);
+                }
+            }
+        }
+        if !run.is_busy() && imp.sd_log_pending.take() {
+            if let Some(report) = run.report() {
+                self.sd_test_ended(report);
+            }
+        }
+        if !self.is_busy() && imp.close_when_stopped.get() {
+            self.close();
+        }
+    }
+
+    /// True while the SD card test or a **Run Tests** session runs.
+    pub fn is_busy(&self) -> bool {
+        self.imp().test_run.is_busy() || self.is_running_tests()
+    }
+
+    /// Inhibits suspend and logout, saying `reason` (once; a second call keeps the first).
+    pub(super) fn inhibit(&self, reason: &str) {
+        let imp = self.imp();
+        if imp.inhibit_cookie.get() != 0 {
+            return;
+        }
+        if let Some(app) = self.application() {
+            let cookie = app.inhibit(
+                Some(self),
+                gtk::ApplicationInhibitFlags::SUSPEND | gtk::ApplicationInhibitFlags::LOGOUT,
+                Some(reason),
+            );
+            imp.inhibit_cookie.set(cookie);
+        }
+    }
+
+    pub(super) fn uninhibit(&self) {
+        let cookie = self.imp().inhibit_cookie.replace(0);
+        if cookie != 0 {
+            if let Some(app) = self.application() {
+                app.uninhibit(cookie);
+            }
+        }
+    }
+
+    /// True while suspend and logout are inhibited for a running test.
+    pub fn is_inhibiting(&self) -> bool {
+        self.imp().inhibit_cookie.get() != 0
+    }
+}
