@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use adw::prelude::*;
 use adw::subclass::prelude::*;
 use agnostics_core::engine::testfile;
-use agnostics_core::i18n::{fill, gettext};
+use agnostics_core::i18n::{fill, gettext, ngettext};
 use agnostics_core::target_dir;
 use gtk::{gio, glib};
 
@@ -76,7 +76,11 @@ impl Window {
                 &[("path", &path.display())],
             ),
             paths => fill(
-                &gettext("Removed {count} test files left by earlier tests that were stopped, in {folders}"),
+                &ngettext(
+                    "Removed {count} test file left by earlier tests that were stopped, in {folders}",
+                    "Removed {count} test files left by earlier tests that were stopped, in {folders}",
+                    u32::try_from(paths.len()).unwrap_or(u32::MAX),
+                ),
                 &[("count", &paths.len()), ("folders", &folders_of(paths))],
             ),
         };
