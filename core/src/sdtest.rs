@@ -107,6 +107,16 @@ pub fn run(opts: &TestOptions, cancel: &AtomicBool, on_event: &(dyn Fn(Event) + 
     report
         .warnings
         .extend(swept.left.iter().map(|left| left.message()));
+    // Two tests at once share the drive: each one's figures are a part of what it can do.
+    for path in &swept.busy {
+        report.warnings.push(crate::i18n::fill(
+            &crate::i18n::gettext(
+                "another test is running in this folder at the same time ({path}): both share \
+                 the drive, so the figures are lower than the drive's own; run one test at a time",
+            ),
+            &[("path", &path.display())],
+        ));
+    }
 
     let info = match target_dir::preflight(
         &opts.target,
