@@ -1,6 +1,8 @@
 //! Hostile or broken surroundings: a program named by `AGNOSTICS_FIO` that prints fio's JSON
 //! with figures that contradict each other is not a measurement, so the run is an ERROR (never
-//! a PASS) and the program's own folder is gone afterwards.
+//! a PASS) and the program's own folder is gone afterwards. A profile whose direct jobs use a
+//! block size the drive's sectors do not divide is refused before a byte is written, on both
+//! engines, instead of failing at the first request as if the drive were failing.
 
 mod support;
 
@@ -138,7 +140,64 @@ fn real_fio_still_passes_the_checks() -> agnostics_testkit::Ran {
     Ok(())
 }
 
+fn a_direct_block_size_the_sectors_do_not_divide_is_refused_before_writing(
+) -> agnostics_testkit::Ran {
+    agnostics_testkit::require_root("a loop device with 4096-byte sectors")?;
+    require_program("losetup")?;
+    require_program("mkfs.ext4")?;
+    require_program("fio")?;
+    let fs = agnostics_testkit::LoopFs::builder(96)
+        .sector_size(4096)
+        .mount();
+    let dir = scratch();
+    let profile = dir.path().join("bs512.fio");
+    std::fs::write(
+        &profile,
+        "[global]\nsize=4m\ndirect=1\n[prepare-file]\nrw=write\nbs=512\n",
+    )
+    .unwrap();
+    for engine in ["native", "fio"] {
+        let out = cli()
+            .args(["--json", "--runs", "1", "--engine", engine, "--target"])
+            .arg(&fs.mount)
+            .arg("--profile")
+            .arg(&profile)
+            .output()
+            .unwrap();
+        let doc = json(&out);
+        assert_eq!(out.status.code(), Some(2), "{engine}: {doc:#}");
+        assert_eq!(doc["error"]["kind"], "profile", "{engine}: {doc:#}");
+        let message = doc["error"]["message"].as_str().unwrap_or_default();
+        assert!(
+            message.contains("bs=512") && message.contains("4096"),
+            "{engine}: {message}"
+        );
+        assert!(
+            doc["runs"].as_array().is_some_and(|r| r.is_empty()),
+            "{doc:#}"
+        );
+        assert_eq!(test_files(&fs.mount), Vec::<String>::new(), "{engine}");
+    }
+    // A block size the sectors divide runs.
+    std::fs::write(
+        &profile,
+        "[global]\nsize=4m\ndirect=1\n[prepare-file]\nrw=write\nbs=4k\n",
+    )
+    .unwrap();
+    let out = cli()
+        .args(["--json", "--runs", "1", "--target"])
+        .arg(&fs.mount)
+        .arg("--profile")
+        .arg(&profile)
+        .output()
+        .unwrap();
+    let doc = json(&out);
+    assert_eq!(doc["runs"].as_array().map(|r| r.len()), Some(1), "{doc:#}");
+    Ok(())
+}
+
 agnostics_testkit::main!(
+    a_direct_block_size_the_sectors_do_not_divide_is_refused_before_writing,
     a_fio_claiming_a_rate_its_bytes_do_not_give_is_an_error,
     a_fio_claiming_rates_over_no_time_is_an_error,
     a_fio_whose_jobs_stop_short_of_their_size_is_an_error,

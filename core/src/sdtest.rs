@@ -135,6 +135,43 @@ pub fn run(opts: &TestOptions, cancel: &AtomicBool, on_event: &(dyn Fn(Event) + 
         }
     };
     report.target = Some(TargetReport::from_info(&info));
+    // O_DIRECT moves whole sectors: a direct job whose block size is not a multiple of the
+    // drive's logical sector would fail with EINVAL at its first request, which reads like a
+    // failing drive. Known before a byte is written.
+    if let Some((device, sector)) = info
+        .device
+        .as_ref()
+        .and_then(|d| logical_sector(&opts.sysfs_root, d))
+    {
+        if let Some(job) = opts
+            .profile
+            .jobs
+            .iter()
+            .find(|j| j.direct && j.bs % sector != 0)
+        {
+            let message = crate::i18n::fill(
+                &crate::i18n::gettext(
+                    "job {job} has bs={bs} bytes, but O_DIRECT on {device} needs a multiple of \
+                     its {sector}-byte sectors",
+                ),
+                &[
+                    ("job", &job.name),
+                    ("bs", &job.bs),
+                    ("device", &device),
+                    ("sector", &sector),
+                ],
+            );
+            let hint = crate::i18n::fill(
+                &crate::i18n::gettext(
+                    "Use block sizes that are multiples of {sector} bytes (such as 4k) in the \
+                     profile, or direct=0.",
+                ),
+                &[("sector", &sector)],
+            );
+            report.error = Some(ErrorReport::new("profile", message, hint));
+            return report;
+        }
+    }
     report.sd_graded = info.transport == Transport::Sd;
     report.warnings.extend(info.warnings.iter().cloned());
     if let Some(device) = &info.device {
@@ -278,6 +315,27 @@ fn finish(report: &mut Report, info: &target_dir::TargetInfo, cached: Option<Str
             fs_type: info.fs_type.clone(),
         });
     }
+}
+
+/// The largest logical sector size, bytes, of the devices in `device`'s stack that sysfs
+/// describes (`<sysfs_root>/block/<name>/queue/logical_block_size`; partitions have none and
+/// are skipped), with the device it belongs to; `None` when none is readable or all are 512.
+fn logical_sector(
+    sysfs_root: &std::path::Path,
+    device: &crate::target_dir::DeviceInfo,
+) -> Option<(String, u64)> {
+    device
+        .stack
+        .iter()
+        .filter_map(|name| {
+            let path = sysfs_root
+                .join("block")
+                .join(name)
+                .join("queue/logical_block_size");
+            let size: u64 = std::fs::read_to_string(path).ok()?.trim().parse().ok()?;
+            (size > 512 && size.is_power_of_two()).then(|| (name.clone(), size))
+        })
+        .max_by_key(|(_, size)| *size)
 }
 
 fn set_engine_error(report: &mut Report, e: &EngineError) {
