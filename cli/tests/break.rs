@@ -196,7 +196,31 @@ fn a_direct_block_size_the_sectors_do_not_divide_is_refused_before_writing(
     Ok(())
 }
 
+fn a_job_file_saved_with_a_byte_order_mark_is_read() {
+    let dir = scratch();
+    let profile = dir.path().join("bom.fio");
+    std::fs::write(
+        &profile,
+        "\u{feff}[prepare-file]\r\nrw=write\r\nsize=1m\r\nbs=64k\r\n",
+    )
+    .unwrap();
+    let out = cli()
+        .args(["--json", "--runs", "1", "--target"])
+        .arg(dir.path())
+        .arg("--profile")
+        .arg(&profile)
+        .output()
+        .unwrap();
+    let doc = json(&out);
+    assert_ne!(doc["error"]["kind"], "profile", "{doc:#}");
+    assert_eq!(
+        doc["runs"][0]["phases"][0]["name"], "prepare-file",
+        "{doc:#}"
+    );
+}
+
 agnostics_testkit::main!(
+    a_job_file_saved_with_a_byte_order_mark_is_read,
     a_direct_block_size_the_sectors_do_not_divide_is_refused_before_writing,
     a_fio_claiming_a_rate_its_bytes_do_not_give_is_an_error,
     a_fio_claiming_rates_over_no_time_is_an_error,

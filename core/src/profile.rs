@@ -188,6 +188,8 @@ impl Profile {
             key: key.to_owned(),
             reason,
         };
+        // A byte-order mark, as Windows editors write at the start of UTF-8 files, is not text.
+        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
         let mut global = Options::default();
         let mut jobs: Vec<(String, usize, Options)> = Vec::new();
         let mut in_global = false;
