@@ -163,8 +163,8 @@ pub fn run(opts: &TestOptions, cancel: &AtomicBool, on_event: &(dyn Fn(Event) + 
             );
             let hint = crate::i18n::fill(
                 &crate::i18n::gettext(
-                    "Use block sizes that are multiples of {sector} bytes (such as 4k) in the \
-                     profile, or direct=0.",
+                    "Use block sizes that are multiples of {sector} bytes in the profile, or \
+                     direct=0.",
                 ),
                 &[("sector", &sector)],
             );
@@ -319,7 +319,8 @@ fn finish(report: &mut Report, info: &target_dir::TargetInfo, cached: Option<Str
 
 /// The largest logical sector size, bytes, of the devices in `device`'s stack that sysfs
 /// describes (`<sysfs_root>/block/<name>/queue/logical_block_size`; partitions have none and
-/// are skipped), with the device it belongs to; `None` when none is readable or all are 512.
+/// are skipped), with the device it belongs to; `None` when none is readable, all are 512, or
+/// a value is not a power of two from 1 KiB to 64 KiB (the sizes the kernel gives).
 fn logical_sector(
     sysfs_root: &std::path::Path,
     device: &crate::target_dir::DeviceInfo,
@@ -333,7 +334,8 @@ fn logical_sector(
                 .join(name)
                 .join("queue/logical_block_size");
             let size: u64 = std::fs::read_to_string(path).ok()?.trim().parse().ok()?;
-            (size > 512 && size.is_power_of_two()).then(|| (name.clone(), size))
+            (size > 512 && size <= 64 * 1024 && size.is_power_of_two())
+                .then(|| (name.clone(), size))
         })
         .max_by_key(|(_, size)| *size)
 }
