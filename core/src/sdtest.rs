@@ -146,6 +146,16 @@ fn sweep_leftovers(opts: &TestOptions, report: &mut Report) {
     report
         .warnings
         .extend(swept.left.iter().map(|left| left.message()));
+    // Two tests at once share the drive: each one's figures are a part of what it can do.
+    for path in &swept.busy {
+        report.warnings.push(crate::i18n::fill(
+            &crate::i18n::gettext(
+                "another test is running in this folder at the same time ({path}): both share \
+                 the drive, so the figures are lower than the drive's own; run one test at a time",
+            ),
+            &[("path", &path.display())],
+        ));
+    }
 }
 
 /// The pre-flight checks: the target, its warnings and its card in the report, or `None`
@@ -168,6 +178,10 @@ fn prepare_target(opts: &TestOptions, report: &mut Report) -> Option<target_dir:
         }
     };
     report.target = Some(TargetReport::from_info(&info));
+    if let Some(error) = sector_problem(opts, &info) {
+        report.error = Some(error);
+        return None;
+    }
     report.sd_graded = info.transport == Transport::Sd;
     report.warnings.extend(info.warnings.iter().cloned());
     if let Some(device) = &info.device {
@@ -327,6 +341,64 @@ fn advise(report: &mut Report, run: &RunReport, info: &target_dir::TargetInfo) {
             fs_type: info.fs_type.clone(),
         });
     }
+}
+
+/// O_DIRECT moves whole sectors: a direct job whose block size is not a multiple of the
+/// drive's logical sector would fail with EINVAL at its first request, which reads like a
+/// failing drive. Known before a byte is written: the error (kind `profile`) naming the job.
+fn sector_problem(opts: &TestOptions, info: &target_dir::TargetInfo) -> Option<ErrorReport> {
+    let (device, sector) = info
+        .device
+        .as_ref()
+        .and_then(|d| logical_sector(&opts.sysfs_root, d))?;
+    let job = opts
+        .profile
+        .jobs
+        .iter()
+        .find(|j| j.direct && j.bs % sector != 0)?;
+    let message = crate::i18n::fill(
+        &crate::i18n::gettext(
+            "job {job} has bs={bs} bytes, but O_DIRECT on {device} needs a multiple of \
+             its {sector}-byte sectors",
+        ),
+        &[
+            ("job", &job.name),
+            ("bs", &job.bs),
+            ("device", &device),
+            ("sector", &sector),
+        ],
+    );
+    let hint = crate::i18n::fill(
+        &crate::i18n::gettext(
+            "Use block sizes that are multiples of {sector} bytes in the profile, or \
+             direct=0.",
+        ),
+        &[("sector", &sector)],
+    );
+    Some(ErrorReport::new(ErrorKind::Profile, message, hint))
+}
+
+/// The largest logical sector size, bytes, of the devices in `device`'s stack that sysfs
+/// describes (`<sysfs_root>/block/<name>/queue/logical_block_size`; partitions have none and
+/// are skipped), with the device it belongs to; `None` when none is readable, all are 512, or
+/// a value is not a power of two from 1 KiB to 64 KiB (the sizes the kernel gives).
+fn logical_sector(
+    sysfs_root: &std::path::Path,
+    device: &crate::target_dir::DeviceInfo,
+) -> Option<(String, u64)> {
+    device
+        .stack
+        .iter()
+        .filter_map(|name| {
+            let path = sysfs_root
+                .join("block")
+                .join(name)
+                .join("queue/logical_block_size");
+            let size: u64 = std::fs::read_to_string(path).ok()?.trim().parse().ok()?;
+            (size > 512 && size <= 64 * 1024 && size.is_power_of_two())
+                .then(|| (name.clone(), size))
+        })
+        .max_by_key(|(_, size)| *size)
 }
 
 fn set_engine_error(report: &mut Report, e: &EngineError) {

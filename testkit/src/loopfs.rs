@@ -11,9 +11,17 @@ pub struct LoopFsBuilder {
     size_mib: u64,
     options: Option<String>,
     reserved_percent: Option<u8>,
+    sector_size: Option<u32>,
 }
 
 impl LoopFsBuilder {
+    /// Gives the loop device logical sectors of `bytes` (`losetup --sector-size`, such as
+    /// 4096, as many USB drives and some cards have); without, 512.
+    pub fn sector_size(mut self, bytes: u32) -> LoopFsBuilder {
+        self.sector_size = Some(bytes);
+        self
+    }
+
     /// Mounts with these `-o` options (such as `"ro"` or `"rw"`); without, `mount`'s defaults.
     pub fn options(mut self, options: &str) -> LoopFsBuilder {
         self.options = Some(options.to_owned());
@@ -46,9 +54,12 @@ impl LoopFsBuilder {
             holder: Some(holder),
             mounted: false,
         };
-        fs.device = run(Command::new("losetup")
-            .args(["--direct-io=on", "-f", "--show"])
-            .arg(&image));
+        let mut losetup = Command::new("losetup");
+        losetup.args(["--direct-io=on", "-f", "--show"]);
+        if let Some(bytes) = self.sector_size {
+            losetup.args(["--sector-size", &bytes.to_string()]);
+        }
+        fs.device = run(losetup.arg(&image));
         let mut mkfs = Command::new("mkfs.ext4");
         mkfs.args(["-q", "-F"]);
         if let Some(percent) = self.reserved_percent {
@@ -99,6 +110,7 @@ impl LoopFs {
             size_mib,
             options: None,
             reserved_percent: None,
+            sector_size: None,
         }
     }
 

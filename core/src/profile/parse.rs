@@ -67,6 +67,8 @@ fn read_sections(
     file: &str,
     warnings: &mut Vec<String>,
 ) -> Result<Vec<Section>, ProfileError> {
+    // A byte-order mark, as Windows editors write at the start of UTF-8 files, is not text.
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let mut global = Options::default();
     let mut jobs: Vec<Section> = Vec::new();
     let mut in_global = false;

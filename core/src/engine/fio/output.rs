@@ -124,6 +124,11 @@ pub enum JobProblem {
     Error(i32),
     /// A value is absent (named, e.g. `write.bw_bytes`).
     MissingValue(String),
+    /// The values contradict each other or the job (what, in words): a rate that is not the
+    /// job's bytes or requests over its runtime, or a job without a time limit that did not
+    /// cover its size. fio itself never prints such a result; a program that does is not
+    /// measuring.
+    Inconsistent(String),
 }
 
 impl FioOutput {
@@ -170,6 +175,8 @@ impl FioOutput {
         };
         let p50 = pct("50.000000")?;
         let p99 = pct("99.000000")?;
+        check_consistent(job, bytes, ios, runtime_ms, bw_bytes, iops)
+            .map_err(JobProblem::Inconsistent)?;
         Ok(PhaseResult {
             name: job.name.clone(),
             rw: job.rw,
@@ -191,6 +198,58 @@ impl FioOutput {
             stopped_by_runtime: bytes < job.size_bytes / job.bs * job.bs,
         })
     }
+}
+
+/// The share by which fio's rates may differ from bytes (or requests) over runtime: fio
+/// derives them from the same counters (`bw_bytes` is `io_bytes × 1000 / runtime` rounded down,
+/// `iops` is `total_ios × 1000 / runtime`), so anything beyond rounding is not a measurement.
+const RATE_TOLERANCE: f64 = 0.01;
+
+/// Checks that fio's figures for `job` agree with each other: `bw_bytes` and `iops` are the
+/// job's `io_bytes` and `total_ios` over its `runtime` (ms; not checked when 0, where fio prints
+/// no rate), and a job without a time limit covered its whole size (whole blocks). Errors: what
+/// disagrees, in words.
+fn check_consistent(
+    job: &Job,
+    bytes: u64,
+    ios: u64,
+    runtime_ms: u64,
+    bw_bytes: f64,
+    iops: f64,
+) -> Result<(), String> {
+    if !bw_bytes.is_finite() || !iops.is_finite() || bw_bytes < 0.0 || iops < 0.0 {
+        return Err(format!(
+            "rates {bw_bytes} bytes/s and {iops} IOPS are not measurements"
+        ));
+    }
+    if runtime_ms > 0 {
+        let seconds = runtime_ms as f64 / 1000.0;
+        let agrees = |claimed: f64, count: u64| {
+            let derived = count as f64 / seconds;
+            (claimed - derived).abs() <= derived * RATE_TOLERANCE + 1.0
+        };
+        if !agrees(bw_bytes, bytes) {
+            return Err(format!(
+                "bw_bytes {bw_bytes} is not io_bytes {bytes} over runtime {runtime_ms} ms"
+            ));
+        }
+        if !agrees(iops, ios) {
+            return Err(format!(
+                "iops {iops} is not total_ios {ios} over runtime {runtime_ms} ms"
+            ));
+        }
+    } else if bw_bytes > 0.0 || iops > 0.0 {
+        return Err(format!(
+            "rates {bw_bytes} bytes/s and {iops} IOPS over a runtime of 0 ms"
+        ));
+    }
+    let whole = job.size_bytes / job.bs * job.bs;
+    if job.runtime.is_none() && bytes < whole {
+        return Err(format!(
+            "it stopped early: io_bytes {bytes} of its size {whole}, with no runtime limit"
+        ));
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -88,6 +88,12 @@ pub fn results_from_output(
                     job.name
                 )))
             }
+            Err(JobProblem::Inconsistent(why)) => {
+                return Err(failed(format!(
+                    "fio's output for job {} contradicts itself: {why}",
+                    job.name
+                )))
+            }
         }
     }
     Ok(results)

@@ -288,6 +288,13 @@ impl TestFile {
         self.clean_up()
     }
 
+    /// True when the private directory no longer has a name anywhere (its link count is 0:
+    /// it was removed, not moved) and nothing is in it.
+    fn run_dir_deleted(&self) -> bool {
+        fstat(self.run_fd.as_fd()).is_ok_and(|st| st.st_nlink == 0)
+            && list_names(self.run_fd.as_fd()).is_ok_and(|names| names.is_empty())
+    }
+
     fn clean_up(&mut self) -> io::Result<()> {
         // fio may have re-created the file without the engine reclaiming it (an early error):
         // a regular file of ours in our private folder is still the run's.
@@ -320,6 +327,8 @@ impl TestFile {
                     }
                 }
             }
+            // Deleted with everything in it (`rm -rf` of the target): nothing is left anywhere.
+            Err(e) if e.kind() == io::ErrorKind::NotFound && self.run_dir_deleted() => {}
             Err(e) if e.kind() == io::ErrorKind::NotFound => problems.push(format!(
                 "{}: the program's folder was moved away by someone else and is left where it is",
                 self.run_dir.display()

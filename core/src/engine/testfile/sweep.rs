@@ -24,6 +24,9 @@ pub struct Sweep {
     pub removed: Vec<PathBuf>,
     /// Things left in place that the user may want to delete, each with the reason.
     pub left: Vec<Leftover>,
+    /// Private directories of this user's live runs (their lock is held): another test is
+    /// running in the same directory now, and shares the drive with this one.
+    pub busy: Vec<PathBuf>,
 }
 
 /// Something [`sweep`] found but did not remove.
@@ -94,8 +97,9 @@ pub fn remove_stale(dir: &Path) -> Vec<PathBuf> {
 
 /// Looks through `dir` (not recursively) for what earlier runs left: removes each stale
 /// private directory that is provably ours, reports what it leaves. A directory whose lock a
-/// live run (of any process, this one included) holds is neither touched nor reported, nor is
-/// one that is not ours (another user's). Errors reading `dir` give an empty result.
+/// live run (of any process, this one included) holds is not touched, only listed in
+/// [`Sweep::busy`]; one that is not ours (another user's) is neither touched nor reported.
+/// Errors reading `dir` give an empty result.
 pub fn sweep(dir: &Path) -> Sweep {
     let mut out = Sweep::default();
     let Ok(target_fd) = open_path_dir(dir) else {
@@ -113,6 +117,7 @@ pub fn sweep(dir: &Path) -> Sweep {
             match sweep_run_dir(target_fd.as_fd(), text, token) {
                 Ok(Swept::Removed) => out.removed.push(path),
                 Ok(Swept::Skipped) => {}
+                Ok(Swept::Busy) => out.busy.push(path),
                 Ok(Swept::Left(reason)) => out.left.push(Leftover { path, reason }),
                 Err(e) => out.left.push(Leftover {
                     path,
@@ -133,8 +138,10 @@ pub fn sweep(dir: &Path) -> Sweep {
 
 enum Swept {
     Removed,
-    /// Not ours, or in use: not mentioned.
+    /// Not ours: not mentioned.
     Skipped,
+    /// Ours and in use by a live run: not touched.
+    Busy,
     Left(LeftReason),
 }
 
@@ -147,7 +154,7 @@ fn sweep_run_dir(target: BorrowedFd<'_>, name: &str, token: u64) -> io::Result<S
     // are gone.
     let _lock = match take_lock(run_fd.as_fd())? {
         Lock::Taken(lock) => lock,
-        Lock::Held => return Ok(Swept::Skipped),
+        Lock::Held => return Ok(Swept::Busy),
         Lock::NotOurs => return Ok(Swept::Left(LeftReason::Unproven)),
     };
     let (mut foreign, all_empty) = survey(run_fd.as_fd())?;
