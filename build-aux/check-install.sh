@@ -16,6 +16,7 @@ for f in \
     share/metainfo/$id.metainfo.xml \
     share/icons/hicolor/scalable/apps/$id.svg \
     share/icons/hicolor/symbolic/apps/$id-symbolic.svg \
+    share/man/man1/agnostics.1 \
     share/man/man1/agnostics-cli.1 \
     share/man/man1/agnostics-cli-run.1 \
     share/bash-completion/completions/agnostics-cli \
