@@ -16,6 +16,23 @@ pub mod buffers;
 pub mod plan;
 pub mod stats;
 pub mod threads;
+// The architectures the io-uring crate has bindings for (core/Cargo.toml says the same).
+#[cfg(any(
+    target_arch = "x86_64",
+    target_arch = "aarch64",
+    target_arch = "riscv64",
+    target_arch = "loongarch64",
+    target_arch = "powerpc64"
+))]
+pub mod uring;
+#[cfg(not(any(
+    target_arch = "x86_64",
+    target_arch = "aarch64",
+    target_arch = "riscv64",
+    target_arch = "loongarch64",
+    target_arch = "powerpc64"
+)))]
+#[path = "uring_none.rs"]
 pub mod uring;
 
 use std::os::fd::AsRawFd;
