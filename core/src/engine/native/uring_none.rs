@@ -9,6 +9,9 @@ use super::plan::OffsetPlan;
 use super::stats::Meter;
 use super::{Ending, Failure, PhaseIo};
 
+/// Whether this build has the io_uring path: not here.
+pub const BUILT: bool = false;
+
 /// An io_uring instance, which cannot exist in this build (no value of this type can be made).
 #[derive(Debug)]
 pub enum Uring {}
