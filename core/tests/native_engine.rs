@@ -12,6 +12,18 @@ use agnostics_core::engine::{EngineError, EngineKind, Event, PhaseResult, RunCon
 use agnostics_core::profile::Profile;
 use common::*;
 
+/// Ran only where this build has the io_uring path (not on 32-bit arm and x86, where the
+/// native engine measures with its pool of threads).
+fn require_uring() -> agnostics_testkit::Ran {
+    agnostics_testkit::require(
+        native::uring::BUILT,
+        format!(
+            "this build has no io_uring path on {} (the pool of threads is tested)",
+            std::env::consts::ARCH
+        ),
+    )
+}
+
 fn run_native(choice: IoChoice, profile: &Profile, file: &TestFile) -> Outcome {
     let recorder = Recorder::default();
     let cancel = AtomicBool::new(false);
@@ -122,15 +134,18 @@ fn runs_the_small_standard_test(choice: IoChoice, expected_path: &str) {
     assert!(entries(dir.path()).is_empty(), "file removed");
 }
 
-fn io_uring_measures_every_phase_of_a_small_standard_test() {
+fn io_uring_measures_every_phase_of_a_small_standard_test() -> agnostics_testkit::Ran {
+    require_uring()?;
     runs_the_small_standard_test(IoChoice::Uring, "io_uring");
+    Ok(())
 }
 
 fn thread_pool_measures_every_phase_of_a_small_standard_test() {
     runs_the_small_standard_test(IoChoice::Threads, "threads");
 }
 
-fn default_run_profile_uses_io_uring_here() {
+fn default_run_profile_uses_io_uring_here() -> agnostics_testkit::Ran {
+    require_uring()?;
     let dir = scratch_dir();
     let profile = profile("[one]\nrw=write\nbs=64k\nsize=1m\ndirect=1\niodepth=4\n");
     let file = TestFile::create(dir.path(), true, "ext4").unwrap();
@@ -138,6 +153,7 @@ fn default_run_profile_uses_io_uring_here() {
     let out = run_engine(EngineKind::Native, &profile, &file, &cancel, &|_| {});
     assert_eq!(out.result.unwrap()[0].ios, 16);
     assert_eq!(out.io_path, "io_uring");
+    Ok(())
 }
 
 fn random_write_covers_every_block(choice: IoChoice) {
@@ -168,12 +184,15 @@ fn random_write_covers_every_block(choice: IoChoice) {
     }
 }
 
-fn random_write_covers_every_block_with_distinct_data() {
-    random_write_covers_every_block(IoChoice::Uring);
+fn random_write_covers_every_block_with_distinct_data() -> agnostics_testkit::Ran {
     random_write_covers_every_block(IoChoice::Threads);
+    require_uring()?;
+    random_write_covers_every_block(IoChoice::Uring);
+    Ok(())
 }
 
-fn reading_a_short_file_lays_it_out_first() {
+fn reading_a_short_file_lays_it_out_first() -> agnostics_testkit::Ran {
+    require_uring()?;
     let dir = scratch_dir();
     let profile = profile("[rr]\nrw=randread\nbs=4k\nsize=2m\ndirect=1\niodepth=8\n");
     let file = TestFile::create(dir.path(), true, "ext4").unwrap();
@@ -186,9 +205,11 @@ fn reading_a_short_file_lays_it_out_first() {
         data.chunks(4096).all(|b| b.iter().any(|&x| x != 0)),
         "no holes or zero blocks"
     );
+    Ok(())
 }
 
-fn runtime_limit_stops_a_phase_early() {
+fn runtime_limit_stops_a_phase_early() -> agnostics_testkit::Ran {
+    require_uring()?;
     let dir = scratch_dir();
     // Half a million 512-byte reads at queue depth 1 take far longer than 1 s on any disk.
     let profile = profile(
@@ -202,6 +223,7 @@ fn runtime_limit_stops_a_phase_early() {
     assert!(rr.stopped_by_runtime, "{rr:?}");
     assert!(rr.bytes < 256 << 20);
     assert_eq!(rr.bytes, rr.ios * 512);
+    Ok(())
 }
 
 fn cancel_mid_phase(choice: IoChoice) {
@@ -232,9 +254,11 @@ fn cancel_mid_phase(choice: IoChoice) {
     assert!(entries(dir.path()).is_empty(), "file removed after cancel");
 }
 
-fn cancel_mid_phase_stops_and_the_file_goes() {
-    cancel_mid_phase(IoChoice::Uring);
+fn cancel_mid_phase_stops_and_the_file_goes() -> agnostics_testkit::Ran {
     cancel_mid_phase(IoChoice::Threads);
+    require_uring()?;
+    cancel_mid_phase(IoChoice::Uring);
+    Ok(())
 }
 
 agnostics_testkit::main!(

@@ -49,8 +49,16 @@ fn require_fio() -> agnostics_testkit::Ran {
 
 fn fills_up(engine: Engine) -> agnostics_testkit::Ran {
     agnostics_testkit::require_root("a loop device")?;
-    if let Engine::Fio = engine {
-        require_fio()?;
+    match engine {
+        Engine::Fio => require_fio()?,
+        Engine::Native(IoChoice::Uring) => agnostics_testkit::require(
+            native::uring::BUILT,
+            format!(
+                "this build has no io_uring path on {} (the pool of threads is tested)",
+                std::env::consts::ARCH
+            ),
+        )?,
+        Engine::Native(_) => {}
     }
     let fs = LoopFs::new(24);
     let profile = small_standard("64m", 2);

@@ -21,6 +21,23 @@ pub mod buffers;
 pub mod plan;
 pub mod stats;
 pub mod threads;
+// The architectures the io-uring crate has bindings for (core/Cargo.toml says the same).
+#[cfg(any(
+    target_arch = "x86_64",
+    target_arch = "aarch64",
+    target_arch = "riscv64",
+    target_arch = "loongarch64",
+    target_arch = "powerpc64"
+))]
+pub mod uring;
+#[cfg(not(any(
+    target_arch = "x86_64",
+    target_arch = "aarch64",
+    target_arch = "riscv64",
+    target_arch = "loongarch64",
+    target_arch = "powerpc64"
+)))]
+#[path = "uring_none.rs"]
 pub mod uring;
 
 use std::os::fd::AsRawFd;
@@ -98,6 +115,9 @@ pub fn run_profile_with(
     let max_depth = profile.jobs.iter().map(|j| j.iodepth).max().unwrap_or(1);
     let ring = match choice {
         IoChoice::Threads => None,
+        // A build without the io_uring path (32-bit arm and x86) measures with the threads
+        // as a matter of course: no warning on every run.
+        IoChoice::Auto if !uring::BUILT => None,
         IoChoice::Uring => match Uring::new(max_depth) {
             Ok(ring) => Some(ring),
             Err(e) => return EngineRun::failed(EngineError::from_io("setup", "io_uring_setup", e)),

@@ -131,13 +131,14 @@ fn transfer(io: &PhaseIo<'_>, ptr: *mut u8, offset: u64) -> io::Result<()> {
         let at =
             i64::try_from(offset + done).map_err(|_| io::Error::from_raw_os_error(libc::EFBIG))?;
         // SAFETY: `ptr` covers `bs` bytes of a buffer that lives for the whole phase; the
-        // kernel reads (pwrite) or fills (pread) it; we never read it back.
+        // kernel reads (pwrite) or fills (pread) it; we never read it back. The 64-bit
+        // variants: on 32-bit targets plain pread/pwrite take a 32-bit off_t.
         let n = unsafe {
             let p = ptr.add(done as usize);
             if io.write {
-                libc::pwrite(io.fd, p as *const libc::c_void, rest, at)
+                libc::pwrite64(io.fd, p as *const libc::c_void, rest, at)
             } else {
-                libc::pread(io.fd, p as *mut libc::c_void, rest, at)
+                libc::pread64(io.fd, p as *mut libc::c_void, rest, at)
             }
         };
         if n < 0 {

@@ -19,6 +19,10 @@ const WAIT: Duration = Duration::from_millis(100);
 /// Failed waits in a row after which the requests in flight are given up on.
 const MAX_WAIT_FAILURES: u32 = 500;
 
+/// Whether this build has the io_uring path (false where the io-uring crate has no bindings:
+/// 32-bit arm and x86, whose native engine measures with the pool of threads).
+pub const BUILT: bool = true;
+
 /// An io_uring instance that accepts reads and writes.
 pub struct Uring {
     ring: IoUring,

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 
 use super::sys::{
     cname, flock, fstat, fstatat, identity, is_dir, is_reg, list_names, open_path_dir,
-    open_run_dir_fd, openat, read_small, unlinkat,
+    open_run_dir_fd, openat, read_small, unlinkat, Stat,
 };
 use super::{run_dir_token, stamp_text, unlink_ours, LOCK_NAME, OUR_NAMES, STAMP_NAME};
 use super::{OLD_PREFIX, OLD_SUFFIX};
@@ -181,7 +181,7 @@ fn sweep_run_dir(target: BorrowedFd<'_>, name: &str, token: u64) -> io::Result<S
 /// The directory `name` in `target`, opened without following a symlink, with its `lstat`,
 /// when it is a directory owned by our euid with mode 0700 and the descriptor is the same
 /// inode as the name; `None` when it is not (someone else's, or replaced meanwhile).
-fn open_if_ours(target: BorrowedFd<'_>, name: &CStr) -> io::Result<Option<(libc::stat, OwnedFd)>> {
+fn open_if_ours(target: BorrowedFd<'_>, name: &CStr) -> io::Result<Option<(Stat, OwnedFd)>> {
     let meta = fstatat(target, name)?;
     let euid = nix::unistd::geteuid().as_raw();
     if !is_dir(&meta) || meta.st_uid != euid || meta.st_mode & 0o7777 != 0o700 {

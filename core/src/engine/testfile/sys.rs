@@ -121,19 +121,24 @@ pub(super) fn flock(fd: BorrowedFd<'_>, op: libc::c_int) -> io::Result<()> {
     check(unsafe { libc::flock(fd.as_raw_fd(), op) }).map(drop)
 }
 
-pub(super) fn fstat(fd: BorrowedFd<'_>) -> io::Result<libc::stat> {
+// The 64-bit stat: on 32-bit targets plain `stat` has a 32-bit st_size and st_ino, and
+// fstat fails with EOVERFLOW on a file of 2 GiB or more or an inode number past 2^32 (XFS,
+// btrfs).
+pub(super) type Stat = libc::stat64;
+
+pub(super) fn fstat(fd: BorrowedFd<'_>) -> io::Result<Stat> {
     // SAFETY: `st` is written by the kernel before it is read.
-    let mut st: libc::stat = unsafe { std::mem::zeroed() };
-    check(unsafe { libc::fstat(fd.as_raw_fd(), &mut st) })?;
+    let mut st: Stat = unsafe { std::mem::zeroed() };
+    check(unsafe { libc::fstat64(fd.as_raw_fd(), &mut st) })?;
     Ok(st)
 }
 
 /// `lstat` of `name` in `dir` (AT_SYMLINK_NOFOLLOW).
-pub(super) fn fstatat(dir: BorrowedFd<'_>, name: &CStr) -> io::Result<libc::stat> {
+pub(super) fn fstatat(dir: BorrowedFd<'_>, name: &CStr) -> io::Result<Stat> {
     // SAFETY: `st` is written by the kernel before it is read.
-    let mut st: libc::stat = unsafe { std::mem::zeroed() };
+    let mut st: Stat = unsafe { std::mem::zeroed() };
     check(unsafe {
-        libc::fstatat(
+        libc::fstatat64(
             dir.as_raw_fd(),
             name.as_ptr(),
             &mut st,
@@ -145,15 +150,15 @@ pub(super) fn fstatat(dir: BorrowedFd<'_>, name: &CStr) -> io::Result<libc::stat
 
 // `dev_t` and `ino_t` are narrower than 64 bits on some 32-bit targets.
 #[allow(clippy::unnecessary_cast)]
-pub(super) fn identity(st: &libc::stat) -> (u64, u64) {
+pub(super) fn identity(st: &Stat) -> (u64, u64) {
     (st.st_dev as u64, st.st_ino as u64)
 }
 
-pub(super) fn is_reg(st: &libc::stat) -> bool {
+pub(super) fn is_reg(st: &Stat) -> bool {
     st.st_mode & libc::S_IFMT == libc::S_IFREG
 }
 
-pub(super) fn is_dir(st: &libc::stat) -> bool {
+pub(super) fn is_dir(st: &Stat) -> bool {
     st.st_mode & libc::S_IFMT == libc::S_IFDIR
 }
 
