@@ -178,7 +178,12 @@ fn each_key_does_the_same_work_on_both_engines() -> agnostics_testkit::Ran {
             "{engine} numjobs=3"
         );
         let timed = phase(&phases, "timed-read");
-        within(&format!("{engine} time_based seconds"), timed.seconds, 1.4, 2.0);
+        within(
+            &format!("{engine} time_based seconds"),
+            timed.seconds,
+            1.4,
+            2.0,
+        );
         assert!(timed.stopped_by_runtime, "{engine}");
         assert!(
             timed.bytes > 8 * MIB,
@@ -252,7 +257,11 @@ fn each_key_measures_the_throttle_on_both_engines() -> agnostics_testkit::Ran {
             clones.iops,
             WRITE_IOPS as f64,
         );
-        assert_eq!((loops.bytes, loops.ios), (6 * MIB, 1536), "{engine} loops=3");
+        assert_eq!(
+            (loops.bytes, loops.ios),
+            (6 * MIB, 1536),
+            "{engine} loops=3"
+        );
         assert_within_10_percent(
             &format!("{engine} loops=3 read IOPS"),
             loops.iops,
@@ -263,7 +272,12 @@ fn each_key_measures_the_throttle_on_both_engines() -> agnostics_testkit::Ran {
             ramped.iops,
             READ_IOPS as f64,
         );
-        within(&format!("{engine} ramped seconds"), ramped.seconds, 1.9, 2.5);
+        within(
+            &format!("{engine} ramped seconds"),
+            ramped.seconds,
+            1.9,
+            2.5,
+        );
         assert_within_10_percent(
             &format!("{engine} time_based write B/s"),
             timed.bw_bytes,

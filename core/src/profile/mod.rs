@@ -136,7 +136,9 @@ pub struct ProfileError {
 impl Job {
     /// Bytes one pass of one clone covers: `size_bytes` rounded down to whole blocks.
     pub fn span_bytes(&self) -> u64 {
-        self.size_bytes.checked_div(self.bs).map_or(0, |b| b * self.bs)
+        self.size_bytes
+            .checked_div(self.bs)
+            .map_or(0, |b| b * self.bs)
     }
 
     /// The bytes the job moves when neither `runtime` nor `time_based` stops it:

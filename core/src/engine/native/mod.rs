@@ -261,13 +261,7 @@ fn run_job(
     fill_for_reads(&handle, job, span, ctx, data_end)?;
     // Every clone keeps its own `iodepth` requests in flight.
     let wanted = job.iodepth.max(1) as usize * clones as usize;
-    let buffers = IoBuffers::new(
-        job.bs as usize,
-        wanted,
-        align,
-        job.rw.is_write(),
-        seed,
-    );
+    let buffers = IoBuffers::new(job.bs as usize, wanted, align, job.rw.is_write(), seed);
     // Writes in flight each need their own buffer of fresh data (see `buffers`).
     let depth = wanted.min(buffers.max_in_flight());
     let per_clone = depth.div_ceil(clones as usize);

@@ -164,7 +164,11 @@ mod tests {
         let mut a = Vec::new();
         let mut b = Vec::new();
         while let Some((seq, off)) = r.next_request() {
-            if seq % 2 == 0 { a.push(off) } else { b.push(off) }
+            if seq % 2 == 0 {
+                a.push(off)
+            } else {
+                b.push(off)
+            }
         }
         assert_ne!(a, b, "each clone has its own order");
         a.sort_unstable();
