@@ -1,9 +1,10 @@
 //! Profiles: the subset of fio's job-file format that Agnostics runs.
 //!
 //! A profile is a fio job file with a `[global]` section and job sections, using only the keys
-//! `rw`, `bs`, `size`, `iodepth`, `direct`, `end_fsync`, `runtime`, `stonewall`, `filename`,
-//! `directory`, `ioengine` and `numjobs=1`, plus `;`/`#` comment lines (fio HOWTO, "Job file
-//! format"). Anything else is an error naming the file, the line and the key, never silently
+//! `rw`, `bs`, `size`, `iodepth`, `direct`, `end_fsync`, `runtime`, `time_based`, `ramp_time`,
+//! `loops`, `numjobs` (with `group_reporting`), `stonewall`, `filename`, `directory`,
+//! `ioengine`, `thread`, `name` and `description`, plus `;`/`#` comment lines (fio HOWTO, "Job
+//! file format"). Anything else is an error naming the file, the line and the key, never silently
 //! dropped. Jobs must run one after another (`stonewall`), as the standard test's do.
 //!
 //! The program never lets a profile choose which file is written: `directory` is replaced by the
@@ -60,8 +61,11 @@ impl Rw {
 /// One job of a profile: one phase of the test.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Job {
-    /// The section name, e.g. `seq-write`; results are matched to jobs by this name.
+    /// The job's name, e.g. `seq-write`: its `name=` when it has one (fio prints that
+    /// instead of the section name), else the section name. Results carry this name.
     pub name: String,
+    /// fio's `description`: text shown with the job, nothing else.
+    pub description: Option<String>,
     /// The I/O pattern.
     pub rw: Rw,
     /// Block size in bytes (fio `bs`; default 4 KiB).
@@ -75,8 +79,26 @@ pub struct Job {
     pub direct: bool,
     /// fsync the file when a writing job ends, counted in its time (fio `end_fsync`).
     pub end_fsync: bool,
-    /// Time limit; the job ends at `size_bytes` or this, whichever comes first (fio `runtime`).
+    /// Time limit, measured after `ramp_time`; the job ends when it has done its work
+    /// (`size_bytes`, `loops` times, for each of its `numjobs` clones) or at this, whichever
+    /// comes first (fio `runtime`).
     pub runtime: Option<Duration>,
+    /// fio's `time_based`: run for all of `runtime` (always set then), starting over at the
+    /// file's start whenever `size_bytes` are done (sequential from 0 again, random with a
+    /// fresh order).
+    pub time_based: bool,
+    /// fio's `ramp_time`: the job runs this long before anything is measured; bytes, IOPS,
+    /// latency, samples and seconds count only what completes after it, and `runtime` starts
+    /// after it. Its I/O still counts towards the job's work (`size_bytes`).
+    pub ramp_time: Option<Duration>,
+    /// fio's `loops`: the job's work is done this many times (at least 1) in a row, each pass
+    /// finishing its requests in flight and its `end_fsync` before the next starts.
+    pub loops: u32,
+    /// fio's `numjobs`: this many clones (at least 1) run at the same time on the one test
+    /// file, each over all of `[0, size_bytes)` with its own offsets (each sequential clone
+    /// from 0, each random one in its own order) and its own `iodepth`; they are measured as
+    /// one job (fio's `group_reporting`, which a profile with `numjobs` > 1 must ask for).
+    pub numjobs: u32,
     /// fio's `ioengine`, passed on to fio by the fio engine (default `libaio`).
     pub ioengine: String,
     /// The line of the section header, for messages.
@@ -109,6 +131,23 @@ pub struct ProfileError {
     pub key: String,
     /// What is wrong, and where it helps, what to do.
     pub reason: String,
+}
+
+impl Job {
+    /// Bytes one pass of one clone covers: `size_bytes` rounded down to whole blocks.
+    pub fn span_bytes(&self) -> u64 {
+        self.size_bytes
+            .checked_div(self.bs)
+            .map_or(0, |b| b * self.bs)
+    }
+
+    /// The bytes the job moves when neither `runtime` nor `time_based` stops it:
+    /// [`Job::span_bytes`] × `loops` × `numjobs` (ramp included).
+    pub fn work_bytes(&self) -> u64 {
+        self.span_bytes()
+            .saturating_mul(u64::from(self.loops.max(1)))
+            .saturating_mul(u64::from(self.numjobs.max(1)))
+    }
 }
 
 impl Profile {
@@ -232,19 +271,61 @@ mod tests {
 
     #[test]
     fn unknown_key_names_file_line_and_key() {
-        let e = parse("[global]\nsize=1m\n\n[a]\nrw=read\ntime_based\n").unwrap_err();
+        let e = parse("[global]\nsize=1m\n\n[a]\nrw=read\nverify=md5\n").unwrap_err();
         assert_eq!(
             (e.file.as_str(), e.line, e.key.as_str()),
-            ("t.fio", 6, "time_based")
+            ("t.fio", 6, "verify")
         );
-        assert!(e.to_string().starts_with("t.fio:6: time_based:"), "{e}");
+        assert!(e.to_string().starts_with("t.fio:6: verify:"), "{e}");
     }
 
     #[test]
-    fn numjobs_other_than_one_is_refused() {
+    fn numjobs_needs_group_reporting() {
         let e = parse("[a]\nsize=1m\nnumjobs=4\n").unwrap_err();
         assert_eq!((e.line, e.key.as_str()), (3, "numjobs"));
+        assert!(e.reason.contains("group_reporting"), "{e}");
         assert!(parse("[a]\nsize=1m\nnumjobs=1\n").is_ok());
+        let p = parse("[global]\ngroup_reporting\n[a]\nsize=1m\nnumjobs=4\n").unwrap();
+        assert_eq!(p.jobs[0].numjobs, 4);
+        assert_eq!(p.jobs[0].work_bytes(), 4 * MIB);
+        for bad in ["0", "65", "two"] {
+            let text = format!("[a]\nsize=1m\ngroup_reporting\nnumjobs={bad}\n");
+            assert_eq!(parse(&text).unwrap_err().key, "numjobs", "{bad}");
+        }
+    }
+
+    #[test]
+    fn new_keys_are_read_with_fios_meanings() {
+        let p = parse(
+            "[global]\nthread\ndescription=\"a test\"\nsize=2m\n\
+             [a]\nname=first\ntime_based\nruntime=2\nramp_time=500ms\n\
+             [b]\nstonewall\nloops=3\nbs=64k\n",
+        )
+        .unwrap();
+        let (a, b) = (&p.jobs[0], &p.jobs[1]);
+        assert_eq!(a.name, "first");
+        assert_eq!(b.name, "b");
+        assert_eq!(a.description.as_deref(), Some("a test"));
+        assert!(a.time_based && !b.time_based);
+        assert_eq!(a.runtime, Some(Duration::from_secs(2)));
+        assert_eq!(a.ramp_time, Some(Duration::from_millis(500)));
+        assert_eq!((a.loops, b.loops), (1, 3));
+        assert_eq!(b.work_bytes(), 6 * MIB);
+        assert_eq!(b.span_bytes(), 2 * MIB);
+    }
+
+    #[test]
+    fn time_based_needs_a_runtime_and_names_must_differ() {
+        let e = parse("[a]\nsize=1m\ntime_based\n").unwrap_err();
+        assert_eq!((e.line, e.key.as_str()), (3, "time_based"));
+        assert!(parse("[a]\nsize=1m\ntime_based=0\n").is_ok());
+        let e = parse("[a]\nsize=1m\n[b]\nstonewall\nsize=1m\nname=a\n").unwrap_err();
+        assert_eq!((e.line, e.key.as_str()), (6, "name"));
+        assert_eq!(parse("[a]\nsize=1m\nloops=0\n").unwrap_err().key, "loops");
+        assert_eq!(
+            parse("[a]\nsize=1m\nramp_time=x\n").unwrap_err().key,
+            "ramp_time"
+        );
     }
 
     #[test]

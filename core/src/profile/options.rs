@@ -19,7 +19,26 @@ pub(super) struct Options {
     pub stonewall: bool,
     pub ioengine: Option<String>,
     pub filename: Option<String>,
+    pub name: Option<String>,
+    pub description: Option<String>,
+    pub time_based: Option<bool>,
+    pub ramp_time: Option<Duration>,
+    pub loops: Option<u32>,
+    pub numjobs: Option<u32>,
+    pub group_reporting: Option<bool>,
+    /// The line each key was last set on, for messages about a key's value.
+    pub lines: std::collections::BTreeMap<String, usize>,
 }
+
+impl Options {
+    /// The line `key` was set on, or `fallback` when it was not.
+    pub fn line_of(&self, key: &str, fallback: usize) -> usize {
+        self.lines.get(key).copied().unwrap_or(fallback)
+    }
+}
+
+/// The most clones of one job (`numjobs`): each keeps its own `iodepth` requests in flight.
+pub(super) const MAX_NUMJOBS: u32 = 64;
 
 /// The ioengines a profile may name (fio's names).
 const KNOWN_ENGINES: [&str; 7] = [
@@ -46,12 +65,21 @@ pub(super) fn apply(
             let t = parse_time(needs(key, value)?)?;
             o.runtime = if t.is_zero() { None } else { Some(t) };
         }
-        "numjobs" => {
-            let v = needs(key, value)?;
-            if v != "1" {
-                return Err(format!("numjobs={v} is not supported: only numjobs=1"));
-            }
+        "numjobs" => o.numjobs = Some(count(needs(key, value)?, MAX_NUMJOBS)?),
+        "loops" => o.loops = Some(count(needs(key, value)?, u32::MAX)?),
+        "time_based" => o.time_based = Some(flag(key, value)?),
+        "ramp_time" => {
+            let t = parse_time(needs(key, value)?)?;
+            o.ramp_time = if t.is_zero() { None } else { Some(t) };
         }
+        "group_reporting" => o.group_reporting = Some(flag(key, value)?),
+        // fio runs the jobs Agnostics hands it as threads anyway; `thread=0` asks for
+        // processes, which change nothing that is measured.
+        "thread" => {
+            flag(key, value)?;
+        }
+        "name" => o.name = Some(needs(key, value)?.to_owned()),
+        "description" => o.description = Some(value.unwrap_or("").trim_matches('"').to_owned()),
         "ioengine" => o.ioengine = Some(ioengine(needs(key, value)?)?),
         "filename" => {
             let v = needs(key, value)?;
@@ -119,6 +147,17 @@ fn iodepth(value: &str) -> Result<u32, String> {
         return Err(format!("{depth} is outside 1..=1024"));
     }
     Ok(depth)
+}
+
+/// `numjobs`, `loops`: a whole number in 1..=`max`.
+fn count(value: &str, max: u32) -> Result<u32, String> {
+    let n: u32 = value
+        .parse()
+        .map_err(|_| format!("`{value}` is not a whole number"))?;
+    if !(1..=max).contains(&n) {
+        return Err(format!("{n} is outside 1..={max}"));
+    }
+    Ok(n)
 }
 
 /// `ioengine`: one of [`KNOWN_ENGINES`].

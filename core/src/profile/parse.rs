@@ -28,9 +28,10 @@ impl Profile {
     /// Parses job-file text. `file` names it in errors; `source` is kept in the profile.
     ///
     /// Errors (each naming file, line and key): a key outside the subset, a bad value, an
-    /// unsupported `rw` or `ioengine`, `numjobs` other than 1, a directive (`include`), a `$`
-    /// variable, a line that is neither section, option nor comment, a job without `size`, a job
-    /// after the first without `stonewall`, or no job at all.
+    /// unsupported `rw` or `ioengine`, `numjobs` > 1 without `group_reporting`, `time_based`
+    /// without `runtime`, a directive (`include`), a `$` variable, a line that is neither
+    /// section, option nor comment, a job without `size`, a job after the first without
+    /// `stonewall`, two jobs of the same name (`name=` or section), or no job at all.
     pub fn parse(text: &str, file: &str, source: Option<PathBuf>) -> Result<Profile, ProfileError> {
         let mut warnings = Vec::new();
         let sections = read_sections(text, file, &mut warnings)?;
@@ -42,9 +43,26 @@ impl Profile {
                 "no job section: nothing to run".into(),
             ));
         }
-        let mut jobs = Vec::with_capacity(sections.len());
+        let mut jobs: Vec<crate::profile::Job> = Vec::with_capacity(sections.len());
         for (i, section) in sections.into_iter().enumerate() {
-            jobs.push(finish_job(i, section, file, &mut warnings)?);
+            let named_at = section.options.lines.get("name").copied();
+            let job = finish_job(i, section, file, &mut warnings)?;
+            if jobs.iter().any(|j| j.name == job.name) {
+                let (line, key) = match named_at {
+                    Some(line) => (line, "name"),
+                    None => (job.line, job.name.as_str()),
+                };
+                return Err(error(
+                    file,
+                    line,
+                    key,
+                    format!(
+                        "a job named `{}` comes earlier; results are matched by name",
+                        job.name
+                    ),
+                ));
+            }
+            jobs.push(job);
         }
         let name = source
             .as_deref()
@@ -116,6 +134,7 @@ fn read_sections(
             ));
         };
         apply(target, key, value, warnings).map_err(|reason| error(file, line_no, key, reason))?;
+        target.lines.insert(key.to_owned(), line_no);
     }
     Ok(jobs)
 }
@@ -209,6 +228,43 @@ fn finish_job(
             format!("block size {bs} is larger than size {size_bytes}"),
         ));
     }
+    let numjobs = o.numjobs.unwrap_or(1);
+    if numjobs > 1 && !o.group_reporting.unwrap_or(false) {
+        return Err(error(
+            file,
+            o.line_of("numjobs", line),
+            "numjobs",
+            format!(
+                "job `{name}` runs {numjobs} clones (numjobs={numjobs}), which fio reports one \
+                 by one; Agnostics measures a job's clones together as one phase: add \
+                 `group_reporting`"
+            ),
+        ));
+    }
+    let depth = o.iodepth.unwrap_or(1).saturating_mul(numjobs);
+    if depth > 1024 {
+        return Err(error(
+            file,
+            o.line_of("numjobs", line),
+            "numjobs",
+            format!(
+                "job `{name}` would keep {depth} requests in flight (iodepth × numjobs); \
+                 at most 1024"
+            ),
+        ));
+    }
+    let time_based = o.time_based.unwrap_or(false);
+    if time_based && o.runtime.is_none() {
+        return Err(error(
+            file,
+            o.line_of("time_based", line),
+            "time_based",
+            format!(
+                "job `{name}` is time_based without a runtime: it would never end; \
+                 add `runtime=` (e.g. runtime=30s)"
+            ),
+        ));
+    }
     let ioengine = o.ioengine.unwrap_or_else(|| "libaio".into());
     let mut iodepth = o.iodepth.unwrap_or(1);
     // fio runs its synchronous engines one request at a time whatever iodepth says;
@@ -222,7 +278,12 @@ fn finish_job(
         iodepth = 1;
     }
     Ok(Job {
-        name,
+        name: o.name.unwrap_or(name),
+        description: o.description,
+        time_based,
+        ramp_time: o.ramp_time,
+        loops: o.loops.unwrap_or(1),
+        numjobs,
         rw: o.rw.unwrap_or(Rw::Read),
         bs,
         size_bytes,

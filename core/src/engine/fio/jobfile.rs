@@ -43,6 +43,9 @@ pub fn job_file_text(profile: &Profile) -> String {
     // a few bytes of a reused buffer, which a compressing drive shortens (to 57 % of its size
     // at 512 KiB blocks, 5 % at 4 KiB).
     let _ = writeln!(text, "refill_buffers");
+    // A job's clones (`numjobs`) are measured as one phase. Each `stonewall` job is a group
+    // of its own, so this never merges two jobs.
+    let _ = writeln!(text, "group_reporting");
     for (index, job) in profile.jobs.iter().enumerate() {
         let ioengine = IOENGINES
             .iter()
@@ -60,6 +63,18 @@ pub fn job_file_text(profile: &Profile) -> String {
         let _ = writeln!(text, "ioengine={ioengine}");
         if let Some(runtime) = job.runtime {
             let _ = writeln!(text, "runtime={}ms", runtime.as_millis().max(1));
+        }
+        if job.time_based {
+            let _ = writeln!(text, "time_based");
+        }
+        if let Some(ramp) = job.ramp_time {
+            let _ = writeln!(text, "ramp_time={}ms", ramp.as_millis().max(1));
+        }
+        if job.loops > 1 {
+            let _ = writeln!(text, "loops={}", job.loops);
+        }
+        if job.numjobs > 1 {
+            let _ = writeln!(text, "numjobs={}", job.numjobs);
         }
         if index > 0 {
             let _ = writeln!(text, "stonewall");

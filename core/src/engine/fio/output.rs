@@ -195,7 +195,15 @@ impl FioOutput {
                 max: max / 1000.0,
             },
             samples: Vec::new(),
-            stopped_by_runtime: bytes < job.size_bytes / job.bs * job.bs,
+            stopped_by_runtime: job.time_based
+                || match job.ramp_time {
+                    None => bytes < job.work_bytes(),
+                    // Part of the work was done before measuring began, so bytes cannot
+                    // tell; a measured time that reached the runtime can.
+                    Some(_) => job
+                        .runtime
+                        .is_some_and(|r| u128::from(runtime_ms) + 100 >= r.as_millis()),
+                },
         })
     }
 }
@@ -207,7 +215,8 @@ const RATE_TOLERANCE: f64 = 0.01;
 
 /// Checks that fio's figures for `job` agree with each other: `bw_bytes` and `iops` are the
 /// job's `io_bytes` and `total_ios` over its `runtime` (ms; not checked when 0, where fio prints
-/// no rate), and a job without a time limit covered its whole size (whole blocks). Errors: what
+/// no rate), and a job without a time limit or ramp covered its whole work (size in whole
+/// blocks × loops × numjobs). Errors: what
 /// disagrees, in words.
 fn check_consistent(
     job: &Job,
@@ -243,8 +252,8 @@ fn check_consistent(
             "rates {bw_bytes} bytes/s and {iops} IOPS over a runtime of 0 ms"
         ));
     }
-    let whole = job.size_bytes / job.bs * job.bs;
-    if job.runtime.is_none() && bytes < whole {
+    let whole = job.work_bytes();
+    if job.runtime.is_none() && job.ramp_time.is_none() && bytes < whole {
         return Err(format!(
             "it stopped early: io_bytes {bytes} of its size {whole}, with no runtime limit"
         ));

@@ -3,9 +3,13 @@
 //! "Two engines").
 //!
 //! Each job of the profile is one phase, run in order: sequential or random-without-repeats
-//! block-aligned offsets, ending after `size` bytes or at `runtime`, whichever comes first
-//! (like fio without `time_based`), with `end_fsync` counted in the phase's time. A phase is
-//! timed from its first submission to its last completion (or the end of its fsync). Reads
+//! block-aligned offsets, ending after `size` bytes (`loops` times over) or at `runtime`,
+//! whichever comes first, or (fio's `time_based`) starting over until `runtime`, with
+//! `end_fsync` after each pass counted in the phase's time. A job's `numjobs` clones run at
+//! once, each over the whole `size` with its own offsets and its own `iodepth` requests in
+//! flight, and are measured as one (fio's `group_reporting`); the result's `iodepth` is per
+//! clone. A phase is timed from its first submission, or the end of its `ramp_time`, to its
+//! last completion (or the end of its fsync); nothing that completes in the ramp counts. Reads
 //! never hit holes: a reading phase that finds the file shorter than it needs first writes the
 //! rest (not measured).
 //!
@@ -55,7 +59,7 @@ use super::layout::{alignment, lay_out, pre_size};
 use super::testfile::TestFile;
 use super::{EngineError, EngineRun, Event, IoPath, PhaseResult, RunContext};
 use crate::i18n::{fill, gettext};
-use crate::profile::{Job, Profile, Rw};
+use crate::profile::{Job, Profile};
 
 /// Largest block size the engine takes, bytes (Linux moves at most about 2 GiB per call).
 const MAX_BS: u64 = 1 << 30;
@@ -112,7 +116,12 @@ pub fn run_profile_with(
     file: &TestFile,
     ctx: &RunContext<'_>,
 ) -> EngineRun {
-    let max_depth = profile.jobs.iter().map(|j| j.iodepth).max().unwrap_or(1);
+    let max_depth = profile
+        .jobs
+        .iter()
+        .map(|j| j.iodepth.max(1).saturating_mul(j.numjobs.max(1)))
+        .max()
+        .unwrap_or(1);
     let ring = match choice {
         IoChoice::Threads => None,
         // A build without the io_uring path (32-bit arm and x86) measures with the threads
@@ -257,17 +266,25 @@ fn run_job(
     let fd = handle.as_raw_fd();
     let align = alignment(&handle);
     let seed = rand::random::<u64>();
-    let mut plan = OffsetPlan::new(job.size_bytes, job.bs, job.rw.is_random(), seed);
-    fill_for_reads(&handle, job, plan.planned_bytes(), ctx, data_end)?;
-    let buffers = IoBuffers::new(
-        job.bs as usize,
-        job.iodepth.max(1) as usize,
-        align,
-        job.rw.is_write(),
-        seed,
-    );
+    let clones = job.numjobs.max(1);
+    let plan_for = |pass: u64| {
+        OffsetPlan::with_clones(
+            job.size_bytes,
+            job.bs,
+            job.rw.is_random(),
+            seed.wrapping_add(pass),
+            clones,
+            job.time_based,
+        )
+    };
+    let span = plan_for(0).planned_bytes();
+    fill_for_reads(&handle, job, span, ctx, data_end)?;
+    // Every clone keeps its own `iodepth` requests in flight.
+    let wanted = job.iodepth.max(1) as usize * clones as usize;
+    let buffers = IoBuffers::new(job.bs as usize, wanted, align, job.rw.is_write(), seed);
     // Writes in flight each need their own buffer of fresh data (see `buffers`).
-    let depth = (job.iodepth.max(1) as usize).min(buffers.max_in_flight());
+    let depth = wanted.min(buffers.max_in_flight());
+    let per_clone = depth.div_ceil(clones as usize);
     let io = PhaseIo {
         name: &job.name,
         write: job.rw.is_write(),
@@ -280,44 +297,47 @@ fn run_job(
         seed,
     };
 
-    announce(ctx, job, index, count, depth);
-    let mut meter = Meter::new(
-        ctx,
-        index,
-        job.rw,
-        plan.planned_bytes(),
-        job.runtime,
-        Instant::now(),
-    );
-    let outcome = match ring {
-        Some(ring) => ring.run_phase(&io, &mut plan, &mut meter),
-        None => threads::run_phase(&io, &mut plan, &mut meter),
-    };
-    let ending = match outcome {
-        Ok(ending) => ending,
-        Err(failure) => {
-            if failure.abandoned {
-                // The kernel may still write into these buffers: never free them.
-                std::mem::forget(buffers);
+    announce(ctx, job, index, count, per_clone);
+    // Measuring starts after the ramp (fio's `ramp_time`), and the runtime with it.
+    let planned = if job.time_based { 0 } else { job.work_bytes() };
+    let measured_from = Instant::now() + job.ramp_time.unwrap_or_default();
+    let mut meter = Meter::new(ctx, index, job.rw, planned, job.runtime, measured_from);
+    let mut ring = ring;
+    let mut covered = 0u64;
+    let mut fsync_end = None;
+    let mut ending = Ending::Done;
+    // fio's `loops`: the work again, each pass ending with its requests in flight and its
+    // `end_fsync`; a `time_based` plan never runs out, so it has one pass.
+    for pass in 0..u64::from(job.loops.max(1)) {
+        let mut plan = plan_for(pass);
+        let outcome = match ring.as_deref_mut() {
+            Some(ring) => ring.run_phase(&io, &mut plan, &mut meter),
+            None => threads::run_phase(&io, &mut plan, &mut meter),
+        };
+        ending = match outcome {
+            Ok(ending) => ending,
+            Err(failure) => {
+                if failure.abandoned {
+                    // The kernel may still write into these buffers: never free them.
+                    std::mem::forget(buffers);
+                }
+                return Err(failure.error);
             }
-            return Err(failure.error);
+        };
+        if ending == Ending::Cancelled {
+            return Err(EngineError::Cancelled);
         }
-    };
-    if ending == Ending::Cancelled {
-        return Err(EngineError::Cancelled);
+        covered = covered.max(plan.covered_bytes());
+        fsync_end = end_fsync(job, &handle)?.or(fsync_end);
+        if ending != Ending::Done {
+            break;
+        }
     }
-    let fsync_end = end_fsync(job, &handle)?;
     let totals = meter.finish(fsync_end);
-    // A sequential write covers [0, bytes); a random one covers the whole plan only when it
-    // was not stopped by its runtime.
-    match job.rw {
-        Rw::Write => *data_end = (*data_end).max(totals.bytes),
-        Rw::RandWrite if ending == Ending::Done => {
-            *data_end = (*data_end).max(plan.planned_bytes())
-        }
-        _ => {}
+    if job.rw.is_write() {
+        *data_end = (*data_end).max(covered);
     }
-    Ok(phase_result(job, depth, totals, ending))
+    Ok(phase_result(job, per_clone, totals, ending))
 }
 
 /// Before a reading job: writes data (not measured) from `data_end` up to the `planned`

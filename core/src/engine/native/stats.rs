@@ -143,8 +143,9 @@ impl std::fmt::Debug for Meter<'_> {
 }
 
 impl<'a> Meter<'a> {
-    /// A meter for phase `index` (pattern `rw`) that plans `planned_bytes` within `runtime`,
-    /// started `start`.
+    /// A meter for phase `index` (pattern `rw`) that plans `planned_bytes` (0: unknown, e.g.
+    /// `time_based`) within `runtime`, measuring from `start` (the first submission, or the
+    /// end of a ramp, which may be in the future).
     pub fn new(
         ctx: &'a RunContext<'a>,
         index: usize,
@@ -173,13 +174,18 @@ impl<'a> Meter<'a> {
         }
     }
 
-    /// When the phase started (its first submission).
+    /// When measuring starts (the first submission, or the end of the ramp); the runtime
+    /// counts from here.
     pub fn start(&self) -> Instant {
         self.start
     }
 
     /// Counts one finished request of `bytes` that completed `at` after `latency`.
+    /// Completions before the meter's start (in a ramp) are not counted.
     pub fn complete(&mut self, at: Instant, bytes: u64, latency: Duration) {
+        if at < self.start {
+            return;
+        }
         self.tick(at);
         self.bytes += bytes;
         self.ios += 1;

@@ -1,0 +1,310 @@
+//! The job-file keys beyond the standard test's (`time_based`, `ramp_time`, `loops`,
+//! `numjobs` with `group_reporting`, `thread`, `name`, `description`), run by both engines:
+//! on a real file in `/var/tmp` each engine must do the same work (bytes and requests exactly
+//! where the work is fixed, seconds within limits where time ends it), and on a throttled
+//! loop device each must measure the throttle within 10 %.
+//!
+//! The throttled runs happen in a child process (this test binary again, run with the
+//! environment naming a folder and an engine) that a shell moves into the cgroup first.
+
+mod common;
+
+use std::path::Path;
+use std::sync::atomic::AtomicBool;
+
+use agnostics_core::engine::native::{self, IoChoice};
+use agnostics_core::engine::testfile::TestFile;
+use agnostics_core::engine::{EngineKind, Event, PhaseResult, RunContext};
+use agnostics_core::units::MIB;
+use common::*;
+
+const DIR_ENV: &str = "AGNOSTICS_KEYS_THROTTLE_DIR";
+const ENGINE_ENV: &str = "AGNOSTICS_KEYS_THROTTLE_ENGINE";
+const MARK: &str = "KEYS-RESULT ";
+
+/// One job per new key, on an 8 MiB file.
+const KEYS_PROFILE: &str = "\
+[global]
+ioengine=libaio
+direct=1
+iodepth=4
+size=8m
+thread
+group_reporting
+description=\"each new key once\"
+
+[prep]
+rw=write
+bs=1m
+
+[loops]
+stonewall
+rw=read
+bs=256k
+loops=3
+
+[clones]
+stonewall
+rw=randwrite
+bs=64k
+numjobs=3
+
+[timed]
+stonewall
+name=timed-read
+rw=read
+bs=1m
+time_based
+runtime=1500ms
+
+[ramped]
+stonewall
+rw=randread
+bs=4k
+time_based
+ramp_time=1
+runtime=1
+";
+
+/// The same keys on the throttled device (400 write IOPS, 1200 read IOPS, 12 MiB/s writes).
+const THROTTLED_KEYS: &str = "\
+[global]
+ioengine=libaio
+direct=1
+iodepth=8
+size=32m
+thread
+group_reporting
+
+[prep]
+rw=write
+bs=1m
+
+[clones]
+stonewall
+rw=randwrite
+bs=4k
+numjobs=4
+runtime=3
+
+[loops]
+stonewall
+rw=randread
+bs=4k
+size=2m
+loops=3
+
+[ramped]
+stonewall
+rw=randread
+bs=4k
+time_based
+ramp_time=1
+runtime=2
+
+[timed-write]
+stonewall
+rw=write
+bs=1m
+size=4m
+time_based
+runtime=3
+";
+
+fn run(engine: &str, text: &str, dir: &Path) -> Vec<PhaseResult> {
+    let profile = profile(text);
+    let file = TestFile::create(dir, true, "ext4").unwrap();
+    let cancel = AtomicBool::new(false);
+    let ctx = RunContext {
+        run: 1,
+        cancel: &cancel,
+        on_event: &|_: Event| {},
+    };
+    let result = match engine {
+        "io_uring" => native::run_profile_with(IoChoice::Uring, &profile, &file, &ctx),
+        "threads" => native::run_profile_with(IoChoice::Threads, &profile, &file, &ctx),
+        _ => agnostics_core::engine::run_profile(EngineKind::Fio, &profile, &file, &ctx),
+    }
+    .phases;
+    file.remove().unwrap();
+    result.unwrap_or_else(|e| panic!("{engine}: {e}"))
+}
+
+fn phase<'a>(phases: &'a [PhaseResult], name: &str) -> &'a PhaseResult {
+    phases
+        .iter()
+        .find(|p| p.name == name)
+        .unwrap_or_else(|| panic!("no phase {name} in {phases:?}"))
+}
+
+fn within(what: &str, value: f64, low: f64, high: f64) {
+    assert!(
+        (low..=high).contains(&value),
+        "{what}: {value} is outside {low}..={high}"
+    );
+}
+
+fn each_key_does_the_same_work_on_both_engines() -> agnostics_testkit::Ran {
+    agnostics_testkit::require_program("fio")?;
+    let dir = scratch_dir();
+    for engine in ["io_uring", "threads", "fio"] {
+        let phases = run(engine, KEYS_PROFILE, dir.path());
+        let names: Vec<&str> = phases.iter().map(|p| p.name.as_str()).collect();
+        assert_eq!(
+            names,
+            ["prep", "loops", "clones", "timed-read", "ramped"],
+            "{engine}: `name=` renames the job"
+        );
+        for p in &phases {
+            // fio resets its byte and request counters at the ramp's end apart, so they may
+            // disagree by the requests in flight then.
+            let slack = if p.name == "ramped" { 4 * p.bs } else { 0 };
+            assert!(
+                p.bytes.abs_diff(p.ios * p.bs) <= slack,
+                "{engine} {}: {} bytes, {} ios",
+                p.name,
+                p.bytes,
+                p.ios
+            );
+            assert_eq!(p.iodepth, 4, "{engine} {}: iodepth is per clone", p.name);
+        }
+        let loops = phase(&phases, "loops");
+        assert_eq!((loops.bytes, loops.ios), (24 * MIB, 96), "{engine} loops=3");
+        assert!(!loops.stopped_by_runtime, "{engine}");
+        let clones = phase(&phases, "clones");
+        assert_eq!(
+            (clones.bytes, clones.ios),
+            (24 * MIB, 384),
+            "{engine} numjobs=3"
+        );
+        let timed = phase(&phases, "timed-read");
+        within(
+            &format!("{engine} time_based seconds"),
+            timed.seconds,
+            1.4,
+            2.0,
+        );
+        assert!(timed.stopped_by_runtime, "{engine}");
+        assert!(
+            timed.bytes > 8 * MIB,
+            "{engine}: time_based goes on past size: {} bytes",
+            timed.bytes
+        );
+        let ramped = phase(&phases, "ramped");
+        within(
+            &format!("{engine} seconds measured after the ramp"),
+            ramped.seconds,
+            0.9,
+            1.4,
+        );
+        assert!(ramped.ios > 0, "{engine}");
+        eprintln!(
+            "{engine}: timed-read {} bytes in {:.2} s, ramped {} ios in {:.2} s",
+            timed.bytes, timed.seconds, ramped.ios, ramped.seconds
+        );
+    }
+    Ok(())
+}
+
+/// The child's side, in the throttled group: runs [`THROTTLED_KEYS`] with `engine` in `dir`
+/// and prints the phases after [`MARK`].
+fn throttled_child_run(dir: &std::ffi::OsStr, engine: &str) {
+    let phases = run(engine, THROTTLED_KEYS, Path::new(dir));
+    println!("{MARK}{}", serde_json::to_string(&phases).unwrap());
+}
+
+fn measure_in_group(group: &BlkioThrottle, dir: &Path, engine: &str) -> Vec<PhaseResult> {
+    let exe = std::env::current_exe().unwrap();
+    let out = group
+        .command(&exe)
+        .env(DIR_ENV, dir)
+        .env(ENGINE_ENV, engine)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{engine}: child failed\n{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let line = stdout
+        .lines()
+        .find_map(|l| l.find(MARK).map(|at| &l[at + MARK.len()..]))
+        .unwrap_or_else(|| panic!("{engine}: no result in\n{stdout}"));
+    serde_json::from_str(line).unwrap()
+}
+
+fn each_key_measures_the_throttle_on_both_engines() -> agnostics_testkit::Ran {
+    if let Some(reason) = BlkioThrottle::unavailable() {
+        return agnostics_testkit::skip(reason);
+    }
+    agnostics_testkit::require_program("fio")?;
+    let fs = LoopFs::new(128);
+    let group = BlkioThrottle::new(&fs.maj_min(), THROTTLE);
+    for engine in ["io_uring", "threads", "fio"] {
+        let phases = measure_in_group(&group, &fs.mount, engine);
+        let clones = phase(&phases, "clones");
+        let loops = phase(&phases, "loops");
+        let ramped = phase(&phases, "ramped");
+        let timed = phase(&phases, "timed-write");
+        eprintln!(
+            "{engine}: clones {:.1} IOPS, loops {:.1} IOPS, ramped {:.1} IOPS, \
+             timed-write {:.0} B/s ({} bytes)",
+            clones.iops, loops.iops, ramped.iops, timed.bw_bytes, timed.bytes
+        );
+        assert_within_10_percent(
+            &format!("{engine} numjobs=4 write IOPS"),
+            clones.iops,
+            WRITE_IOPS as f64,
+        );
+        assert_eq!(
+            (loops.bytes, loops.ios),
+            (6 * MIB, 1536),
+            "{engine} loops=3"
+        );
+        assert_within_10_percent(
+            &format!("{engine} loops=3 read IOPS"),
+            loops.iops,
+            READ_IOPS as f64,
+        );
+        assert_within_10_percent(
+            &format!("{engine} ramp_time read IOPS"),
+            ramped.iops,
+            READ_IOPS as f64,
+        );
+        within(
+            &format!("{engine} ramped seconds"),
+            ramped.seconds,
+            1.9,
+            2.5,
+        );
+        assert_within_10_percent(
+            &format!("{engine} time_based write B/s"),
+            timed.bw_bytes,
+            WRITE_BPS as f64,
+        );
+        assert!(
+            timed.bytes > 4 * MIB,
+            "{engine}: time_based wraps past size"
+        );
+        let left: Vec<String> = entries(&fs.mount)
+            .into_iter()
+            .filter(|n| n != "lost+found")
+            .collect();
+        assert!(left.is_empty(), "{engine} left {left:?}");
+    }
+    drop(group);
+    drop(fs);
+    Ok(())
+}
+
+fn main() {
+    if let (Some(dir), Ok(engine)) = (std::env::var_os(DIR_ENV), std::env::var(ENGINE_ENV)) {
+        throttled_child_run(&dir, &engine);
+        return;
+    }
+    agnostics_testkit::harness::run(agnostics_testkit::tests!(
+        each_key_does_the_same_work_on_both_engines,
+        each_key_measures_the_throttle_on_both_engines
+    ));
+}
