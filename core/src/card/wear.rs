@@ -72,8 +72,8 @@ pub fn pre_eol_text(value: u8) -> String {
     match value {
         0 => gettext("not reported"),
         1 => gettext("normal"),
-        2 => gettext("warning: 80 % of its reserved blocks are used"),
-        3 => gettext("urgent: 90 % of its reserved blocks are used"),
+        2 => gettext("warning (80 % used)"),
+        3 => gettext("urgent (90 % used)"),
         v => fill(
             &gettext("a reserved value (0x{value})"),
             &[("value", &format!("{v:02X}"))],
@@ -132,8 +132,8 @@ mod tests {
         assert_eq!(life_text(0), "not reported");
         assert_eq!(life_text(0x0c), "a reserved value (0x0C)");
         assert_eq!(pre_eol_text(1), "normal");
-        assert!(pre_eol_text(2).starts_with("warning: 80 %"));
-        assert!(pre_eol_text(3).starts_with("urgent: 90 %"));
+        assert_eq!(pre_eol_text(2), "warning (80 % used)");
+        assert_eq!(pre_eol_text(3), "urgent (90 % used)");
     }
 
     #[test]
