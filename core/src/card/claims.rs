@@ -10,6 +10,9 @@
 //!   against the `seq-write` phase; the strongest claim is compared.
 //! - A phase faster than the link's ceiling ([`super::link`]) cannot be the device's own
 //!   speed: it is flagged, and the test must not be graded PASS on it.
+//! - Without a measurement, from the card's own state: a partition that does not start on an
+//!   erase-block boundary ([`super::alignment`]), an eMMC near the end of its life
+//!   ([`super::wear`]).
 
 use serde::{Deserialize, Serialize};
 
@@ -262,15 +265,14 @@ fn card_state(card: &CardInfo) -> Vec<Finding> {
     let mut out: Vec<Finding> = card
         .partitions
         .iter()
-        .filter_map(|p| {
-            (p.aligned == Some(false)).then(|| Finding::MisalignedPartition {
-                partition: p.name.clone(),
-                start_bytes: p.start_bytes,
-                boundary_bytes: p.boundary_bytes.unwrap_or(0),
-                offset_bytes: p.offset_bytes.unwrap_or(0),
-                erase_bytes: erase,
-                au_bytes: au,
-            })
+        .filter(|p| p.aligned == Some(false))
+        .map(|p| Finding::MisalignedPartition {
+            partition: p.name.clone(),
+            start_bytes: p.start_bytes,
+            boundary_bytes: p.boundary_bytes.unwrap_or(0),
+            offset_bytes: p.offset_bytes.unwrap_or(0),
+            erase_bytes: erase,
+            au_bytes: au,
         })
         .collect();
     if let Some(w) = card.emmc_wear.filter(super::EmmcWear::is_worn) {
