@@ -38,6 +38,7 @@ fn main() {
         builds_the_window_ready_to_run,
         runs_a_small_profile_and_shows_the_engines_verdicts,
         results_show_the_cards_identity_and_claims,
+        results_show_the_pi_slots_queueing_partitions_and_wear,
         cancel_in_the_middle_removes_the_test_file_and_returns_to_ready,
         closing_while_running_asks_then_cleans_up_and_closes,
         refused_tmpfs_target_shows_the_error_dialog,
@@ -334,6 +335,100 @@ fn results_show_the_cards_identity_and_claims(app: &Application) {
         "{facts:?}"
     );
     assert_fits_800x480(&window, "results with a card");
+}
+
+/// The card group for what only the Pi's slot tells (fixture sysfs trees): command queueing
+/// off (A2 not graded), a misaligned partition with its finding, the link from debugfs `ios`,
+/// and a worn eMMC.
+fn results_show_the_pi_slots_queueing_partitions_and_wear(app: &Application) {
+    use agnostics_testkit::{fixture_files, ios_fixture, mmc_host_tree, MmcHost};
+    let dir = scratch_dir();
+    let mut report = Report::new(
+        agnostics_core::engine::EngineKind::Native,
+        report::ProfileInfo {
+            name: "standard".into(),
+            source: None,
+            size_bytes: 0,
+        },
+        Vec::new(),
+    );
+    let ios = ios_fixture("ios-sd-high-speed");
+    let root = mmc_host_tree(
+        &dir.path().join("sd"),
+        &fixture_files("kingston-sd64g-2019-imx.json"),
+        &MmcHost {
+            nr_tags: Some("64"),
+            partitions: &[(1, 8192), (2, 559_104)],
+            ios: Some(&ios),
+            raspberry_pi_5: true,
+        },
+    );
+    report.card = card::identify(&root, "mmcblk0");
+    report.findings = card::findings(report.card.as_ref(), &[]);
+    let window = new_window(app);
+    let results = window.results_view();
+    results.show_report(&report);
+    let (title, facts) = results.shown_card().expect("a card group");
+    assert_eq!(title, "Card");
+    let fact = |facts: &[(String, String)], title: &str| {
+        facts
+            .iter()
+            .find(|(t, _)| t == title)
+            .map(|(_, v)| v.clone())
+            .unwrap_or_else(|| panic!("no {title} row in {facts:?}"))
+    };
+    let queueing = fact(&facts, "Command queueing");
+    assert!(
+        queueing.starts_with("off (block/mmcblk0/mq/0/nr_tags = 64"),
+        "{queueing}"
+    );
+    assert!(
+        queueing.ends_with("\nA2 is not graded: this host runs the card like an A1 card"),
+        "{queueing}"
+    );
+    assert_eq!(
+        fact(&facts, "Partitions"),
+        "mmcblk0p1 starts at 4.00 MiB: aligned to 4 MiB\n\
+         mmcblk0p2 starts at 273.00 MiB (286261248 bytes): 1 MiB past a 4 MiB boundary, misaligned"
+    );
+    assert_eq!(
+        fact(&facts, "Link"),
+        "SD/MMC bus sd high-speed, 50 MHz, 4-bit: at most 25.0 MB/s"
+    );
+    let notes = results.shown_card_notes();
+    assert!(
+        notes
+            .iter()
+            .any(|n| n.starts_with("Partition mmcblk0p2 starts at 286261248 bytes")),
+        "{notes:?}"
+    );
+    assert_fits_800x480(&window, "results with a Pi card's slot");
+
+    let mut files = fixture_files("samsung-emmc-m8g1gc.json");
+    files.push(("life_time".into(), "0x0a 0x0b".into()));
+    files.push(("pre_eol_info".into(), "0x03".into()));
+    files.push(("cmdq_en".into(), "1".into()));
+    let root = mmc_host_tree(&dir.path().join("emmc"), &files, &MmcHost::default());
+    report.card = card::identify(&root, "mmcblk0");
+    report.findings = card::findings(report.card.as_ref(), &[]);
+    results.show_report(&report);
+    let (_, facts) = results.shown_card().expect("a card group");
+    assert_eq!(
+        fact(&facts, "eMMC wear"),
+        "type A: 90–100 % of its life used; type B: past its estimated life; reserved blocks: urgent (90 % used)"
+    );
+    assert_eq!(
+        fact(&facts, "Command queueing"),
+        "on (block/mmcblk0/device/cmdq_en = 1)"
+    );
+    assert!(
+        results
+            .shown_card_notes()
+            .iter()
+            .any(|n| n.starts_with("The eMMC reports its wear as ")),
+        "{:?}",
+        results.shown_card_notes()
+    );
 }
 
 fn cancel_in_the_middle_removes_the_test_file_and_returns_to_ready(app: &Application) {

@@ -133,6 +133,7 @@ pub fn to_text(c: &CardInfo) -> String {
     sd_rows(&mut b, c);
     register_rows(&mut b, c);
     bus_rows(&mut b, c);
+    host_rows(&mut b, c);
     let mut out = b.render();
     for w in &c.warnings {
         let _ = writeln!(
@@ -141,7 +142,49 @@ pub fn to_text(c: &CardInfo) -> String {
             fill(&gettext("Warning: {warning}"), &[("warning", w)])
         );
     }
+    // What the card's state means without a measurement: misaligned partitions, a worn eMMC.
+    for f in card::findings(Some(c), &[]) {
+        let _ = writeln!(
+            out,
+            "{}",
+            fill(&gettext("Finding: {finding}"), &[("finding", &f.text())])
+        );
+    }
     out
+}
+
+/// What only the host's own interfaces tell: command queueing (and whether A2 is graded), each
+/// partition's alignment, an eMMC's wear.
+fn host_rows(b: &mut Block, c: &CardInfo) {
+    if let Some(q) = &c.command_queueing {
+        b.row(gettext("Command queueing:"), q.describe());
+        if let Some(reason) = c.a2_not_graded_reason() {
+            b.row(
+                gettext("A2 grading:"),
+                fill(&gettext("not graded: {reason}"), &[("reason", &reason)]),
+            );
+        }
+    }
+    if let Some(erase) = c
+        .sysfs
+        .as_ref()
+        .and_then(|s| s.preferred_erase_size.as_deref())
+        .and_then(card::mmc::parse_num)
+        .filter(|e| *e > 0)
+    {
+        b.row(gettext("Erase size:"), human_bytes(erase));
+    }
+    for (i, p) in c.partitions.iter().enumerate() {
+        let label = if i == 0 {
+            gettext("Partitions:")
+        } else {
+            String::new()
+        };
+        b.row(label, p.describe());
+    }
+    if let Some(w) = &c.emmc_wear {
+        b.row(gettext("eMMC wear:"), w.describe());
+    }
 }
 
 /// The card's identity from its CID (or the kernel's readings of it): manufacturer, OEM,

@@ -279,6 +279,14 @@ fn finish(report: &mut Report, info: &target_dir::TargetInfo, cached: Option<Str
         report.advice.push(Advice::ImplausibleResult);
         return;
     }
+    // A2 figures need a host that queues commands: without it, A2 is not graded.
+    if let Some(reason) = report.card.as_ref().and_then(|c| c.a2_not_graded_reason()) {
+        for r in &mut report.runs {
+            r.a2_not_graded(&reason);
+        }
+        report.a2_verdict = Verdict::Error;
+    }
+    let run = report.deciding_run().cloned().unwrap_or(run);
     advise(report, &run, info);
 }
 

@@ -141,7 +141,37 @@ fn sd_facts(card: &CardInfo) -> Vec<(String, String)> {
     if let Some(link) = &card.link {
         facts.push((gettext("Link"), card::link::describe(link)));
     }
+    host_facts(card, &mut facts);
     facts
+}
+
+/// What only the host's own interfaces tell: command queueing (and, on an SD card without
+/// it, that A2 is not graded), each partition against the erase size, an eMMC's wear.
+fn host_facts(card: &CardInfo, facts: &mut Vec<(String, String)>) {
+    if let Some(q) = &card.command_queueing {
+        let mut text = q.describe();
+        if card.a2_not_graded_reason().is_some() {
+            text.push('\n');
+            text.push_str(&match q.state {
+                card::QueueingState::Off => {
+                    gettext("A2 is not graded: this host runs the card like an A1 card")
+                }
+                _ => gettext("A2 is not graded: A2 figures need command queueing"),
+            });
+        }
+        facts.push((gettext("Command queueing"), text));
+    }
+    if !card.partitions.is_empty() {
+        let lines: Vec<String> = card
+            .partitions
+            .iter()
+            .map(card::PartitionAlignment::describe)
+            .collect();
+        facts.push((gettext("Partitions"), lines.join("\n")));
+    }
+    if let Some(w) = &card.emmc_wear {
+        facts.push((gettext("eMMC wear"), w.describe()));
+    }
 }
 
 /// The claimed Speed Class, UHS grade, Video Speed Class and Application Performance Class,

@@ -10,6 +10,9 @@
 //!   against the `seq-write` phase; the strongest claim is compared.
 //! - A phase faster than the link's ceiling ([`super::link`]) cannot be the device's own
 //!   speed: it is flagged, and the test must not be graded PASS on it.
+//! - Without a measurement, from the card's own state: a partition that does not start on an
+//!   erase-block boundary ([`super::alignment`]), an eMMC near the end of its life
+//!   ([`super::wear`]).
 
 use serde::{Deserialize, Serialize};
 
@@ -61,6 +64,30 @@ pub enum Finding {
         measured_bw_bytes: f64,
         /// [`Outcome::Meets`] or [`Outcome::BelowClaim`].
         outcome: Outcome,
+    },
+    /// A partition of the card that does not start on an erase-block boundary.
+    MisalignedPartition {
+        /// The partition, e.g. `mmcblk0p2`.
+        partition: String,
+        /// Where it starts, bytes.
+        start_bytes: u64,
+        /// The boundary it should start on, bytes (erase size and AU).
+        boundary_bytes: u64,
+        /// How far past a boundary it starts, bytes.
+        offset_bytes: u64,
+        /// The card's preferred erase size, bytes, when known.
+        erase_bytes: Option<u64>,
+        /// The card's allocation unit (SD Status), bytes, when known.
+        au_bytes: Option<u64>,
+    },
+    /// An eMMC near or past the end of its life, by its own estimates.
+    EmmcWorn {
+        /// `DEVICE_LIFE_TIME_EST_TYP_A`, raw.
+        life_time_a: Option<u8>,
+        /// `DEVICE_LIFE_TIME_EST_TYP_B`, raw.
+        life_time_b: Option<u8>,
+        /// `PRE_EOL_INFO`, raw.
+        pre_eol_info: Option<u8>,
     },
     /// A phase measured faster than the link can carry: the figure cannot be real.
     Implausible {
@@ -135,6 +162,35 @@ impl Finding {
                     ],
                 )
             }
+            Finding::MisalignedPartition {
+                partition,
+                start_bytes,
+                boundary_bytes,
+                offset_bytes,
+                erase_bytes,
+                au_bytes,
+            } => super::alignment::misaligned_text(
+                &super::PartitionAlignment {
+                    name: partition.clone(),
+                    number: 0,
+                    start_bytes: *start_bytes,
+                    boundary_bytes: Some(*boundary_bytes),
+                    offset_bytes: Some(*offset_bytes),
+                    aligned: Some(false),
+                },
+                *erase_bytes,
+                *au_bytes,
+            ),
+            Finding::EmmcWorn {
+                life_time_a,
+                life_time_b,
+                pre_eol_info,
+            } => super::EmmcWear {
+                life_time_a: *life_time_a,
+                life_time_b: *life_time_b,
+                pre_eol_info: *pre_eol_info,
+            }
+            .worn_text(),
             Finding::Implausible {
                 phase,
                 measured_bw_bytes,
@@ -187,9 +243,52 @@ pub fn findings(card: Option<&CardInfo>, phases: &[PhaseResult]) -> Vec<Finding>
         return Vec::new();
     };
     let mut out = beyond_the_link(card, phases);
-    if card.kind != Transport::Sd {
-        return out;
+    if card.kind == Transport::Sd {
+        out.extend(claims_against(card, phases, &out));
     }
+    if matches!(card.kind, Transport::Sd | Transport::Emmc) {
+        out.extend(card_state(card));
+    }
+    out
+}
+
+/// What the card's own state says, measured or not: partitions off the erase-block boundary,
+/// an eMMC near the end of its life.
+fn card_state(card: &CardInfo) -> Vec<Finding> {
+    let erase = card
+        .sysfs
+        .as_ref()
+        .and_then(|s| s.preferred_erase_size.as_deref())
+        .and_then(super::mmc::parse_num)
+        .filter(|e| *e > 0);
+    let au = card.ssr.as_ref().and_then(|s| s.au_size_bytes);
+    let mut out: Vec<Finding> = card
+        .partitions
+        .iter()
+        .filter(|p| p.aligned == Some(false))
+        .map(|p| Finding::MisalignedPartition {
+            partition: p.name.clone(),
+            start_bytes: p.start_bytes,
+            boundary_bytes: p.boundary_bytes.unwrap_or(0),
+            offset_bytes: p.offset_bytes.unwrap_or(0),
+            erase_bytes: erase,
+            au_bytes: au,
+        })
+        .collect();
+    if let Some(w) = card.emmc_wear.filter(super::EmmcWear::is_worn) {
+        out.push(Finding::EmmcWorn {
+            life_time_a: w.life_time_a,
+            life_time_b: w.life_time_b,
+            pre_eol_info: w.pre_eol_info,
+        });
+    }
+    out
+}
+
+/// An SD card's claimed ratings against the measured `phases`, skipping phases already found
+/// implausible (in `found`).
+fn claims_against(card: &CardInfo, phases: &[PhaseResult], found: &[Finding]) -> Vec<Finding> {
+    let out = found;
     let implausible = |name: &str| {
         out.iter()
             .any(|f| matches!(f, Finding::Implausible { phase, .. } if phase == name))
@@ -220,8 +319,7 @@ pub fn findings(card: Option<&CardInfo>, phases: &[PhaseResult]) -> Vec<Finding>
             },
         });
     }
-    out.extend(claims);
-    out
+    claims
 }
 
 /// A finding for each measured phase faster than the card's link can carry (with

@@ -11,7 +11,7 @@ use super::cid::{self, format_date, set_manufacturer, CidInfo, CidSource, SdCid}
 use super::emmc::{self, EmmcCid};
 use super::manufacturers::Bus;
 use super::regs::{self, ascii_or_hex, bcd_revision, CrcStatus, HexError, RegisterState};
-use super::{csd, link, scr, ssr, CardInfo};
+use super::{alignment, csd, link, queueing, scr, ssr, wear, CardInfo};
 use crate::i18n::{fill, gettext};
 use crate::target_dir::device::{read_attr, read_bounded};
 use crate::target_dir::Transport;
@@ -366,6 +366,17 @@ pub(super) fn read(info: &mut CardInfo, disk_dir: &Path, sysfs_root: &Path) {
         Bus::Sd => link::sd(sysfs_root, host.as_deref(), uhs_capable),
         Bus::Mmc => host.as_deref().and_then(|h| link::ios(sysfs_root, h)),
     };
+    info.command_queueing = Some(queueing::read(disk_dir, &info.device));
+    let erase = ids
+        .preferred_erase_size
+        .as_deref()
+        .and_then(parse_num)
+        .filter(|e| *e > 0);
+    let au = info.ssr.as_ref().and_then(|s| s.au_size_bytes);
+    info.partitions = alignment::read(disk_dir, &info.device, alignment::boundary(erase, au));
+    if bus == Bus::Mmc {
+        info.emmc_wear = wear::read(&dev);
+    }
     if !ids.is_empty() {
         info.sysfs = Some(ids);
     }

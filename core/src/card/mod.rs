@@ -6,6 +6,7 @@
 //! it at a copy: `<root>/block/mmcblk0/device/cid` and so on. Decoders never panic, whatever
 //! the text.
 
+pub mod alignment;
 pub mod cid;
 pub mod claims;
 pub mod csd;
@@ -13,19 +14,24 @@ pub mod emmc;
 pub mod link;
 pub mod manufacturers;
 pub mod mmc;
+pub mod queueing;
 pub mod regs;
 pub mod scr;
 pub mod ssr;
 pub mod usb_nvme;
+pub mod wear;
 
 use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
+pub use alignment::PartitionAlignment;
 pub use cid::CidInfo;
 pub use claims::{findings, Finding};
 pub use link::LinkInfo;
+pub use queueing::{CommandQueueing, QueueingState};
 pub use regs::RegisterState;
+pub use wear::EmmcWear;
 
 use crate::i18n::{fill, gettext};
 use crate::target_dir::device;
@@ -78,6 +84,17 @@ pub struct CardInfo {
     pub nvme: Option<usb_nvme::NvmeInfo>,
     /// The link to the host and its ceiling, when known.
     pub link: Option<LinkInfo>,
+    /// SD and eMMC: whether the host queues commands to the card (A2 is graded only when it
+    /// does); null for other devices.
+    #[serde(default)]
+    pub command_queueing: Option<CommandQueueing>,
+    /// SD and eMMC: each partition's start against the card's erase size and allocation unit;
+    /// empty for other devices and for a card without partitions.
+    #[serde(default)]
+    pub partitions: Vec<PartitionAlignment>,
+    /// eMMC: the device's own wear estimates (`life_time`, `pre_eol_info`); null otherwise.
+    #[serde(default)]
+    pub emmc_wear: Option<EmmcWear>,
     /// For people: disagreements between sysfs and the registers, bad checksums, reserved
     /// values, registers that could not be read.
     pub warnings: Vec<String>,
@@ -126,6 +143,24 @@ impl CardInfo {
             ));
         }
         Some(line)
+    }
+
+    /// Why the A2 checks are not graded on this device, or `None` when they are: an SD card
+    /// whose host does not queue commands (or where sysfs does not say) runs like an A1 card
+    /// ([`CommandQueueing::a2_reason`]). Other devices are not affected.
+    pub fn a2_not_graded_reason(&self) -> Option<String> {
+        if self.kind != Transport::Sd {
+            return None;
+        }
+        match &self.command_queueing {
+            Some(q) => q.a2_reason(),
+            None => CommandQueueing {
+                state: QueueingState::Unknown,
+                source: None,
+                value: None,
+            }
+            .a2_reason(),
+        }
     }
 
     /// The ratings the card claims in its SD Status, for people: `Class 10`, `U3`, `V30`,

@@ -133,6 +133,19 @@ impl RunReport {
         self.a2_verdict = Verdict::Error;
     }
 
+    /// Leaves the A2 checks ungraded: each ERROR with `reason` (an earlier reason kept), the
+    /// A2 verdict ERROR; the A1 checks and verdict are unchanged.
+    pub fn a2_not_graded(&mut self, reason: &str) {
+        for c in self
+            .checks
+            .iter_mut()
+            .filter(|c| c.standard == Standard::A2)
+        {
+            c.not_graded(reason);
+        }
+        self.a2_verdict = Verdict::Error;
+    }
+
     /// The check of `metric` against `standard`.
     pub fn check(&self, metric: Metric, standard: Standard) -> Option<&Check> {
         self.checks

@@ -131,6 +131,7 @@ fn write_header(out: &mut String, report: &Report) {
     {
         let _ = writeln!(out, "{card}");
     }
+    write_card_link(out, report);
     let engine = match &report.io_path {
         None => fill(
             &gettext("Engine: {engine}; profile {profile}"),
@@ -149,6 +150,37 @@ fn write_header(out: &mut String, report: &Report) {
         ),
     };
     let _ = writeln!(out, "{engine}");
+}
+
+/// The card's link with the ceiling it implies, and for SD and eMMC whether the host queues
+/// commands.
+fn write_card_link(out: &mut String, report: &Report) {
+    let Some(card) = &report.card else {
+        return;
+    };
+    if let Some(link) = &card.link {
+        let _ = writeln!(
+            out,
+            "{}",
+            fill(
+                &gettext("Link: {link} ({basis})"),
+                &[
+                    ("link", &crate::card::link::describe(link)),
+                    ("basis", &link.basis)
+                ],
+            )
+        );
+    }
+    if let Some(q) = &card.command_queueing {
+        let _ = writeln!(
+            out,
+            "{}",
+            fill(
+                &gettext("Command queueing: {queueing}"),
+                &[("queueing", &q.describe())],
+            )
+        );
+    }
 }
 
 /// One run: a blank line, its title, upstream's lines, why figures were not graded (each
