@@ -136,8 +136,10 @@ pub fn iops_text(cell: Option<&Cell>) -> String {
         .unwrap_or_else(|| "—".into())
 }
 
-/// The header and body of the table as cells of text: the same for every form.
-fn grid(table: &ResultTable) -> (Vec<String>, Vec<Vec<String>>) {
+/// The header and body of the table as cells of text, the same in every form (text,
+/// Markdown, the desktop app): the first cell of each line names the row, the others are
+/// figures (for the matrix, a line of MB/s then a line of IOPS under it).
+pub fn grid(table: &ResultTable) -> (Vec<String>, Vec<Vec<String>>) {
     match table {
         ResultTable::Matrix { rows } => (
             vec![String::new(), gettext("Read"), gettext("Write")],
