@@ -73,13 +73,19 @@ fn ungraded_runs_show_their_table_in_every_form() {
         assert_eq!(body[0][0], first_row);
         let markdown = table::to_markdown(&report);
         for line in &body {
-            assert!(markdown.contains(&format!("| {} |", line.join(" | "))), "{markdown}");
+            assert!(
+                markdown.contains(&format!("| {} |", line.join(" | "))),
+                "{markdown}"
+            );
         }
 
         let text = String::from_utf8(run(name, &[]).stdout).unwrap();
         assert!(text.contains(first_row), "{text}");
         assert!(text.contains("not graded"), "{text}");
-        assert!(!text.contains("KB/sec") && !text.contains("ERROR"), "{text}");
+        assert!(
+            !text.contains("KB/sec") && !text.contains("ERROR"),
+            "{text}"
+        );
         assert!(!text.contains("A1:"), "{text}");
         let md = String::from_utf8(run(name, &["--markdown"]).stdout).unwrap();
         let rows = |s: &str| -> Vec<String> {
