@@ -1,6 +1,6 @@
 #!/bin/sh
 # Checks that `meson install --destdir D` put every file in place under PREFIX (D/usr/local
-# for the default prefix; /usr for the installed package): binaries, profile, desktop entry,
+# for the default prefix; /usr for the installed package): binaries, profiles, desktop entry,
 # metainfo, icons, catalogues, man pages and completions.
 #
 # usage: check-install.sh D/PREFIX
@@ -12,6 +12,10 @@ for f in \
     bin/agnostics \
     bin/agnostics-cli \
     share/agnostics/sd_bench.fio \
+    share/agnostics/profiles/standard.fio \
+    share/agnostics/profiles/quick.fio \
+    share/agnostics/profiles/qd1.fio \
+    share/agnostics/profiles/matrix.fio \
     share/applications/$id.desktop \
     share/metainfo/$id.metainfo.xml \
     share/icons/hicolor/scalable/apps/$id.svg \

@@ -1,5 +1,5 @@
 //! The application: one instance per session (a second `agnostics` hands its command line to
-//! the first), the command line (`--target DIR`, `--profile FILE`, `--dir DIR`…, `--run`,
+//! the first), the command line (`--target DIR`, `--profile NAME|FILE`, `--dir DIR`…, `--run`,
 //! `--version`, `--help`), the `app.quit` (Ctrl+Q) and `app.about` actions, the style
 //! sheet, following Raspberry Pi OS's dark theme, and SIGINT, SIGTERM and SIGHUP (a closed
 //! session or VNC login, `kill`): the running test stops, its file is removed, and the app
@@ -12,7 +12,7 @@ use std::time::Duration;
 use adw::prelude::*;
 use adw::subclass::prelude::*;
 use agnostics_core::i18n::{fill, gettext};
-use agnostics_core::profile::Profile;
+use agnostics_core::profile::{Builtin, Profile};
 use gtk::{gdk, gio, glib};
 
 use crate::config::{APP_ID, VERSION};
@@ -78,7 +78,7 @@ mod imp {
             // Checked here, in the process that was started, so that a bad job file is
             // reported on its terminal with exit status 2 (the first instance loads it again).
             if let Ok(Some(path)) = options.lookup::<PathBuf>("profile") {
-                if let Err(e) = Profile::load(&path) {
+                if let Err(e) = Profile::by_name_or_path(&path) {
                     eprintln!("agnostics: {}", invalid_profile(&e));
                     return std::ops::ControlFlow::Break(glib::ExitCode::from(2));
                 }
@@ -139,8 +139,8 @@ impl Application {
             glib::Char::from(0),
             glib::OptionFlags::NONE,
             glib::OptionArg::Filename,
-            &gettext("fio job file to run instead of the standard test"),
-            Some(&gettext("FILE")),
+            &gettext("A built-in profile (standard, quick, qd1, matrix) or a fio job file"),
+            Some(&gettext("NAME|FILE")),
         );
         self.add_main_option(
             "dir",
@@ -181,8 +181,21 @@ impl Application {
             })
         };
         let target = path_option("target");
-        let profile = match path_option("profile") {
-            Some(path) => match Profile::load(&path) {
+        // A built-in name stays a name; a file is read relative to the launching folder.
+        let profile_arg = options
+            .lookup::<PathBuf>("profile")
+            .ok()
+            .flatten()
+            .map(|p| {
+                let is_name = p.to_str().is_some_and(|s| Builtin::find(s).is_some());
+                if is_name || p.is_absolute() {
+                    p
+                } else {
+                    cwd.join(p)
+                }
+            });
+        let profile = match profile_arg {
+            Some(path) => match Profile::by_name_or_path(&path) {
                 Ok(profile) => Some(profile),
                 Err(e) => {
                     // It was valid a moment ago in the launching process; say so in the window.

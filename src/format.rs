@@ -243,12 +243,14 @@ pub fn check_summary(check: &Check) -> String {
     }
 }
 
-/// PASS, FAIL or ERROR, translated (upstream's words; the compat lines keep English).
+/// PASS, FAIL, ERROR or NOT GRADED, translated (upstream's words; the compat lines keep English).
 pub fn verdict_text(verdict: Verdict) -> String {
     match verdict {
         Verdict::Pass => gettext("PASS"),
         Verdict::Fail => gettext("FAIL"),
         Verdict::Error => gettext("ERROR"),
+        // Translators: the verdict of a profile that only measures (no A1/A2 grade).
+        Verdict::NotGraded => gettext("NOT GRADED"),
     }
 }
 

@@ -25,6 +25,8 @@ pub struct Cli {
 pub enum Command {
     /// Run the SD card test (the default).
     Run(RunArgs),
+    /// List the built-in profiles (`--profile NAME`): name, graded or not, what it measures.
+    Profiles(ProfilesArgs),
     /// List the writable mounted filesystems the test can run on.
     Targets(TargetsArgs),
     /// Identify the card or drive: decode an SD card's registers (CID, CSD, SCR, SD Status).
@@ -49,8 +51,10 @@ pub struct RunArgs {
     /// Directory to test in (default: /var/tmp, or a mounted SD card when /var/tmp is not on one).
     #[arg(long, value_name = "DIR")]
     pub target: Option<PathBuf>,
-    /// fio job file to run instead of the standard test (a documented subset of fio's format).
-    #[arg(long, value_name = "FILE")]
+    /// A built-in profile (standard, quick, qd1, matrix; see `profiles`) or a fio job file (a
+    /// documented subset of fio's format). An argument with a `/` or ending in `.fio` is a file;
+    /// a built-in name wins over a file of the same name (write ./NAME for the file).
+    #[arg(long, value_name = "NAME|FILE")]
     pub profile: Option<PathBuf>,
     /// Which engine measures.
     #[arg(long, value_enum, default_value_t = EngineArg::Native)]
@@ -59,12 +63,23 @@ pub struct RunArgs {
     #[arg(long, value_name = "N", default_value_t = agnostics_core::sdtest::UPSTREAM_RUNS, value_parser = clap::value_parser!(u32).range(1..=100))]
     pub runs: u32,
     /// Print one JSON document on stdout instead of text.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "markdown")]
     pub json: bool,
+    /// Print the results table as Markdown, ready for a forum post (the matrix and qd1
+    /// profiles' tables, else a table of the jobs); no serial numbers or paths.
+    #[arg(long)]
+    pub markdown: bool,
     /// Read sysfs from DIR instead of /sys: the card, link and device stack behind the target
     /// are read there (DIR/dev/block/MAJ:MIN …), as with `card --sysfs-root`.
     #[arg(long, value_name = "DIR", default_value = "/sys")]
     pub sysfs_root: PathBuf,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct ProfilesArgs {
+    /// Print JSON instead of a line each.
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(Debug, Clone, Args)]

@@ -1,6 +1,7 @@
 //! `agnostics-cli`: the Raspberry Pi SD card test without a desktop (links no GTK).
 //!
-//! `agnostics-cli [run]` runs the standard test; `targets` lists where it can run; `card`
+//! `agnostics-cli [run]` runs the standard test (or `--profile NAME|FILE`); `profiles` lists
+//! the built-in profiles; `targets` lists where it can run; `card`
 //! decodes the card's registers; `scripts` runs agnostics test scripts. Exit status: 0 PASS,
 //! 1 FAIL, 2 error or refused, 130 cancelled by SIGINT.
 
@@ -8,6 +9,7 @@ mod args;
 mod card_cmd;
 mod generate;
 mod output;
+mod profiles_cmd;
 mod run_cmd;
 mod scripts_cmd;
 mod targets_cmd;
@@ -24,6 +26,7 @@ fn main() {
     let code = match cli.command {
         None => run_cmd::main(&cli.run),
         Some(Command::Run(ref a)) => run_cmd::main(a),
+        Some(Command::Profiles(ref a)) => profiles_cmd::main(a),
         Some(Command::Targets(ref a)) => targets_cmd::main(a),
         Some(Command::Card(ref a)) => card_cmd::main(a),
         Some(Command::Scripts(ref a)) => scripts_cmd::main(a),

@@ -1,5 +1,7 @@
-//! `agnostics-cli run`: the standard test, with a progress bar on a terminal, the text report
-//! (upstream's compat lines first) or `--json`, and the exit status of the verdict.
+//! `agnostics-cli run`: the standard test or `--profile NAME|FILE`, with a progress bar on a
+//! terminal, the text report (upstream's compat lines first for a graded run), `--json` or
+//! `--markdown`, and the exit status of the verdict (0 for a profile that only measures, when
+//! every job was measured).
 
 use std::io::IsTerminal;
 use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
@@ -32,7 +34,7 @@ pub fn main(args: &RunArgs) -> i32 {
         EngineArg::Fio => EngineKind::Fio,
     };
     let profile = match &args.profile {
-        Some(path) => match Profile::load(path) {
+        Some(path) => match Profile::by_name_or_path(path) {
             Ok(p) => p,
             Err(e) => return refuse_profile(args, engine, path, &e),
         },
@@ -53,7 +55,7 @@ pub fn main(args: &RunArgs) -> i32 {
     let cancel = Arc::new(AtomicBool::new(false));
     let signals = Stopper::start(Arc::clone(&cancel));
 
-    let bar = Progress::new(std::io::stderr().is_terminal() && !args.json);
+    let bar = Progress::new(std::io::stderr().is_terminal() && !args.json && !args.markdown);
     let on_event = |event: Event| bar.event(event);
     let report = sdtest::run(&opts, &cancel, &on_event);
     bar.finish();
@@ -70,7 +72,8 @@ pub fn main(args: &RunArgs) -> i32 {
     }
 }
 
-/// Prints the report: the JSON document, or the text with the error and its hint on stderr.
+/// Prints the report: the JSON document, the Markdown, or the text with the error and its hint
+/// on stderr.
 /// Returns 0, or the status of a failed print (a closed or full stdout must not lose the log
 /// or the exit status, and never panics).
 fn print_report(args: &RunArgs, report: &report::Report) -> i32 {
@@ -83,7 +86,12 @@ fn print_report(args: &RunArgs, report: &report::Report) -> i32 {
             }
         }
     } else {
-        let code = emit(To::Stdout, report::to_text(report));
+        let text = if args.markdown {
+            report::table::to_markdown(report)
+        } else {
+            report::to_text(report)
+        };
+        let code = emit(To::Stdout, text);
         if let Some(e) = &report.error {
             emit(
                 To::Stderr,

@@ -249,6 +249,7 @@ pub fn report() -> ReportBuilder {
             verdict: Verdict::Error,
             a2_verdict: Verdict::Error,
             sd_graded: true,
+            graded: true,
             engine: EngineKind::Native,
             io_path: Some(IoPath::IoUring),
             profile: ProfileInfo {
@@ -263,6 +264,7 @@ pub fn report() -> ReportBuilder {
             warnings: Vec::new(),
             advice: Vec::new(),
             findings: Vec::new(),
+            table: None,
         },
         verdicts: None,
         sd_graded: None,

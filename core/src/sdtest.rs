@@ -52,7 +52,9 @@ impl TestOptions {
 /// this thread.
 pub fn run(opts: &TestOptions, cancel: &AtomicBool, on_event: &(dyn Fn(Event) + Sync)) -> Report {
     let mut report = new_report(opts);
-    let gradable = check_profile(opts, &mut report);
+    // A profile that only measures is not held against A1/A2: no graded jobs to check.
+    report.graded = opts.profile.graded();
+    let gradable = !report.graded || check_profile(opts, &mut report);
     sweep_leftovers(opts, &mut report);
     let Some(info) = prepare_target(opts, &mut report) else {
         return report;
@@ -62,7 +64,8 @@ pub fn run(opts: &TestOptions, cancel: &AtomicBool, on_event: &(dyn Fn(Event) + 
 
     // When no run can pass (a graded job missing or not what its check claims, or a cache
     // answering), repeating it would only wear the card.
-    let runs = if gradable && cached.is_none() {
+    // A profile that only measures runs once: there is no pass to wait for.
+    let runs = if report.graded && gradable && cached.is_none() {
         opts.runs.max(1)
     } else {
         1
@@ -231,6 +234,10 @@ fn run_once(
         ));
     }
     match done.phases {
+        Ok(phases) if !report.graded => {
+            report.runs.push(RunReport::measured(ctx.run, phases));
+            Next::Stop
+        }
         Ok(phases) => {
             let graded = RunReport::grade_profile(ctx.run, phases, &opts.profile);
             let passed = graded.verdict == Verdict::Pass;
@@ -250,8 +257,14 @@ fn run_once(
 
 /// Settles the verdicts once the runs are done: a cache answering makes the test an error, an
 /// error makes both verdicts ERROR; else the deciding run's verdicts, the card's findings (a
-/// run the link cannot carry is not graded, and the test is an error), and the advice.
+/// run the link cannot carry is not graded, and the test is an error), and the advice. The
+/// results table of the profile, when it has one, in every case something was measured.
 fn finish(report: &mut Report, info: &target_dir::TargetInfo, cached: Option<String>) {
+    settle(report, info, cached);
+    report.table = crate::report::table::table(report);
+}
+
+fn settle(report: &mut Report, info: &target_dir::TargetInfo, cached: Option<String>) {
     if let Some(reason) = cached {
         not_graded_cached(report, reason);
     }
@@ -277,6 +290,15 @@ fn finish(report: &mut Report, info: &target_dir::TargetInfo, cached: Option<Str
             Advice::ImplausibleResult.text(),
         ));
         report.advice.push(Advice::ImplausibleResult);
+        return;
+    }
+    if !report.graded {
+        // Nothing is graded, so no advice about the grade; a cache in the way still matters.
+        if !info.warnings.is_empty() {
+            report.advice.push(Advice::CachingFilesystem {
+                fs_type: info.fs_type.clone(),
+            });
+        }
         return;
     }
     // A2 figures need a host that queues commands: without it, A2 is not graded.

@@ -10,7 +10,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::engine::PhaseResult;
 
-/// PASS, FAIL or ERROR. Serialised as upstream spells them.
+/// PASS, FAIL or ERROR, serialised as upstream spells them; NOT_GRADED for a profile that only
+/// measures.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Verdict {
     /// The measurement meets the target.
@@ -22,27 +23,32 @@ pub enum Verdict {
     /// There is no trustworthy measurement (missing, failed or implausible).
     #[serde(rename = "ERROR")]
     Error,
+    /// Measured, not graded: a profile that only measures (`quick`, `qd1`, `matrix`); only the
+    /// standard test is graded against A1/A2.
+    #[serde(rename = "NOT_GRADED")]
+    NotGraded,
 }
 
 impl Verdict {
-    /// `PASS`, `FAIL` or `ERROR` (the untranslated form of upstream's log and compat lines).
+    /// `PASS`, `FAIL`, `ERROR` or `NOT_GRADED` (the untranslated form of upstream's log and compat lines).
     pub fn as_str(self) -> &'static str {
         match self {
             Verdict::Pass => "PASS",
             Verdict::Fail => "FAIL",
             Verdict::Error => "ERROR",
+            Verdict::NotGraded => "NOT_GRADED",
         }
     }
 
-    /// Combines verdicts: ERROR if any is ERROR, else FAIL if any is FAIL, else PASS.
-    /// An empty list is ERROR (nothing was measured).
+    /// Combines verdicts: ERROR if any is ERROR (or NOT_GRADED, which no check is), else FAIL
+    /// if any is FAIL, else PASS. An empty list is ERROR (nothing was measured).
     pub fn all<I: IntoIterator<Item = Verdict>>(verdicts: I) -> Verdict {
         let mut seen = false;
         let mut out = Verdict::Pass;
         for v in verdicts {
             seen = true;
             match (out, v) {
-                (_, Verdict::Error) => return Verdict::Error,
+                (_, Verdict::Error | Verdict::NotGraded) => return Verdict::Error,
                 (_, Verdict::Fail) => out = Verdict::Fail,
                 _ => {}
             }

@@ -75,6 +75,7 @@ impl Badge {
             Verdict::Pass => ("object-select-symbolic", "success"),
             Verdict::Fail => ("dialog-error-symbolic", "error"),
             Verdict::Error => ("dialog-warning-symbolic", "warning"),
+            Verdict::NotGraded => ("dialog-information-symbolic", "accent"),
         };
         self.show(icon, class, &verdict_text(verdict), Some(verdict));
     }

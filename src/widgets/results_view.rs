@@ -65,6 +65,8 @@ mod imp {
         pub run_rows: RefCell<Vec<adw::ExpanderRow>>,
         /// The card or drive group, when there is one.
         pub card: RefCell<Option<CardGroup>>,
+        /// The results table's cells as shown, the header line first.
+        pub table_cells: RefCell<Vec<Vec<String>>>,
     }
 
     #[glib::object_subclass]
@@ -114,10 +116,14 @@ impl ResultsView {
         imp.info_rows.borrow_mut().clear();
         imp.run_rows.borrow_mut().clear();
         imp.a2_badge.replace(None);
+        imp.table_cells.borrow_mut().clear();
 
         self.show_summary(report);
         let mut placed: Vec<&Advice> = Vec::new();
-        if let Some(run) = report.deciding_run() {
+        if let Some(run) = report.deciding_run().filter(|_| !report.graded) {
+            self.add_table_group(report);
+            self.add_measured_group(run);
+        } else if let Some(run) = report.deciding_run() {
             self.add_a1_group(report, run, &mut placed);
             self.add_a2_group(run);
             self.add_info_group(run);
@@ -137,9 +143,10 @@ impl ResultsView {
             Verdict::Pass => ("emblem-ok-symbolic", "success"),
             Verdict::Fail => ("dialog-error-symbolic", "error"),
             Verdict::Error => ("dialog-warning-symbolic", "warning"),
+            Verdict::NotGraded => ("emblem-ok-symbolic", "accent"),
         };
         imp.verdict_icon.set_icon_name(Some(icon));
-        for old in ["success", "error", "warning"] {
+        for old in ["success", "error", "warning", "accent"] {
             imp.verdict_icon.remove_css_class(old);
         }
         imp.verdict_icon.add_css_class(class);
@@ -149,6 +156,7 @@ impl ResultsView {
             (Verdict::Pass, false) => gettext("This drive meets the SD card targets"),
             (Verdict::Fail, false) => gettext("This drive is below the SD card targets"),
             (Verdict::Error, _) => gettext("Some figures could not be measured"),
+            (Verdict::NotGraded, _) => gettext("Measured, not graded"),
         };
         imp.title_label.set_label(&title);
         let subtitle = match &report.target {
@@ -249,6 +257,66 @@ impl ResultsView {
             Some(&gettext("Measured for information; not graded.")),
         );
         for phase in phases {
+            let row = phase_row(phase);
+            info.add(&row);
+            self.imp().info_rows.borrow_mut().push(row);
+        }
+        self.imp().groups.append(&info);
+    }
+
+    /// The profile's results table ([`agnostics_core::report::table::grid`]: the cells the
+    /// CLI and the Markdown show), in a grid of labels: the CrystalDiskMark table or the
+    /// queue-depth-1 table.
+    fn add_table_group(&self, report: &Report) {
+        let Some(table) = &report.table else { return };
+        let title = agnostics_core::profile::Builtin::find(&report.profile.name)
+            .map(|b| b.title())
+            .unwrap_or_else(|| gettext("Results"));
+        let results = group(
+            &title,
+            Some(&gettext(
+                "Measured, not graded: only the standard test is graded against A1 and A2.",
+            )),
+        );
+        let (head, body) = agnostics_core::report::table::grid(table);
+        let grid = gtk::Grid::builder()
+            .column_spacing(24)
+            .row_spacing(6)
+            .margin_top(12)
+            .margin_bottom(12)
+            .margin_start(12)
+            .margin_end(12)
+            .build();
+        grid.add_css_class("card");
+        for (y, line) in std::iter::once(&head).chain(&body).enumerate() {
+            for (x, text) in line.iter().enumerate() {
+                let label = gtk::Label::new(Some(text));
+                label.set_xalign(if x == 0 { 0.0 } else { 1.0 });
+                label.set_hexpand(x == 0);
+                label.set_selectable(true);
+                if y == 0 {
+                    label.add_css_class("heading");
+                } else if x > 0 {
+                    label.add_css_class("numeric");
+                }
+                grid.attach(&label, x as i32, y as i32, 1, 1);
+            }
+        }
+        results.add(&grid);
+        self.imp()
+            .table_cells
+            .borrow_mut()
+            .extend(std::iter::once(head).chain(body));
+        self.imp().groups.append(&results);
+    }
+
+    /// Every job of a run that was measured without grading, a row each.
+    fn add_measured_group(&self, run: &RunReport) {
+        let info = group(
+            &gettext("Jobs"),
+            Some(&gettext("Each fio job of the profile, as measured.")),
+        );
+        for phase in &run.phases {
             let row = phase_row(phase);
             info.add(&row);
             self.imp().info_rows.borrow_mut().push(row);
@@ -357,6 +425,11 @@ impl ResultsView {
                 advice: advice.iter().map(|r| r.title().to_string()).collect(),
             })
             .collect()
+    }
+
+    /// The results table's cells as shown (header line first); empty without a table.
+    pub fn shown_table(&self) -> Vec<Vec<String>> {
+        self.imp().table_cells.borrow().clone()
     }
 
     /// The A2 badge's text, when a run was graded.

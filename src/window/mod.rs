@@ -16,7 +16,7 @@ use adw::prelude::*;
 use adw::subclass::prelude::*;
 use agnostics_core::engine::EngineKind;
 use agnostics_core::i18n::{fill, gettext};
-use agnostics_core::profile::Profile;
+use agnostics_core::profile::{builtin, Profile};
 use agnostics_core::report::{self, Report};
 use agnostics_core::sdtest::TestOptions;
 use agnostics_core::target_dir;
@@ -52,6 +52,8 @@ mod imp {
         #[template_child]
         pub drive_row: TemplateChild<DriveRow>,
         #[template_child]
+        pub profile_row: TemplateChild<adw::ComboRow>,
+        #[template_child]
         pub folder_label: TemplateChild<gtk::Label>,
         #[template_child]
         pub run_button: TemplateChild<gtk::Button>,
@@ -64,6 +66,8 @@ mod imp {
 
         pub test_run: TestRun,
         pub profile: RefCell<Option<Profile>>,
+        /// A job file given with `--profile FILE`: the profile row's last entry.
+        pub file_profile: RefCell<Option<Profile>>,
         pub sysfs_root: RefCell<PathBuf>,
         pub preferred_target: RefCell<Option<PathBuf>>,
         pub drives_loaded: Cell<bool>,
@@ -159,6 +163,7 @@ impl Window {
         // The name of the menu entry, which the taskbar shows too.
         self.set_title(Some(&gettext("Raspberry Pi Diagnostics")));
         imp.profile.replace(Some(Profile::sd_bench()));
+        self.setup_profile_row();
         self.update_intro();
 
         imp.test_run.connect_state_notify(glib::clone!(
@@ -207,8 +212,7 @@ impl Window {
             return;
         }
         if let Some(profile) = profile {
-            imp.profile.replace(Some(profile));
-            self.update_intro();
+            self.choose_profile(profile);
         }
         if let Some(target) = target {
             imp.preferred_target.replace(Some(target));
@@ -227,6 +231,86 @@ impl Window {
     pub fn set_sysfs_root(&self, root: PathBuf) {
         self.imp().sysfs_root.replace(root);
         self.load_drives();
+    }
+
+    /// The profile row: the built-in profiles (standard first, the default), and a job file
+    /// given on the command line after them; the subtitle says what the chosen one measures.
+    fn setup_profile_row(&self) {
+        let imp = self.imp();
+        let titles: Vec<String> = builtin::ALL.iter().map(|b| b.title()).collect();
+        let refs: Vec<&str> = titles.iter().map(String::as_str).collect();
+        imp.profile_row
+            .set_model(Some(&gtk::StringList::new(&refs)));
+        imp.profile_row.set_selected(0);
+        imp.profile_row.connect_selected_notify(glib::clone!(
+            #[weak(rename_to = win)]
+            self,
+            move |_| win.profile_chosen()
+        ));
+        self.profile_chosen();
+    }
+
+    /// The profile row's choice becomes the profile the next test runs.
+    fn profile_chosen(&self) {
+        let imp = self.imp();
+        let index = imp.profile_row.selected() as usize;
+        let (profile, subtitle) = match builtin::ALL.get(index) {
+            Some(b) => (b.profile(), b.description()),
+            None => match imp.file_profile.borrow().clone() {
+                Some(p) => {
+                    let source = p
+                        .source
+                        .as_ref()
+                        .map(|s| s.display().to_string())
+                        .unwrap_or_default();
+                    (p, source)
+                }
+                None => return,
+            },
+        };
+        imp.profile_row.set_subtitle(&subtitle);
+        imp.profile.replace(Some(profile));
+        self.update_intro();
+    }
+
+    /// Chooses `profile` in the profile row: its built-in entry, or the job file's entry
+    /// (added once, replaced by a later file).
+    fn choose_profile(&self, profile: Profile) {
+        let imp = self.imp();
+        let index = builtin::ALL
+            .iter()
+            .position(|b| profile.source.is_none() && b.profile() == profile);
+        if let Some(index) = index {
+            imp.profile_row.set_selected(index as u32);
+            self.profile_chosen();
+            return;
+        }
+        let Some(list) = imp
+            .profile_row
+            .model()
+            .and_then(|m| m.downcast::<gtk::StringList>().ok())
+        else {
+            return;
+        };
+        let label = fill(
+            // Translators: the profile row's entry for a job file given on the command line.
+            &gettext("Job file {name}"),
+            &[("name", &profile.name)],
+        );
+        let file_index = builtin::ALL.len() as u32;
+        if list.n_items() > file_index {
+            list.splice(file_index, 1, &[label.as_str()]);
+        } else {
+            list.append(&label);
+        }
+        imp.file_profile.replace(Some(profile));
+        imp.profile_row.set_selected(file_index);
+        self.profile_chosen();
+    }
+
+    /// The profile row, for tests.
+    pub fn profile_row(&self) -> adw::ComboRow {
+        self.imp().profile_row.get()
     }
 
     /// The profile the next test runs.

@@ -16,8 +16,11 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
+pub mod builtin;
 mod options;
 mod parse;
+
+pub use builtin::Builtin;
 
 /// The standard SD card test, upstream agnostics' `sd_bench.fio` (0.15 and later), built in.
 pub const SD_BENCH: &str = include_str!("../../../data/sd_bench.fio");

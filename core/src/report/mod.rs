@@ -7,13 +7,21 @@
 //! `lat_us` {`p50`, `p99`, `max`}, `samples`, …} ], `checks` [ {`name`, `standard`, `value`,
 //! `unit`, `target`, `verdict`, `reason`} ] } ], `error` (null or {`kind`, `message`, `hint`}),
 //! `warnings`, `advice`, `findings` (the card's claims against the measurement).
+//!
+//! A profile that only measures (`quick`, `qd1`, `matrix`) adds `"graded": false` at the top
+//! (absent, meaning true, for graded runs, so the standard test's document is unchanged); its
+//! `verdict`, `a2_verdict` and each run's verdicts are `NOT_GRADED` when every job was measured
+//! (`ERROR` on an error), its runs' `checks` are empty, and `matrix` and `qd1` add `table`
+//! ([`table::ResultTable`]).
 
 mod error;
+pub mod table;
 mod text;
 
 use serde::{Deserialize, Serialize};
 
 pub use error::{shorten, ErrorKind, ErrorReport, SHORT_MESSAGE_CHARS};
+pub use table::ResultTable;
 pub use text::{compat_lines, to_text, visible, whole};
 
 use crate::advice::Advice;
@@ -123,6 +131,17 @@ impl RunReport {
         }
     }
 
+    /// A run of a profile that only measures: verdicts NOT_GRADED, no checks.
+    pub fn measured(run: u32, phases: Vec<PhaseResult>) -> RunReport {
+        RunReport {
+            run,
+            verdict: Verdict::NotGraded,
+            a2_verdict: Verdict::NotGraded,
+            phases,
+            checks: Vec::new(),
+        }
+    }
+
     /// Makes the whole run ungraded: every check and both verdicts ERROR, with `reason` on
     /// each check that has none yet; the phases and measured values are kept.
     pub fn not_graded(&mut self, reason: &str) {
@@ -183,6 +202,10 @@ pub struct Report {
     pub profile: ProfileInfo,
     /// Where it ran; `None` only when the target could not even be inspected.
     pub target: Option<TargetReport>,
+    /// False for a profile that only measures ([`crate::profile::Profile::graded`]); not in
+    /// the JSON when true.
+    #[serde(default = "yes", skip_serializing_if = "is_true")]
+    pub graded: bool,
     /// The card or drive, when identified.
     pub card: Option<CardInfo>,
     /// Each run, in order.
@@ -197,6 +220,18 @@ pub struct Report {
     /// (see [`crate::card::claims`]).
     #[serde(default)]
     pub findings: Vec<crate::card::Finding>,
+    /// The results in the form the profile's users know ([`table::table`]): the `matrix` and
+    /// `qd1` profiles' tables; not in the JSON for other profiles.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub table: Option<ResultTable>,
+}
+
+fn yes() -> bool {
+    true
+}
+
+fn is_true(b: &bool) -> bool {
+    *b
 }
 
 impl Report {
@@ -209,6 +244,7 @@ impl Report {
             verdict: Verdict::Error,
             a2_verdict: Verdict::Error,
             sd_graded: false,
+            graded: true,
             engine,
             io_path: None,
             profile,
@@ -219,6 +255,7 @@ impl Report {
             warnings,
             advice: Vec::new(),
             findings: Vec::new(),
+            table: None,
         }
     }
 
@@ -237,21 +274,23 @@ impl Report {
         report
     }
 
-    /// The run the overall verdict comes from: the first that passed, else the last.
+    /// The run the overall verdict comes from: the first that passed (or was measured without
+    /// grading), else the last.
     pub fn deciding_run(&self) -> Option<&RunReport> {
         self.runs
             .iter()
-            .find(|r| r.verdict == Verdict::Pass)
+            .find(|r| matches!(r.verdict, Verdict::Pass | Verdict::NotGraded))
             .or_else(|| self.runs.last())
     }
 
-    /// The process exit status for this report: 0 PASS, 1 FAIL, 2 ERROR, 130 cancelled.
+    /// The process exit status for this report: 0 PASS (or NOT_GRADED: every job of a profile
+    /// that only measures was measured), 1 FAIL, 2 ERROR, 130 cancelled.
     pub fn exit_code(&self) -> i32 {
         if self.error.as_ref().is_some_and(ErrorReport::is_cancelled) {
             return 130;
         }
         match self.verdict {
-            Verdict::Pass => 0,
+            Verdict::Pass | Verdict::NotGraded => 0,
             Verdict::Fail => 1,
             Verdict::Error => 2,
         }

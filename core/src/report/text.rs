@@ -64,7 +64,7 @@ pub fn whole(v: f64) -> f64 {
 }
 
 /// `v` rounded down to `decimals` places, the way the text table shows MB/s.
-fn down(v: f64, decimals: i32) -> f64 {
+pub(crate) fn down(v: f64, decimals: i32) -> f64 {
     let scale = 10f64.powi(decimals);
     // The tiny allowance keeps 0.29 (28.999… hundredths in binary) from showing as 0.28.
     whole(v * scale + 1e-7) / scale
@@ -94,6 +94,10 @@ pub fn to_text(report: &Report) -> String {
     write_header(&mut out, report);
     for run in &report.runs {
         write_run(&mut out, run);
+    }
+    if let Some(table) = &report.table {
+        let _ = writeln!(out);
+        out.push_str(&super::table::to_text(table));
     }
     let _ = writeln!(out);
     write_notes(&mut out, report);
@@ -150,6 +154,11 @@ fn write_header(out: &mut String, report: &Report) {
         ),
     };
     let _ = writeln!(out, "{engine}");
+    if !report.graded {
+        if let Some(b) = crate::profile::Builtin::find(&report.profile.name) {
+            let _ = writeln!(out, "{} — {}", b.title(), b.description());
+        }
+    }
 }
 
 /// The card's link with the ceiling it implies, and for SD and eMMC whether the host queues
@@ -188,8 +197,12 @@ fn write_card_link(out: &mut String, report: &Report) {
 fn write_run(out: &mut String, run: &RunReport) {
     let _ = writeln!(out);
     let _ = writeln!(out, "{}", fill(&gettext("Run {run}"), &[("run", &run.run)]));
-    for line in compat_lines(run) {
-        let _ = writeln!(out, "{line}");
+    // Upstream's lines and the A1/A2 verdicts belong to a graded run only.
+    let graded = !run.checks.is_empty() || run.verdict != Verdict::NotGraded;
+    if graded {
+        for line in compat_lines(run) {
+            let _ = writeln!(out, "{line}");
+        }
     }
     let mut reasons: Vec<&str> = Vec::new();
     for c in &run.checks {
@@ -207,15 +220,25 @@ fn write_run(out: &mut String, run: &RunReport) {
             fill(&gettext("Not graded: {reason}"), &[("reason", &r)])
         );
     }
+    let name_width = run
+        .phases
+        .iter()
+        .map(|p| visible(&p.name).chars().count())
+        .max()
+        .unwrap_or(0)
+        .max(14);
     for p in &run.phases {
         let _ = writeln!(
             out,
-            "  {:<14} {:>9} MB/s  {:>9} IOPS  p99 {:>9} µs",
+            "  {:<name_width$} {:>9} MB/s  {:>9} IOPS  p99 {:>9} µs",
             visible(&p.name),
             number(down(crate::units::mb_per_s(p.bw_bytes), 2), 2),
             number(whole(p.iops), 0),
             number(p.lat_us.p99, 0),
         );
+    }
+    if !graded {
+        return;
     }
     let _ = writeln!(
         out,
@@ -267,7 +290,9 @@ fn write_notes(out: &mut String, report: &Report) {
 /// The overall verdict (marked as a reference on a drive that is not an SD card) and the
 /// advice, one bullet each.
 fn write_result(out: &mut String, report: &Report) {
-    let verdict = if report.sd_graded || report.verdict == Verdict::Error {
+    let verdict = if report.verdict == Verdict::NotGraded {
+        gettext("measured, not graded (only the standard test is graded against A1 and A2)")
+    } else if report.sd_graded || report.verdict == Verdict::Error {
         report.verdict.as_str().to_owned()
     } else {
         fill(

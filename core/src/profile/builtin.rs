@@ -1,0 +1,185 @@
+//! The built-in profiles, chosen by name (`--profile quick`): fio job files shipped in
+//! `data/profiles/` (installed under `$datadir/agnostics/profiles/`) and built into the program.
+//!
+//! | name       | what                                                        | graded    |
+//! |------------|-------------------------------------------------------------|-----------|
+//! | `standard` | upstream agnostics' `sd_bench.fio`                          | A1 and A2 |
+//! | `quick`    | the standard phases on a 32 MiB file: a triage              | no        |
+//! | `qd1`      | 1 MiB sequential and 4 KiB random at queue depth 1          | no        |
+//! | `matrix`   | CrystalDiskMark's SEQ1M Q8T1, SEQ1M Q1T1, RND4K Q32T1, Q1T1 | no        |
+
+use crate::i18n::{gettext, gettext_noop};
+
+use super::{Profile, ProfileError, SD_BENCH};
+
+/// One built-in profile: its name, title and description (English; [`Builtin::title`] and
+/// [`Builtin::description`] translate them), whether it is graded, and its job file's text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Builtin {
+    /// The name `--profile` takes, e.g. `qd1`.
+    pub name: &'static str,
+    title: &'static str,
+    description: &'static str,
+    /// True only for `standard`: its runs are graded against A1/A2.
+    pub graded: bool,
+    /// The job file (`data/profiles/<name>.fio`).
+    pub text: &'static str,
+}
+
+/// Every built-in profile, the standard one first (the default).
+pub const ALL: [Builtin; 4] = [
+    Builtin {
+        name: "standard",
+        title: gettext_noop("Standard test"),
+        description: gettext_noop(
+            "upstream agnostics' sd_bench.fio: 256 MiB, queue depth 32, graded against A1 and A2",
+        ),
+        graded: true,
+        text: SD_BENCH,
+    },
+    Builtin {
+        name: "quick",
+        title: gettext_noop("Quick check"),
+        description: gettext_noop(
+            "a triage, not the standard grade: the standard phases on 32 MiB, about half a \
+             minute on a slow card",
+        ),
+        graded: false,
+        text: include_str!("../../../data/profiles/quick.fio"),
+    },
+    Builtin {
+        name: "qd1",
+        title: gettext_noop("Queue depth 1"),
+        description: gettext_noop(
+            "1 MiB sequential and 4 KiB random reads and writes at queue depth 1, as Jeff \
+             Geerling's and PiBenchmarks' tables publish them",
+        ),
+        graded: false,
+        text: include_str!("../../../data/profiles/qd1.fio"),
+    },
+    Builtin {
+        name: "matrix",
+        title: gettext_noop("CrystalDiskMark set"),
+        description: gettext_noop(
+            "CrystalDiskMark's SEQ1M Q8T1, SEQ1M Q1T1, RND4K Q32T1 and RND4K Q1T1, reads and \
+             writes",
+        ),
+        graded: false,
+        text: include_str!("../../../data/profiles/matrix.fio"),
+    },
+];
+
+impl Builtin {
+    /// The built-in profile called `name` (exact, lower case), if any.
+    pub fn find(name: &str) -> Option<&'static Builtin> {
+        ALL.iter().find(|b| b.name == name)
+    }
+
+    /// The title for people, translated (e.g. "Queue depth 1").
+    pub fn title(&self) -> String {
+        gettext(self.title)
+    }
+
+    /// One line for people, translated, saying what it measures and whether it is graded.
+    pub fn description(&self) -> String {
+        gettext(self.description)
+    }
+
+    /// The parsed profile. Its name is the built-in name, except the standard one, which
+    /// keeps upstream's `sd_bench` (the name its reports always had); `source` is `None`.
+    pub fn profile(&self) -> Profile {
+        let file = format!("{}.fio (built in)", self.name);
+        let mut profile = Profile::parse(self.text, &file, None)
+            .unwrap_or_else(|e| panic!("the built-in profile {} is invalid: {e}", self.name));
+        if self.name != "standard" {
+            profile.name = self.name.to_owned();
+        }
+        profile
+    }
+}
+
+/// The names of the built-in profiles, comma-separated, for messages.
+pub fn names() -> String {
+    ALL.iter().map(|b| b.name).collect::<Vec<_>>().join(", ")
+}
+
+impl Profile {
+    /// The profile `--profile ARG` names. The rule: an argument with a `/` or ending in `.fio`
+    /// is always a file; otherwise a built-in name ([`ALL`]) wins; any other word is read as a
+    /// file (`--profile myjob`). So a file called `quick` in the current folder is `./quick`.
+    /// Errors: [`Profile::load`]'s, with the built-in names added when the argument was a bare
+    /// word.
+    pub fn by_name_or_path(arg: &std::path::Path) -> Result<Profile, ProfileError> {
+        let text = arg.to_string_lossy();
+        let path_like = text.contains('/') || text.ends_with(".fio");
+        if !path_like {
+            if let Some(builtin) = Builtin::find(&text) {
+                return Ok(builtin.profile());
+            }
+        }
+        Profile::load(arg).map_err(|mut e| {
+            if !path_like {
+                e.reason = crate::i18n::fill(
+                    &gettext("{reason} (and it is not a built-in profile: {names})"),
+                    &[("reason", &e.reason), ("names", &names())],
+                );
+            }
+            e
+        })
+    }
+
+    /// Whether the test grades this profile's runs against A1/A2: false only for the built-in
+    /// profiles that are not graded (`quick`, `qd1`, `matrix`, as [`Builtin::profile`] gives
+    /// them); every job file the user gives is graded, as before.
+    pub fn graded(&self) -> bool {
+        self.source.is_some() || Builtin::find(&self.name).is_none_or(|b| b.graded)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_builtin_parses_and_only_standard_is_graded() {
+        for b in &ALL {
+            let p = b.profile();
+            assert!(!p.jobs.is_empty(), "{}", b.name);
+            assert!(p.warnings.is_empty(), "{}: {:?}", b.name, p.warnings);
+            assert_eq!(p.graded(), b.graded, "{}", b.name);
+            assert_eq!(b.graded, b.name == "standard");
+            assert!(!b.title().is_empty() && !b.description().is_empty());
+        }
+        assert_eq!(
+            Builtin::find("standard").unwrap().profile(),
+            Profile::sd_bench()
+        );
+        assert!(Profile::sd_bench().graded());
+    }
+
+    #[test]
+    fn names_win_over_bare_words_and_paths_are_files() {
+        let p = Profile::by_name_or_path(std::path::Path::new("qd1")).unwrap();
+        assert_eq!((p.name.as_str(), p.source.is_none()), ("qd1", true));
+        let e = Profile::by_name_or_path(std::path::Path::new("nonesuch")).unwrap_err();
+        assert!(e.reason.contains("standard, quick, qd1, matrix"), "{e}");
+        let e = Profile::by_name_or_path(std::path::Path::new("./qd1")).unwrap_err();
+        assert!(!e.reason.contains("built-in"), "{e}");
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("qd1.fio");
+        std::fs::write(&file, include_str!("../../../data/profiles/qd1.fio")).unwrap();
+        let p = Profile::by_name_or_path(&file).unwrap();
+        assert_eq!(p.source.as_deref(), Some(file.as_path()));
+        assert!(p.graded(), "a user's file is graded");
+    }
+
+    #[test]
+    fn shipped_standard_is_sd_bench() {
+        let linked = std::fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../data/profiles/standard.fio"
+        ))
+        .unwrap();
+        assert_eq!(linked, SD_BENCH);
+    }
+}
