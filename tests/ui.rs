@@ -6,7 +6,8 @@
 //!
 //! `AGNOSTICS_SCREENSHOTS=DIR` also renders the All Tests page and the SD card test's three
 //! states (ready, running, results) to `DIR/{tests,ready,running,results}.png` at 800×480 (see
-//! `tools/screenshots`).
+//! `tools/screenshots`), and the qd1 and matrix tests' results pages to
+//! `DIR/results-{qd1,matrix}.png`.
 
 #[path = "ui_support/mod.rs"]
 mod support;
@@ -19,9 +20,11 @@ use std::time::{Duration, Instant};
 
 use adw::prelude::*;
 use agnostics::test_run::RunState;
+use agnostics::widgets::Badge;
 use agnostics::{config, Application, Window};
 use agnostics_core::advice::Advice;
 use agnostics_core::card;
+use agnostics_core::profile::{builtin, Builtin, Profile};
 use agnostics_core::report::{self, Report};
 use agnostics_core::sdtest::{self, TestOptions};
 use agnostics_core::verdict::{Metric, Standard};
@@ -36,6 +39,9 @@ fn main() {
     std::env::set_var("AGNOSTICS_LOG", log_dir.path().join("rpdiags.txt"));
     let mut tests = crate::ui_tests![
         builds_the_window_ready_to_run,
+        offers_the_built_in_profiles_standard_first,
+        runs_the_qd1_profile_and_shows_the_engines_table,
+        runs_the_matrix_profile_and_shows_the_engines_table,
         runs_a_small_profile_and_shows_the_engines_verdicts,
         results_show_the_cards_identity_and_claims,
         results_show_the_pi_slots_queueing_partitions_and_wear,
@@ -120,6 +126,170 @@ fn builds_the_window_ready_to_run(app: &Application) {
     assert_eq!(about.application_name(), "Raspberry Pi Diagnostics");
     assert_eq!(about.application_icon(), config::APP_ID);
     about.close();
+}
+
+/// The profile row lists the built-in profiles by their titles, the standard test first and
+/// chosen: the next test is upstream's `sd_bench`, graded.
+fn offers_the_built_in_profiles_standard_first(app: &Application) {
+    let window = new_window(app);
+    let row = window.profile_row();
+    assert_eq!(row.title().as_str(), "Test");
+    let list = row
+        .model()
+        .and_downcast::<gtk::StringList>()
+        .expect("a list of titles");
+    let shown: Vec<String> = (0..list.n_items())
+        .filter_map(|i| list.string(i).map(|s| s.to_string()))
+        .collect();
+    let titles: Vec<String> = builtin::ALL.iter().map(Builtin::title).collect();
+    assert_eq!(
+        shown, titles,
+        "the translated titles, in the built-in order"
+    );
+    assert_eq!(
+        shown,
+        [
+            "Standard test",
+            "Quick check",
+            "Queue depth 1",
+            "CrystalDiskMark set"
+        ]
+    );
+    assert_eq!(row.selected(), 0);
+    assert_eq!(
+        row.selected_item()
+            .and_downcast::<gtk::StringObject>()
+            .map(|s| s.string().to_string())
+            .as_deref(),
+        Some("Standard test")
+    );
+    assert_eq!(
+        row.subtitle().as_deref(),
+        Some(builtin::ALL[0].description().as_str())
+    );
+    let profile = window.profile();
+    assert_eq!(profile, Profile::sd_bench());
+    assert!(profile.graded());
+    assert_fits_800x480(&window, "ready, standard test");
+}
+
+fn runs_the_qd1_profile_and_shows_the_engines_table(app: &Application) {
+    runs_a_table_profile(app, "qd1");
+}
+
+fn runs_the_matrix_profile_and_shows_the_engines_table(app: &Application) {
+    runs_a_table_profile(app, "matrix");
+}
+
+/// Every descendant of `widget`, depth first.
+fn descendants(widget: &gtk::Widget) -> Vec<gtk::Widget> {
+    let mut found = Vec::new();
+    let mut child = widget.first_child();
+    while let Some(c) = child {
+        found.push(c.clone());
+        found.extend(descendants(&c));
+        child = c.next_sibling();
+    }
+    found
+}
+
+/// Chooses the built-in profile `name` (`qd1` or `matrix`, ungraded) in the profile row, runs
+/// it as it ships in a scratch folder, and compares the results page with the engine's report:
+/// the table's cells are `report::table::grid` of the report's own table (which
+/// `report::table::table` rebuilds from its phases), the summary says it is not graded, and
+/// there is no A1 row or PASS/FAIL badge.
+fn runs_a_table_profile(app: &Application, name: &str) {
+    let dir = scratch_dir();
+    let window = new_window(app);
+    let _stop = StopOnDrop(window.clone());
+    aim(&window, dir.path(), None);
+    let index = builtin::ALL
+        .iter()
+        .position(|b| b.name == name)
+        .expect("a built-in profile");
+    let chosen = &builtin::ALL[index];
+    let row = window.profile_row();
+    row.set_selected(index as u32);
+    assert_eq!(window.profile(), chosen.profile());
+    assert!(!window.profile().graded());
+    assert_eq!(
+        row.subtitle().as_deref(),
+        Some(chosen.description().as_str())
+    );
+
+    window.run_button().activate();
+    wait_until("the results", || {
+        window.visible_page() == "results" || window.open_dialog().is_some()
+    });
+    assert!(window.open_dialog().is_none(), "no error dialog");
+    let report = window.last_report().expect("the engine's report");
+    assert!(report.error.is_none(), "{:?}", report.error);
+    assert_eq!(report.profile.name, name);
+    assert!(!report.graded);
+    assert_eq!(report.verdict, agnostics_core::verdict::Verdict::NotGraded);
+    assert!(
+        test_files(dir.path()).is_empty(),
+        "the test file is removed"
+    );
+
+    let table = report.table.clone().expect("the profile's table");
+    assert_eq!(report::table::table(&report).as_ref(), Some(&table));
+    match (&table, name) {
+        (report::table::ResultTable::Qd1 { rows }, "qd1") => {
+            assert!(rows.iter().all(|r| r.result.is_some()), "{rows:?}");
+        }
+        (report::table::ResultTable::Matrix { rows }, "matrix") => {
+            assert!(
+                rows.iter().all(|r| r.read.is_some() && r.write.is_some()),
+                "{rows:?}"
+            );
+        }
+        _ => panic!("{name} gave the wrong form of table: {table:?}"),
+    }
+    let (head, body) = report::table::grid(&table);
+    let expected: Vec<Vec<String>> = std::iter::once(head).chain(body).collect();
+    let results = window.results_view();
+    assert_eq!(results.shown_table(), expected);
+    // The cells are on screen, not only recorded.
+    let texts: Vec<String> = labels(results.upcast_ref())
+        .iter()
+        .filter(|l| l.is_drawable())
+        .map(|l| l.label().to_string())
+        .collect();
+    for cell in expected.iter().flatten().filter(|c| !c.is_empty()) {
+        assert!(texts.contains(cell), "{cell:?} is not shown: {texts:?}");
+    }
+
+    assert_eq!(results.title_text(), "Measured, not graded");
+    assert!(
+        texts
+            .iter()
+            .any(|t| t
+                == "Measured, not graded: only the standard test is graded against A1 and A2."),
+        "{texts:?}"
+    );
+    assert!(results.shown_checks().is_empty(), "no A1 rows");
+    assert_eq!(results.a2_text(), None, "no A2 badge");
+    let badges: Vec<String> = descendants(results.upcast_ref())
+        .into_iter()
+        .filter_map(|w| w.downcast::<Badge>().ok())
+        .map(|b| b.text())
+        .collect();
+    assert!(
+        !badges.iter().any(|t| t == "PASS" || t == "FAIL"),
+        "{badges:?}"
+    );
+    assert!(
+        !texts.iter().any(|t| t == "PASS" || t == "FAIL"),
+        "{texts:?}"
+    );
+    let jobs: Vec<String> = results.shown_info().into_iter().map(|(t, _)| t).collect();
+    assert_eq!(jobs.len(), report.runs.last().expect("a run").phases.len());
+    assert_fits_800x480(&window, "results with a table");
+
+    if let Some(out) = std::env::var_os(SCREENSHOTS_ENV).map(PathBuf::from) {
+        save_png(&window, &out.join(format!("results-{name}.png")));
+    }
 }
 
 fn runs_a_small_profile_and_shows_the_engines_verdicts(app: &Application) {
@@ -896,7 +1066,7 @@ fn invalid_profile_on_the_command_line_exits_with_status_2(_app: &Application) {
     let help = String::from_utf8_lossy(&help.stdout);
     for option in [
         "--target=DIR",
-        "--profile=FILE",
+        "--profile=NAME|FILE",
         "--dir=DIR",
         "--run",
         "--version",

@@ -287,7 +287,6 @@ impl ResultsView {
             .margin_start(12)
             .margin_end(12)
             .build();
-        grid.add_css_class("card");
         for (y, line) in std::iter::once(&head).chain(&body).enumerate() {
             for (x, text) in line.iter().enumerate() {
                 let label = gtk::Label::new(Some(text));
@@ -302,7 +301,12 @@ impl ResultsView {
                 grid.attach(&label, x as i32, y as i32, 1, 1);
             }
         }
-        results.add(&grid);
+        // The card is the frame, the grid's margins its padding: the figures keep clear of
+        // its edges, and it is as wide as the other groups' lists.
+        let card = gtk::Box::new(gtk::Orientation::Vertical, 0);
+        card.add_css_class("card");
+        card.append(&grid);
+        results.add(&card);
         self.imp()
             .table_cells
             .borrow_mut()
