@@ -27,9 +27,9 @@ pub use window::Window;
 use gtk::glib;
 use gtk::prelude::*;
 
-/// Runs the app with the process's command line: translations from `$AGNOSTICS_LOCALEDIR` or
-/// [`config::LOCALEDIR`],
-/// then the application (which parses `--target`, `--profile`, `--dir`, `--run`). Returns
+/// Runs the app with the process's command line: translations from the directory
+/// [`agnostics_core::i18n::locale_dir`] chooses (`$AGNOSTICS_LOCALEDIR`, the install's
+/// [`config::LOCALEDIR`], or the cargo build tree's catalogues), then the application (which parses `--target`, `--profile`, `--dir`, `--run`). Returns
 /// the exit status: the application's, or 128 + the signal when SIGINT, SIGTERM or SIGHUP
 /// stopped it (130, 143, 129).
 pub fn run() -> glib::ExitCode {
