@@ -53,6 +53,7 @@ pub fn life_text(value: u8) -> String {
     match value {
         0 => gettext("not reported"),
         1..=10 => fill(
+            // xgettext:no-c-format
             &gettext("{low}–{high} % of its life used"),
             &[
                 ("low", &(u32::from(value - 1) * 10)),
@@ -72,7 +73,9 @@ pub fn pre_eol_text(value: u8) -> String {
     match value {
         0 => gettext("not reported"),
         1 => gettext("normal"),
+        // xgettext:no-c-format
         2 => gettext("warning (80 % used)"),
+        // xgettext:no-c-format
         3 => gettext("urgent (90 % used)"),
         v => fill(
             &gettext("a reserved value (0x{value})"),
