@@ -23,6 +23,7 @@ for f in \
     share/man/man1/agnostics.1 \
     share/man/man1/agnostics-cli.1 \
     share/man/man1/agnostics-cli-run.1 \
+    share/man/man1/agnostics-cli-profiles.1 \
     share/bash-completion/completions/agnostics-cli \
     share/zsh/vendor-completions/_agnostics-cli \
     share/fish/vendor_completions.d/agnostics-cli.fish; do
