@@ -95,17 +95,7 @@ impl RunReport {
     pub fn grade(run: u32, phases: Vec<PhaseResult>) -> RunReport {
         let a1 = crate::verdict::checks(&phases, Standard::A1);
         let a2 = crate::verdict::checks(&phases, Standard::A2);
-        let verdict = Verdict::all(a1.iter().map(|c| c.verdict));
-        let a2_verdict = Verdict::all(a2.iter().map(|c| c.verdict));
-        let mut checks = a1;
-        checks.extend(a2);
-        RunReport {
-            run,
-            verdict,
-            a2_verdict,
-            phases,
-            checks,
-        }
+        RunReport::from_checks(run, phases, a1, a2)
     }
 
     /// Grades `phases` as the test does: like [`RunReport::grade`], but a check whose job in
@@ -118,6 +108,16 @@ impl RunReport {
     ) -> RunReport {
         let a1 = crate::verdict::checks_for(&phases, profile, Standard::A1);
         let a2 = crate::verdict::checks_for(&phases, profile, Standard::A2);
+        RunReport::from_checks(run, phases, a1, a2)
+    }
+
+    /// The run with its A1 checks then its A2 checks, each verdict combining its standard's.
+    fn from_checks(
+        run: u32,
+        phases: Vec<PhaseResult>,
+        a1: Vec<Check>,
+        a2: Vec<Check>,
+    ) -> RunReport {
         let verdict = Verdict::all(a1.iter().map(|c| c.verdict));
         let a2_verdict = Verdict::all(a2.iter().map(|c| c.verdict));
         let mut checks = a1;
