@@ -191,9 +191,9 @@ fn option_line<'a>(
     Ok((key, value))
 }
 
-/// The job of the `index`th section (from 0): checks that it has a `size`, that it waits for
-/// the job before it (`stonewall`) and that its block fits its size, then fills in fio's
-/// defaults; a synchronous engine's `iodepth` above 1 is run at 1, with a warning.
+/// The job of the `index`th section (from 0): checks that it has a `size` and follows the
+/// rules of [`check_job`], then fills in fio's defaults; a synchronous engine's `iodepth`
+/// above 1 is run at 1, with a warning.
 fn finish_job(
     index: usize,
     section: Section,
@@ -208,6 +208,53 @@ fn finish_job(
     let size_bytes = o
         .size
         .ok_or_else(|| error(file, line, "size", format!("job `{name}` has no size")))?;
+    let bs = o.bs.unwrap_or(4096);
+    let numjobs = o.numjobs.unwrap_or(1);
+    let time_based = o.time_based.unwrap_or(false);
+    check_job(index, &name, line, &o, file, size_bytes)?;
+    let ioengine = o.ioengine.unwrap_or_else(|| "libaio".into());
+    let mut iodepth = o.iodepth.unwrap_or(1);
+    // fio runs its synchronous engines one request at a time whatever iodepth says;
+    // both engines must run the same test, so the job is run, and reported, at 1.
+    if is_sync_engine(&ioengine) && iodepth > 1 {
+        warnings.push(format!(
+            "{file}: job `{name}` (line {line}): ioengine={ioengine} is synchronous, \
+             so fio runs it at iodepth=1 whatever iodepth says; iodepth={iodepth} is \
+             ignored and both engines run iodepth=1 (use libaio or io_uring for a queue)"
+        ));
+        iodepth = 1;
+    }
+    Ok(Job {
+        name: o.name.unwrap_or(name),
+        description: o.description,
+        time_based,
+        ramp_time: o.ramp_time,
+        loops: o.loops.unwrap_or(1),
+        numjobs,
+        rw: o.rw.unwrap_or(Rw::Read),
+        bs,
+        size_bytes,
+        iodepth,
+        direct: o.direct.unwrap_or(false),
+        end_fsync: o.end_fsync.unwrap_or(false),
+        runtime: o.runtime,
+        ioengine,
+        line,
+    })
+}
+
+/// The rules a job must follow to run here, each an error naming the file, the line and the
+/// key: it waits for the job before it (`stonewall`), its block fits its size, its clones are
+/// reported together (`group_reporting`) and keep at most 1024 requests in flight, and a
+/// `time_based` job has a `runtime`.
+fn check_job(
+    index: usize,
+    name: &str,
+    line: usize,
+    o: &Options,
+    file: &str,
+    size_bytes: u64,
+) -> Result<(), ProfileError> {
     let bs = o.bs.unwrap_or(4096);
     if index > 0 && !o.stonewall {
         return Err(error(
@@ -253,8 +300,7 @@ fn finish_job(
             ),
         ));
     }
-    let time_based = o.time_based.unwrap_or(false);
-    if time_based && o.runtime.is_none() {
+    if o.time_based.unwrap_or(false) && o.runtime.is_none() {
         return Err(error(
             file,
             o.line_of("time_based", line),
@@ -265,33 +311,5 @@ fn finish_job(
             ),
         ));
     }
-    let ioengine = o.ioengine.unwrap_or_else(|| "libaio".into());
-    let mut iodepth = o.iodepth.unwrap_or(1);
-    // fio runs its synchronous engines one request at a time whatever iodepth says;
-    // both engines must run the same test, so the job is run, and reported, at 1.
-    if is_sync_engine(&ioengine) && iodepth > 1 {
-        warnings.push(format!(
-            "{file}: job `{name}` (line {line}): ioengine={ioengine} is synchronous, \
-             so fio runs it at iodepth=1 whatever iodepth says; iodepth={iodepth} is \
-             ignored and both engines run iodepth=1 (use libaio or io_uring for a queue)"
-        ));
-        iodepth = 1;
-    }
-    Ok(Job {
-        name: o.name.unwrap_or(name),
-        description: o.description,
-        time_based,
-        ramp_time: o.ramp_time,
-        loops: o.loops.unwrap_or(1),
-        numjobs,
-        rw: o.rw.unwrap_or(Rw::Read),
-        bs,
-        size_bytes,
-        iodepth,
-        direct: o.direct.unwrap_or(false),
-        end_fsync: o.end_fsync.unwrap_or(false),
-        runtime: o.runtime,
-        ioengine,
-        line,
-    })
+    Ok(())
 }
