@@ -85,13 +85,13 @@ stonewall
 rw=randwrite
 bs=4k
 numjobs=4
-runtime=3
+runtime=6
 
 [loops]
 stonewall
 rw=randread
 bs=4k
-size=2m
+size=4m
 loops=3
 
 [ramped]
@@ -259,7 +259,7 @@ fn each_key_measures_the_throttle_on_both_engines() -> agnostics_testkit::Ran {
         );
         assert_eq!(
             (loops.bytes, loops.ios),
-            (6 * MIB, 1536),
+            (12 * MIB, 3072),
             "{engine} loops=3"
         );
         assert_within_10_percent(
