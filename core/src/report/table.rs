@@ -280,16 +280,24 @@ pub fn to_markdown(report: &Report) -> String {
             ))
         ));
     } else if report.graded && !report.runs.is_empty() {
-        out.push_str(&format!(
-            "\n{}\n",
+        let grades = crate::i18n::fill(
+            &gettext("A1: {a1}   A2: {a2}"),
+            &[
+                ("a1", &report.verdict.as_str()),
+                ("a2", &report.a2_verdict.as_str()),
+            ],
+        );
+        // A drive that is not an SD card is graded against the SD targets for reference only:
+        // a pasted table must not read as an SD card's grade.
+        let grades = if report.sd_graded {
+            grades
+        } else {
             crate::i18n::fill(
-                &gettext("A1: {a1}   A2: {a2}"),
-                &[
-                    ("a1", &report.verdict.as_str()),
-                    ("a2", &report.a2_verdict.as_str())
-                ]
+                &gettext("{verdict} (SD card targets, for reference)"),
+                &[("verdict", &grades)],
             )
-        ));
+        };
+        out.push_str(&format!("\n{grades}\n"));
     }
     out
 }
