@@ -142,6 +142,10 @@ fn round_trip() {
     drop(h);
     let h = History::open_read_only(&path).unwrap();
     assert_eq!(stored(&h), 1);
+    assert!(matches!(
+        History::open_read_only(&dir.path().join("none.sqlite3")),
+        Err(HistoryError::NoHistory { .. })
+    ));
     assert_eq!(
         h.series(&drive("kitchen").id, "sd_bench").unwrap().len(),
         4,
