@@ -1017,6 +1017,11 @@ fn compare_side_by_side() {
     assert!(!md.contains(&home) || home == "/", "{md}");
     let text = comparison_text(&c);
     assert!(text.contains("×3.00") && text.contains("USB 2.0"), "{text}");
+    assert!(text.contains("about 40.0 MB/s in practice"), "{text}");
+    assert_eq!(
+        c.left.link.as_ref().unwrap().practical_bytes_per_second,
+        None
+    );
     assert_eq!(
         history::compare::without_home(&format!("{home}/x")),
         "~/x".to_owned()
