@@ -699,6 +699,7 @@ fn identity_of_usb_nvme_and_filesystems() {
     let t = sample::target()
         .device(Some("sda"), Some("sda1"))
         .transport(Transport::Usb)
+        .fs_type("vfat")
         .build();
     let id = history::identify(Some(&card), &t, r).unwrap();
     assert_eq!(id.basis, IdentityBasis::Usb);
@@ -723,7 +724,10 @@ fn identity_of_usb_nvme_and_filesystems() {
         DriveId::hash(IdentityBasis::FilesystemUuid, &["5e1a-2f0b"])
     );
     // Nothing known at all.
-    let t2 = sample::target().device(Some("sdc"), Some("sdc1")).build();
+    let t2 = sample::target()
+        .device(Some("sdc"), Some("sdc1"))
+        .fs_type("vfat")
+        .build();
     assert!(history::identity::identify_with(None, &t2, r, &r.join("dev")).is_none());
     // NVMe: model and serial of the controller.
     let nv = "devices/pci0000:00/0000:00:1d.0/0000:3d:00.0/nvme/nvme0";
@@ -761,13 +765,22 @@ fn filesystem_uuid_from_the_superblock() -> Ran {
     let empty = scratch_dir();
     let id = history::identity::identify_with(None, &t, empty.path(), Path::new("/dev")).unwrap();
     assert_eq!(id.basis, IdentityBasis::FilesystemUuid);
+    let fsid = history::identity::ext_fsid_of_uuid(&blkid).unwrap();
     assert_eq!(
         id.id,
         DriveId::hash(
             IdentityBasis::FilesystemUuid,
-            &[&blkid.to_ascii_lowercase()]
+            &["ext", &format!("{fsid:016x}")]
         )
     );
+    // The kernel's statfs f_fsid is that fold of the UUID, so a machine that can read neither
+    // udev's links nor the disk still finds the same drive.
+    assert_eq!(history::identity::statfs_fsid(&fs.mount), Some(fsid));
+    let mut no_device = t.clone();
+    no_device.path = fs.mount.display().to_string();
+    no_device.partition = None;
+    let same = history::identity::identify_with(None, &no_device, empty.path(), empty.path());
+    assert_eq!(same.map(|i| i.id), Some(id.id));
     Ok(())
 }
 

@@ -132,8 +132,10 @@ pub struct DriveIdentity {
 /// filesystem UUID). USB: `idVendor`, `idProduct` and `serial` of the USB device above the
 /// disk (a reader without a serial falls through). NVMe: `device/model` and `device/serial`.
 /// Else the UUID of the filesystem on `target.partition`: its `/dev/disk/by-uuid` link, else
-/// read from the device's superblock (ext2/3/4, FAT; needs read access to the device). `None`
-/// when nothing stable is known.
+/// read from the device's superblock (ext2/3/4, FAT; needs read access to the device). An
+/// ext2/3/4 filesystem is identified by the 64-bit fold of its UUID that `statfs` reports as
+/// `f_fsid` ([`ext_fsid_of_uuid`]), so it is known from the UUID or, without udev and read
+/// access to the disk, from `statfs(target.path)`. `None` when nothing stable is known.
 pub fn identify(
     card: Option<&CardInfo>,
     target: &TargetReport,
@@ -198,13 +200,63 @@ pub fn identify_with(
             _ => {}
         }
     }
-    let partition = target.partition.as_deref()?;
-    if partition.is_empty() || partition.contains(['/', '\0']) || partition.starts_with('.') {
+    let ext = matches!(target.fs_type.as_str(), "ext2" | "ext3" | "ext4");
+    let uuid = target
+        .partition
+        .as_deref()
+        .filter(|p| !p.is_empty() && !p.contains(['/', '\0']) && !p.starts_with('.'))
+        .and_then(|partition| {
+            fs_uuid(&dev_root.join("disk/by-uuid"), partition)
+                .or_else(|| superblock_uuid(&dev_root.join(partition)))
+        });
+    if ext {
+        // The kernel's statfs f_fsid of ext2/3/4 is a 64-bit fold of the UUID: the same value
+        // whether the UUID could be read (udev, the superblock) or only statfs answers (no
+        // udev, no read access to the disk, as in a container).
+        let fsid = match uuid.as_deref() {
+            Some(u) => ext_fsid_of_uuid(u),
+            None => statfs_fsid(Path::new(&target.path)),
+        };
+        if let Some(fsid) = fsid {
+            return by(
+                IdentityBasis::FilesystemUuid,
+                &["ext", &format!("{fsid:016x}")],
+            );
+        }
+    }
+    by(
+        IdentityBasis::FilesystemUuid,
+        &[&uuid?.to_ascii_lowercase()],
+    )
+}
+
+/// The ext2/3/4 filesystem id the kernel reports in `statfs` `f_fsid` for the UUID `uuid`
+/// (`8-4-4-4-12` hex): the UUID's two little-endian 64-bit halves XORed (`ext4_statfs`).
+/// `None` when `uuid` is not 32 hex digits.
+pub fn ext_fsid_of_uuid(uuid: &str) -> Option<u64> {
+    let digits: String = uuid.chars().filter(|c| *c != '-').collect();
+    if digits.len() != 32 || !digits.chars().all(|c| c.is_ascii_hexdigit()) {
         return None;
     }
-    let uuid = fs_uuid(&dev_root.join("disk/by-uuid"), partition)
-        .or_else(|| superblock_uuid(&dev_root.join(partition)))?;
-    by(IdentityBasis::FilesystemUuid, &[&uuid.to_ascii_lowercase()])
+    let mut bytes = [0u8; 16];
+    for (i, b) in bytes.iter_mut().enumerate() {
+        *b = u8::from_str_radix(&digits[2 * i..2 * i + 2], 16).ok()?;
+    }
+    let lo = u64::from_le_bytes(bytes[..8].try_into().ok()?);
+    let hi = u64::from_le_bytes(bytes[8..].try_into().ok()?);
+    Some(lo ^ hi)
+}
+
+/// `statfs(path).f_fsid` as one 64-bit value (`val[0]` the low half, `val[1]` the high half,
+/// as the kernel's `u64_to_fsid` splits it); `None` when statfs fails or the id is zero.
+pub fn statfs_fsid(path: &Path) -> Option<u64> {
+    let st = nix::sys::statfs::statfs(path).ok()?;
+    // fsid_t is two 32-bit ints and nix does not expose them; read its bytes in order.
+    let fsid = st.filesystem_id();
+    // SAFETY: fsid_t is a plain C struct of two c_int, 8 bytes, no padding.
+    let raw: [i32; 2] = unsafe { std::mem::transmute_copy(&fsid) };
+    let v = (raw[0] as u32 as u64) | ((raw[1] as u32 as u64) << 32);
+    (v != 0).then_some(v)
 }
 
 fn usb_identity(sysfs_root: &Path, disk: &str) -> Option<DriveIdentity> {
