@@ -181,6 +181,16 @@ fn environment_section(r: &mut Roff) {
         .text([roman(
             "Read the message catalogues from this directory instead of the installed ones.",
         )]);
+    r.control("TP", [])
+        .text([bold("AGNOSTICS_HISTORY")])
+        .text([roman(
+            "The history file to record runs in and read them from, instead of the default.",
+        )]);
+    r.control("TP", [])
+        .text([bold("XDG_STATE_HOME")])
+        .text([roman(
+            "Where the history file lives by default (see FILES).",
+        )]);
 }
 
 /// FILES: the default target, the built-in job file, the log.
@@ -200,6 +210,16 @@ fn files_section(r: &mut Roff) {
         bold("agnostics-cli scripts"),
         roman(" writes."),
     ]);
+    r.control("TP", [])
+        .text([italic("$XDG_STATE_HOME/agnostics/history.sqlite3")])
+        .text([
+            roman(
+                "The history of runs (SQLite; ~/.local/state/agnostics/history.sqlite3 when \
+                 XDG_STATE_HOME is not set). Every finished run is recorded unless ",
+            ),
+            bold("--no-history"),
+            roman(" is given; serial numbers are never stored."),
+        ]);
 }
 
 /// SEE ALSO: the subcommands' pages and fio.
@@ -212,6 +232,10 @@ fn see_also_section(r: &mut Roff) {
         bold("agnostics-cli-card"),
         roman("(1), "),
         bold("agnostics-cli-scripts"),
+        roman("(1), "),
+        bold("agnostics-cli-history"),
+        roman("(1), "),
+        bold("agnostics-cli-compare"),
         roman("(1), "),
         bold("fio"),
         roman("(1)"),

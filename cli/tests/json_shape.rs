@@ -91,6 +91,7 @@ const SHAPE: &[&str] = &[
     "target.partition",
     "target.path",
     "target.transport",
+    "trend",
     "verdict",
     "warnings",
 ];
