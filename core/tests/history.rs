@@ -124,6 +124,10 @@ fn round_trip() {
         .name_drive(&drive("kitchen").id.as_str()[..6], "Kitchen Pi card")
         .unwrap();
     assert_eq!(id, drive("kitchen").id);
+    assert!(matches!(
+        h.name_drive("Kitchen Pi card", &"x".repeat(101)),
+        Err(HistoryError::BadName(_))
+    ));
     let drives = h.drives().unwrap();
     assert_eq!(drives.len(), 1);
     assert_eq!(drives[0].name.as_deref(), Some("Kitchen Pi card"));
@@ -293,8 +297,8 @@ fn history_writer_child() {
 
 fn two_processes_record_at_once() {
     let dir = scratch_dir();
+    // Both start on a file that does not exist yet: both create, set WAL and migrate it.
     let path = db(dir.path());
-    History::open(&path).unwrap();
     let exe = std::env::current_exe().unwrap();
     let children: Vec<_> = (3..=4)
         .map(|tag| {
@@ -704,11 +708,11 @@ fn identity_of_usb_nvme_and_filesystems() {
     assert!(!serde_json::to_string(&id).unwrap().contains("4C53"));
     // No serial: the filesystem's UUID.
     std::fs::remove_file(r.join(usb).join("serial")).unwrap();
-    let by_uuid = r.join("by-uuid");
+    let by_uuid = r.join("dev/disk/by-uuid");
     std::fs::create_dir_all(&by_uuid).unwrap();
     std::os::unix::fs::symlink("../../sda1", by_uuid.join("5E1A-2F0B")).unwrap();
     std::os::unix::fs::symlink("../../sdb1", by_uuid.join("0000-1111")).unwrap();
-    let id = history::identity::identify_with(Some(&card), &t, r, &by_uuid).unwrap();
+    let id = history::identity::identify_with(Some(&card), &t, r, &r.join("dev")).unwrap();
     assert_eq!(id.basis, IdentityBasis::FilesystemUuid);
     assert_eq!(
         id.id,
@@ -716,7 +720,7 @@ fn identity_of_usb_nvme_and_filesystems() {
     );
     // Nothing known at all.
     let t2 = sample::target().device(Some("sdc"), Some("sdc1")).build();
-    assert!(history::identity::identify_with(None, &t2, r, &by_uuid).is_none());
+    assert!(history::identity::identify_with(None, &t2, r, &r.join("dev")).is_none());
     // NVMe: model and serial of the controller.
     let nv = "devices/pci0000:00/0000:00:1d.0/0000:3d:00.0/nvme/nvme0";
     std::fs::create_dir_all(r.join(nv).join("nvme0n1")).unwrap();
@@ -732,6 +736,49 @@ fn identity_of_usb_nvme_and_filesystems() {
         id.id,
         DriveId::hash(IdentityBasis::Nvme, &["WD Blue SN580", "23411Z800123"])
     );
+}
+
+fn filesystem_uuid_from_the_superblock() -> Ran {
+    require_root("a loop device")?;
+    agnostics_testkit::require_program("blkid")?;
+    let fs = agnostics_testkit::LoopFs::new(16);
+    let blkid = agnostics_testkit::run(
+        Command::new("blkid").args(["-s", "UUID", "-o", "value", &fs.device]),
+    );
+    assert_eq!(
+        history::identity::superblock_uuid(Path::new(&fs.device)).as_deref(),
+        Some(blkid.as_str())
+    );
+    // Through identify, with a /dev that has no by-uuid links (no udev).
+    let t = sample::target()
+        .device(Some(&fs.loop_name()), Some(&fs.loop_name()))
+        .transport(Transport::Loop)
+        .build();
+    let empty = scratch_dir();
+    let id = history::identity::identify_with(None, &t, empty.path(), Path::new("/dev")).unwrap();
+    assert_eq!(id.basis, IdentityBasis::FilesystemUuid);
+    assert_eq!(
+        id.id,
+        DriveId::hash(
+            IdentityBasis::FilesystemUuid,
+            &[&blkid.to_ascii_lowercase()]
+        )
+    );
+    Ok(())
+}
+
+fn fat_volume_id() {
+    let mut head = vec![0u8; 2048];
+    head[510] = 0x55;
+    head[511] = 0xaa;
+    head[82..90].copy_from_slice(b"FAT32   ");
+    head[67..71].copy_from_slice(&0x5e1a_2f0bu32.to_le_bytes());
+    assert_eq!(
+        history::identity::uuid_from_superblock(&head).as_deref(),
+        Some("5E1A-2F0B")
+    );
+    assert_eq!(history::identity::uuid_from_superblock(&[0u8; 2048]), None);
+    assert_eq!(history::identity::uuid_from_superblock(&[]), None);
 }
 
 fn provenance_from_a_fixture_tree() {
@@ -806,6 +853,67 @@ fn provenance_from_a_fixture_tree() {
         history::provenance::parse_throttled("throttled=0x0"),
         Some(0)
     );
+}
+
+/// A real (small) standard run in a scratch folder on disk: the report carries its run id,
+/// document version, how it was measured, and (with the device readable, as root) the
+/// filesystem's identity; it is stored and a second run gets a trend.
+fn a_real_run_fills_the_history_fields() -> Ran {
+    require_root("reads the scratch disk's superblock for its identity")?;
+    let dir = scratch_dir();
+    let mut profile = agnostics_core::profile::Profile::parse(
+        "[global]\nioengine=libaio\ndirect=1\niodepth=4\nsize=4m\n\n\
+         [prepare-file]\nrw=write\nbs=512k\nstonewall\n\n\
+         [seq-write]\nrw=write\nbs=1m\nstonewall\n\n\
+         [seq-read]\nrw=read\nbs=1m\nstonewall\n\n\
+         [rand-4k-write]\nrw=randwrite\nbs=4k\nruntime=1\nstonewall\n\n\
+         [rand-4k-read]\nrw=randread\nbs=4k\nruntime=1\nstonewall\n",
+        "small.fio",
+        None,
+    )
+    .unwrap();
+    profile.name = "small".into();
+    let opts = agnostics_core::sdtest::TestOptions {
+        runs: 1,
+        profile: profile.clone(),
+        ..agnostics_core::sdtest::TestOptions::standard(dir.path().to_path_buf())
+    };
+    let cancel = std::sync::atomic::AtomicBool::new(false);
+    let first = agnostics_core::sdtest::run(&opts, &cancel, &|_| {});
+    assert!(!first.runs.is_empty(), "{:?}", first.error);
+    assert_eq!(first.schema_version, agnostics_core::report::SCHEMA_VERSION);
+    assert_eq!(first.run_id.len(), 32);
+    let p = first.measured_with.as_ref().unwrap();
+    assert_eq!(p.profile_name, "small");
+    assert_eq!(p.profile_hash, history::provenance::profile_hash(&profile));
+    assert_eq!(p.program_version, agnostics_core::VERSION);
+    assert!(p.kernel.is_some());
+    let partition = first.target.as_ref().and_then(|t| t.partition.clone());
+    // A container may forbid opening the disk even to root: then nothing identifies it.
+    if partition.is_some_and(|p| std::fs::File::open(Path::new("/dev").join(p)).is_ok()) {
+        let d = first
+            .drive
+            .as_ref()
+            .expect("identified by its filesystem's UUID");
+        assert_eq!(d.basis, IdentityBasis::FilesystemUuid);
+    }
+    let second = agnostics_core::sdtest::run(&opts, &cancel, &|_| {});
+    assert_ne!(first.run_id, second.run_id);
+    let db_dir = scratch_dir();
+    let mut h = History::open(&db(db_dir.path())).unwrap();
+    h.record(&first).unwrap();
+    let rec = h.record(&second).unwrap();
+    match &first.drive {
+        Some(d) => {
+            assert_eq!(second.drive.as_ref(), Some(d));
+            let t = rec.trend.expect("the same drive and profile");
+            assert_eq!(t.earlier_runs, 1);
+            assert!(!t.figures.is_empty());
+        }
+        None => assert!(rec.trend.is_none()),
+    }
+    assert_eq!(stored(&h), 2);
+    Ok(())
 }
 
 fn trend_rule() {
@@ -929,7 +1037,10 @@ agnostics_testkit::main!(
     import_validates_and_is_idempotent,
     identity_from_card_fixtures,
     identity_of_usb_nvme_and_filesystems,
+    filesystem_uuid_from_the_superblock,
+    fat_volume_id,
     provenance_from_a_fixture_tree,
+    a_real_run_fills_the_history_fields,
     trend_rule,
     compare_side_by_side,
 );

@@ -590,15 +590,13 @@ impl History {
     }
 
     /// Gives the drive `drive` (id, prefix or current name) the name `name` (trimmed; empty
-    /// clears it). Errors: `NotFound`, `Ambiguous`, `Malformed` for a name over 100 characters.
+    /// clears it). Errors: `NotFound`, `Ambiguous`, `BadName` (over 100 characters or control
+    /// characters).
     pub fn name_drive(&mut self, drive: &str, name: &str) -> Result<DriveId, HistoryError> {
         let id = self.resolve_drive(drive)?;
         let name = name.trim();
-        if name.chars().count() > 100 {
-            return Err(HistoryError::Malformed {
-                file: PathBuf::from("name"),
-                reason: "a drive's name is at most 100 characters".to_owned(),
-            });
+        if name.chars().count() > 100 || name.chars().any(char::is_control) {
+            return Err(HistoryError::BadName(name.to_owned()));
         }
         let name = (!name.is_empty()).then_some(name);
         self.conn
