@@ -166,7 +166,7 @@ pub enum HistoryCommand {
 /// Which runs a list or an export covers.
 #[derive(Debug, Clone, Args)]
 pub struct HistoryFilterArgs {
-    /// Only this drive's runs: its id (or the first 6 or more characters of it).
+    /// Only this drive's runs: its id (or the first 6 or more characters of it) or its name.
     #[arg(long, value_name = "ID")]
     pub drive: Option<String>,
     /// Only runs of this profile (a built-in name, or a job file's name without `.fio`).
@@ -201,7 +201,8 @@ pub struct HistoryShowArgs {
 
 #[derive(Debug, Clone, Args)]
 pub struct HistoryNameArgs {
-    /// The drive: its id, or the first 6 or more characters of it (as `history` lists it).
+    /// The drive: its id, the first 6 or more characters of it (as `history` lists it), or its
+    /// current name.
     #[arg(value_name = "DRIVE")]
     pub drive: String,
     /// The name, e.g. "Kitchen Pi card"; "" removes the name.
@@ -218,7 +219,7 @@ pub struct HistoryImportArgs {
 
 #[derive(Debug, Clone, Args)]
 pub struct HistoryExportArgs {
-    /// Only this drive's runs: its id (or the first 6 or more characters of it).
+    /// Only this drive's runs: its id (or the first 6 or more characters of it) or its name.
     #[arg(long, value_name = "ID")]
     pub drive: Option<String>,
     /// Print a JSON array of the reports, which `history import` reads (the default).
@@ -235,7 +236,8 @@ pub struct HistoryForgetArgs {
     /// The run to remove: its id, or the first 6 or more characters of it.
     #[arg(value_name = "RUN")]
     pub run: Option<String>,
-    /// Remove every run of this drive (and its name).
+    /// Remove every run of this drive (and its name): its id, 6 or more of its first
+    /// characters, or its name.
     #[arg(long, value_name = "ID")]
     pub drive: Option<String>,
     /// Remove every run.
