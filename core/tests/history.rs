@@ -142,6 +142,10 @@ fn round_trip() {
     drop(h);
     let h = History::open_read_only(&path).unwrap();
     assert_eq!(stored(&h), 1);
+    assert!(matches!(
+        History::open_read_only(&dir.path().join("none.sqlite3")),
+        Err(HistoryError::NoHistory { .. })
+    ));
     assert_eq!(
         h.series(&drive("kitchen").id, "sd_bench").unwrap().len(),
         4,
@@ -1013,6 +1017,11 @@ fn compare_side_by_side() {
     assert!(!md.contains(&home) || home == "/", "{md}");
     let text = comparison_text(&c);
     assert!(text.contains("×3.00") && text.contains("USB 2.0"), "{text}");
+    assert!(text.contains("about 40.0 MB/s in practice"), "{text}");
+    assert_eq!(
+        c.left.link.as_ref().unwrap().practical_bytes_per_second,
+        None
+    );
     assert_eq!(
         history::compare::without_home(&format!("{home}/x")),
         "~/x".to_owned()

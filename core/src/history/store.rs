@@ -272,12 +272,14 @@ impl History {
     }
 
     /// Opens the history at `path` for reading only: nothing is created, migrated or moved.
-    /// Errors: [`HistoryError::NotFound`] when there is no file, [`HistoryError::Corrupt`]
+    /// Errors: [`HistoryError::NoHistory`] when there is no file, [`HistoryError::Corrupt`]
     /// (not moved) for a damaged one, [`HistoryError::NewerSchema`], or one older than this
     /// program's schema that was never opened for writing ([`HistoryError::Sqlite`]).
     pub fn open_read_only(path: &Path) -> Result<History, HistoryError> {
         if !path.exists() {
-            return Err(HistoryError::NotFound(path.display().to_string()));
+            return Err(HistoryError::NoHistory {
+                path: path.to_path_buf(),
+            });
         }
         let corrupt = || HistoryError::Corrupt {
             path: path.to_path_buf(),
