@@ -599,12 +599,18 @@ const SERIALS: [&str; 3] = ["36980065", "915931237", "9f544953443634476136980065
 
 /// A sysfs tree in which the filesystem of `dir` is on the fixture SD card `mmcblk0`.
 fn card_behind(root: &Path, dir: &Path) -> PathBuf {
+    card_behind_host(root, dir, None)
+}
+
+/// [`card_behind`], with the host's debugfs `ios` (its bus mode: the link's ceiling).
+fn card_behind_host(root: &Path, dir: &Path, ios: Option<&str>) -> PathBuf {
     use std::os::unix::fs::MetadataExt;
     let root = mmc_host_tree(
         root,
         &fixture_files("kingston-sd64g-2019-imx.json"),
         &MmcHost {
             nr_tags: Some("64"),
+            ios,
             ..MmcHost::default()
         },
     );
@@ -808,7 +814,9 @@ fn a_halved_write_speed_is_a_decline_and_a_small_dip_is_not() -> Ran {
     let env = Env::new()?;
     std::fs::write(&env.profile, SEQ_WRITE_ONLY).unwrap();
     let fs = LoopFs::new(96);
-    let sysfs = card_behind(&env.dir.path().join("sysfs-loop"), &fs.mount);
+    // An SD card in high-speed mode (at most 25 MB/s: above both throttles).
+    let ios = agnostics_testkit::ios_fixture("ios-sd-high-speed");
+    let sysfs = card_behind_host(&env.dir.path().join("sysfs-loop"), &fs.mount, Some(&ios));
     const MIB: u64 = 1 << 20;
 
     let first = support::json(&throttled_run(&env, &fs, &sysfs, 12 * MIB, true));
@@ -841,7 +849,34 @@ fn a_halved_write_speed_is_a_decline_and_a_small_dip_is_not() -> Ran {
         text.to_lowercase().contains("back up"),
         "no advice:\n{text}"
     );
-    assert_eq!(env.run_ids().len(), 3);
+    let ids = env.run_ids();
+    assert_eq!(ids.len(), 3);
+
+    // The first and the last run compared: half the speed, under the same link's ceiling.
+    let (before, after) = (&ids[2], &ids[0]);
+    let cmp: Value = serde_json::from_str(&env.ok(&["compare", before, after, "--json"])).unwrap();
+    let seq = cmp["figures"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["phase"] == "seq-write")
+        .unwrap()
+        .clone();
+    let ratio = seq["ratio"].as_f64().unwrap();
+    assert!((0.45..0.55).contains(&ratio), "{seq}");
+    for side in ["left", "right"] {
+        let link = &cmp[side]["link"];
+        assert!(
+            (link["bytes_per_second"].as_f64().unwrap() - 25e6).abs() < 1e6,
+            "{side}: {link}"
+        );
+    }
+    let text = env.ok(&["compare", before, after]);
+    println!("{text}");
+    assert!(text.contains("×0.5") || text.contains("×0.4"), "{text}");
+    assert!(text.contains("Left link:") && text.contains("25"), "{text}");
+    let md = env.ok(&["compare", before, after, "--markdown"]);
+    assert!(md.contains("25"), "{md}");
     drop(fs);
     Ok(())
 }
