@@ -98,10 +98,16 @@ fn filter(drive: &Option<String>, profile: &Option<String>) -> RunFilter {
 }
 
 /// The recorded runs that `filter` selects, newest first (none when there is no file yet).
+///
+/// Errors: [`HistoryError::NotFound`] for a drive that is not in the history (also when there
+/// is no history yet), and the store's errors.
 fn runs(path: &Path, filter: &RunFilter) -> Result<Vec<RunSummary>, HistoryError> {
     match open_for_reading(path)? {
         Some(h) => h.runs(filter),
-        None => Ok(Vec::new()),
+        None => match &filter.drive {
+            Some(drive) => Err(HistoryError::NotFound(drive.clone())),
+            None => Ok(Vec::new()),
+        },
     }
 }
 
@@ -307,9 +313,15 @@ fn show(args: &HistoryShowArgs) -> i32 {
     }
 }
 
-/// Opens the history for a change (creating the file when needed), or says why not.
+/// Opens the history for a change (creating the file when needed), or says why not. A damaged
+/// file that had to be moved aside (a new history is started) is said on stderr.
 fn open_for_change(path: &Path) -> Result<History, i32> {
-    History::open(path).map_err(|e| fail(&e))
+    let history = History::open(path).map_err(|e| fail(&e))?;
+    if let Some(e) = history.moved_aside() {
+        let warning = fill(&gettext("warning: {error}"), &[("error", e)]);
+        emit(To::Stderr, format!("agnostics-cli: {warning}\n"));
+    }
+    Ok(history)
 }
 
 /// `history name DRIVE NAME`: names (or, with "", un-names) a drive.
@@ -398,7 +410,10 @@ fn export(args: &HistoryExportArgs) -> i32 {
             Ok(r) => r,
             Err(e) => return fail(&e),
         },
-        Ok(None) => Vec::new(),
+        Ok(None) => match &filter.drive {
+            Some(drive) => return fail(&HistoryError::NotFound(drive.clone())),
+            None => Vec::new(),
+        },
         Err(e) => return fail(&e),
     };
     print_json(&reports)

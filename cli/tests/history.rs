@@ -220,6 +220,22 @@ fn a_run_is_recorded_and_listed() -> Ran {
     Ok(())
 }
 
+fn a_fio_run_is_recorded_too() -> Ran {
+    require_program("fio")?;
+    let env = Env::new()?;
+    let native = env.run_json(&[]);
+    let fio = env.run_json(&["--engine", "fio"]);
+    let runs = env.listed();
+    assert_eq!(runs.len(), 2);
+    assert_eq!(runs[0]["run"], run_id(&fio).as_str());
+    assert_eq!(runs[0]["engine"], "fio");
+    assert_eq!(runs[1]["run"], run_id(&native).as_str());
+    assert_eq!(runs[1]["engine"], "native");
+    // The same drive and profile measured by the other engine: compared all the same.
+    assert!(fio["trend"]["figures"].is_array(), "{:#}", fio["trend"]);
+    Ok(())
+}
+
 fn no_history_records_nothing() -> Ran {
     let env = Env::new()?;
     env.run_json(&["--no-history"]);
@@ -579,6 +595,9 @@ fn unknown_ids_are_errors() -> Ran {
             &["history", "forget", "--drive", "0123456789abcdef"],
             &["history", "name", "0123456789abcdef", "Kitchen"],
             &["compare", "0123456789abcdef", "fedcba9876543210"],
+            &["history", "--drive", "0123456789abcdef"],
+            &["history", "export", "--drive", "0123456789abcdef"],
+            &["history", "export", "--csv", "--drive", "0123456789abcdef"],
         ] {
             let out = env.cmd(args);
             assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr(&out));
@@ -883,6 +902,7 @@ fn a_halved_write_speed_is_a_decline_and_a_small_dip_is_not() -> Ran {
 
 agnostics_testkit::main!(
     a_run_is_recorded_and_listed,
+    a_fio_run_is_recorded_too,
     no_history_records_nothing,
     a_refused_run_is_not_recorded,
     two_runs_at_once_are_both_recorded,
