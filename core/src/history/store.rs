@@ -40,6 +40,7 @@ pub struct History {
     conn: Connection,
     path: PathBuf,
     moved_aside: Option<HistoryError>,
+    busy_timeout: Duration,
 }
 
 /// The sort key of an RFC 3339 time: seconds since 1970 (UTC), 0 when it cannot be read.
@@ -226,7 +227,22 @@ impl History {
         }
     }
 
+    /// [`History::open_once`], again for up to [`BUSY_TIMEOUT`] while another program holds
+    /// the file: switching a new file to WAL and reading the WAL index while another
+    /// connection sets it up can be refused at once, without SQLite's busy handler.
     fn open_rw(path: &Path) -> Result<History, HistoryError> {
+        let start = std::time::Instant::now();
+        loop {
+            match Self::open_once(path) {
+                Err(HistoryError::Locked { .. }) if start.elapsed() < BUSY_TIMEOUT => {
+                    std::thread::sleep(Duration::from_millis(20));
+                }
+                other => return other,
+            }
+        }
+    }
+
+    fn open_once(path: &Path) -> Result<History, HistoryError> {
         let err = |e| from_sqlite(path, e);
         let mut conn = Connection::open_with_flags(
             path,
@@ -268,6 +284,7 @@ impl History {
             conn,
             path: path.to_path_buf(),
             moved_aside: None,
+            busy_timeout: BUSY_TIMEOUT,
         })
     }
 
@@ -315,6 +332,7 @@ impl History {
             conn,
             path: path.to_path_buf(),
             moved_aside: None,
+            busy_timeout: BUSY_TIMEOUT,
         })
     }
 
@@ -331,6 +349,7 @@ impl History {
 
     /// Sets how long a write waits for another program's (default [`BUSY_TIMEOUT`]).
     pub fn set_busy_timeout(&mut self, timeout: Duration) -> Result<(), HistoryError> {
+        self.busy_timeout = timeout;
         self.conn
             .busy_timeout(timeout)
             .map_err(|e| from_sqlite(&self.path, e))
@@ -349,6 +368,18 @@ impl History {
     /// and the database's errors ([`HistoryError::Locked`], [`HistoryError::ReadOnly`],
     /// [`HistoryError::Full`], …).
     pub fn record(&mut self, report: &Report) -> Result<Recorded, HistoryError> {
+        let start = std::time::Instant::now();
+        loop {
+            match self.record_once(report) {
+                Err(HistoryError::Locked { .. }) if start.elapsed() < self.busy_timeout => {
+                    std::thread::sleep(Duration::from_millis(20));
+                }
+                other => return other,
+            }
+        }
+    }
+
+    fn record_once(&mut self, report: &Report) -> Result<Recorded, HistoryError> {
         let outcome = Outcome::of(report).map_err(HistoryError::NotHistory)?;
         let doc = normalised(report, Path::new("report"))?;
         let trend = if outcome == Outcome::Finished {
