@@ -153,6 +153,8 @@ pub struct HistoryArgs {
 pub enum HistoryCommand {
     /// Print a recorded run's report, as the run printed it.
     Show(HistoryShowArgs),
+    /// List the drives with recorded runs: id, name, kind, how many runs, the latest.
+    Drives(HistoryDrivesArgs),
     /// Give a drive a name of your own (an empty name removes it).
     Name(HistoryNameArgs),
     /// Add the runs of JSON reports (`run --json`, or `history export`) from other machines.
@@ -197,6 +199,13 @@ pub struct HistoryShowArgs {
     /// Print the results table as Markdown, ready for a forum post.
     #[arg(long)]
     pub markdown: bool,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct HistoryDrivesArgs {
+    /// Print a JSON array instead of a table.
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(Debug, Clone, Args)]

@@ -13,8 +13,8 @@ use agnostics_core::units::mb_per_s;
 use serde::Serialize;
 
 use crate::args::{
-    HistoryArgs, HistoryCommand, HistoryExportArgs, HistoryForgetArgs, HistoryImportArgs,
-    HistoryListArgs, HistoryNameArgs, HistoryShowArgs,
+    HistoryArgs, HistoryCommand, HistoryDrivesArgs, HistoryExportArgs, HistoryForgetArgs,
+    HistoryImportArgs, HistoryListArgs, HistoryNameArgs, HistoryShowArgs,
 };
 use crate::output::{emit, To};
 
@@ -25,6 +25,7 @@ pub fn main(args: &HistoryArgs) -> i32 {
     match &args.command {
         None => list(&args.list),
         Some(HistoryCommand::Show(a)) => show(a),
+        Some(HistoryCommand::Drives(a)) => drives(a),
         Some(HistoryCommand::Name(a)) => name(a),
         Some(HistoryCommand::Import(a)) => import(a),
         Some(HistoryCommand::Export(a)) => export(a),
@@ -311,6 +312,51 @@ fn show(args: &HistoryShowArgs) -> i32 {
     } else {
         emit(To::Stdout, report::to_text(&report))
     }
+}
+
+/// `history drives`: each drive with recorded runs, the most recently tested first.
+fn drives(args: &HistoryDrivesArgs) -> i32 {
+    let path = path();
+    let drives = match open_for_reading(&path) {
+        Ok(Some(h)) => match h.drives() {
+            Ok(d) => d,
+            Err(e) => return fail(&e),
+        },
+        Ok(None) => Vec::new(),
+        Err(e) => return fail(&e),
+    };
+    if args.json {
+        return print_json(&drives);
+    }
+    if drives.is_empty() {
+        let none =
+            gettext("No drives recorded yet: each `agnostics-cli run` adds its result here.");
+        return emit(To::Stdout, format!("{none}\n"));
+    }
+    let head = vec![
+        gettext("Drive"),
+        gettext("Name"),
+        gettext("Label"),
+        gettext("Kind"),
+        gettext("Latest run"),
+        gettext("Verdict"),
+        gettext("Runs"),
+    ];
+    let rows: Vec<Vec<String>> = drives
+        .iter()
+        .map(|d| {
+            vec![
+                short_id(&d.id.to_string()),
+                report::visible(d.name.as_deref().unwrap_or("—")),
+                report::visible(&d.label),
+                d.kind.as_str().to_owned(),
+                short_time(&d.last.started),
+                verdict_cell(&d.last),
+                d.runs.to_string(),
+            ]
+        })
+        .collect();
+    emit(To::Stdout, aligned(&head, &rows, 6))
 }
 
 /// Opens the history for a change (creating the file when needed), or says why not. A damaged

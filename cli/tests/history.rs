@@ -576,6 +576,20 @@ fn a_named_drive_is_listed_by_its_name() -> Ran {
     assert_eq!(env.ok(&["history", "--drive", &drive]), table);
     let csv_text = env.ok(&["history", "--csv"]);
     assert!(csv_text.contains(",Kitchen Pi card,"), "{csv_text}");
+    let drives = env.ok(&["history", "drives"]);
+    let row = drives
+        .lines()
+        .find(|l| l.starts_with(&drive[..8]))
+        .unwrap_or_else(|| panic!("{drives}"));
+    assert!(
+        row.contains("Kitchen Pi card") && row.contains("SD"),
+        "{drives}"
+    );
+    let json: Value = serde_json::from_str(&env.ok(&["history", "drives", "--json"])).unwrap();
+    assert_eq!(json[0]["id"], drive.as_str());
+    assert_eq!(json[0]["runs"], 1);
+    // The name selects the drive too.
+    assert_eq!(env.ok(&["history", "--drive", "Kitchen Pi card"]), table);
     // Unnamed again.
     env.ok(&["history", "name", &drive, ""]);
     assert!(env.listed()[0]["drive_name"].is_null());
