@@ -171,7 +171,8 @@ pub struct HistoryFilterArgs {
     /// Only this drive's runs: its id (or the first 6 or more characters of it) or its name.
     #[arg(long, value_name = "ID")]
     pub drive: Option<String>,
-    /// Only runs of this profile (a built-in name, or a job file's name without `.fio`).
+    /// Only runs of this profile: a built-in name (standard, quick, …; see `profiles`), or a job
+    /// file's name without `.fio`.
     #[arg(long, value_name = "NAME")]
     pub profile: Option<String>,
 }

@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 
 use agnostics_core::history::{History, HistoryError, Outcome, RunFilter, RunSummary};
 use agnostics_core::i18n::{fill, gettext, ngettext, number};
+use agnostics_core::profile::Builtin;
 use agnostics_core::report;
 use agnostics_core::units::mb_per_s;
 use serde::Serialize;
@@ -91,10 +92,15 @@ pub(crate) fn short_id(id: &str) -> String {
     id.chars().take(8).collect()
 }
 
+/// The filter of `--drive` and `--profile`: a built-in profile's name (`standard`) selects the
+/// name its reports carry (`sd_bench`).
 fn filter(drive: &Option<String>, profile: &Option<String>) -> RunFilter {
     RunFilter {
         drive: drive.clone(),
-        profile: profile.clone(),
+        profile: profile.as_ref().map(|p| match Builtin::find(p) {
+            Some(b) => b.profile().name,
+            None => p.clone(),
+        }),
     }
 }
 
