@@ -402,6 +402,41 @@ fn a_read_only_history_costs_one_warning_not_the_result() -> Ran {
     Ok(())
 }
 
+fn a_history_on_a_full_disk_costs_one_warning_not_the_result() -> Ran {
+    require_root("a small tmpfs to fill")?;
+    let env = Env::new()?;
+    let full = agnostics_testkit::Tmpfs::new(1);
+    // Fill it: the history's folder cannot even be made.
+    {
+        use std::io::Write;
+        let mut f = std::fs::File::create(full.mount.join("filler")).unwrap();
+        let block = vec![0u8; 64 << 10];
+        while f.write_all(&block).is_ok() {}
+        let _ = f.flush();
+    }
+    let history = full.mount.join("state/history.sqlite3");
+    let out = env
+        .cli()
+        .env("AGNOSTICS_HISTORY", &history)
+        .args(["run", "--json", "--runs", "1", "--target"])
+        .arg(&env.target)
+        .arg("--profile")
+        .arg(&env.profile)
+        .output()
+        .unwrap();
+    let doc = support::json(&out);
+    assert!(doc["error"].is_null(), "{doc:#}");
+    assert_eq!(out.status.code(), Some(exit_code(&doc)));
+    let warning = one_warning(&out);
+    println!("full: {warning}");
+    assert!(
+        warning.contains(&full.mount.display().to_string()),
+        "{warning}"
+    );
+    drop(full);
+    Ok(())
+}
+
 fn a_locked_history_costs_one_warning_not_the_result() -> Ran {
     require_program("sqlite3")?;
     let env = Env::new()?;
@@ -922,6 +957,7 @@ agnostics_testkit::main!(
     two_runs_at_once_are_both_recorded,
     a_corrupt_history_costs_one_warning_not_the_result,
     a_read_only_history_costs_one_warning_not_the_result,
+    a_history_on_a_full_disk_costs_one_warning_not_the_result,
     a_locked_history_costs_one_warning_not_the_result,
     import_adds_skips_duplicates_and_refuses_bad_files,
     export_then_import_round_trips,
