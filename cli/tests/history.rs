@@ -625,6 +625,18 @@ fn a_named_drive_is_listed_by_its_name() -> Ran {
     assert_eq!(json[0]["runs"], 1);
     // The name selects the drive too.
     assert_eq!(env.ok(&["history", "--drive", "Kitchen Pi card"]), table);
+    // A name with a comma and quotes is one CSV field.
+    env.ok(&["history", "name", &drive, "Lab, \"B\" card"]);
+    let csv_text = env.ok(&["history", "--csv"]);
+    let mut reader = csv::Reader::from_reader(csv_text.as_bytes());
+    let col = reader
+        .headers()
+        .unwrap()
+        .iter()
+        .position(|h| h == "drive_name")
+        .unwrap();
+    let row = reader.records().next().unwrap().unwrap();
+    assert_eq!(&row[col], "Lab, \"B\" card", "{csv_text}");
     // Unnamed again.
     env.ok(&["history", "name", &drive, ""]);
     assert!(env.listed()[0]["drive_name"].is_null());
