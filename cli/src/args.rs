@@ -33,6 +33,11 @@ pub enum Command {
     Card(CardArgs),
     /// Run agnostics test scripts (#NAME=/#DESC= shell tests) and write ~/rpdiags.txt.
     Scripts(ScriptsArgs),
+    /// The runs recorded on this machine (newest first), and what to do with them: show, name a
+    /// drive, import, export, forget.
+    History(HistoryArgs),
+    /// Compare two recorded runs figure by figure (the ratio of each, the links' ceilings).
+    Compare(CompareArgs),
     /// Write the man page or shell completions (for packagers).
     #[command(hide = true)]
     Generate(GenerateArgs),
@@ -69,6 +74,9 @@ pub struct RunArgs {
     /// profiles' tables, else a table of the jobs); no serial numbers or paths.
     #[arg(long)]
     pub markdown: bool,
+    /// Do not record this run in the history (see `history`).
+    #[arg(long)]
+    pub no_history: bool,
     /// Read sysfs from DIR instead of /sys: the card, link and device stack behind the target
     /// are read there (DIR/dev/block/MAJ:MIN …), as with `card --sysfs-root`.
     #[arg(long, value_name = "DIR", default_value = "/sys")]
@@ -129,4 +137,136 @@ pub struct GenerateArgs {
     /// Directory to write it to.
     #[arg(long, value_name = "DIR", default_value = ".")]
     pub out_dir: PathBuf,
+}
+
+/// `history`: without a subcommand, the list of recorded runs.
+#[derive(Debug, Clone, Args)]
+#[command(args_conflicts_with_subcommands = true)]
+pub struct HistoryArgs {
+    #[command(subcommand)]
+    pub command: Option<HistoryCommand>,
+    #[command(flatten)]
+    pub list: HistoryListArgs,
+}
+
+#[derive(Debug, Clone, Subcommand)]
+pub enum HistoryCommand {
+    /// Print a recorded run's report, as the run printed it.
+    Show(HistoryShowArgs),
+    /// List the drives with recorded runs: id, name, kind, how many runs, the latest.
+    Drives(HistoryDrivesArgs),
+    /// Give a drive a name of your own (an empty name removes it).
+    Name(HistoryNameArgs),
+    /// Add the runs of JSON reports (`run --json`, or `history export`) from other machines.
+    Import(HistoryImportArgs),
+    /// Print the recorded runs: JSON reports (serial numbers removed) or a CSV table.
+    Export(HistoryExportArgs),
+    /// Remove a run, every run of a drive, or the whole history.
+    Forget(HistoryForgetArgs),
+}
+
+/// Which runs a list or an export covers.
+#[derive(Debug, Clone, Args)]
+pub struct HistoryFilterArgs {
+    /// Only this drive's runs: its id (or the first 6 or more characters of it) or its name.
+    #[arg(long, value_name = "ID")]
+    pub drive: Option<String>,
+    /// Only runs of this profile: a built-in name (standard, quick, …; see `profiles`), or a job
+    /// file's name without `.fio`.
+    #[arg(long, value_name = "NAME")]
+    pub profile: Option<String>,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct HistoryListArgs {
+    #[command(flatten)]
+    pub filter: HistoryFilterArgs,
+    /// Print a JSON array instead of a table.
+    #[arg(long, conflicts_with = "csv")]
+    pub json: bool,
+    /// Print CSV (a header row, then a row per run) instead of a table.
+    #[arg(long)]
+    pub csv: bool,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct HistoryShowArgs {
+    /// The run: its id, or the first 6 or more characters of it (as `history` lists it).
+    #[arg(value_name = "RUN")]
+    pub run: String,
+    /// Print the report's JSON document instead of text.
+    #[arg(long, conflicts_with = "markdown")]
+    pub json: bool,
+    /// Print the results table as Markdown, ready for a forum post.
+    #[arg(long)]
+    pub markdown: bool,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct HistoryDrivesArgs {
+    /// Print a JSON array instead of a table.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct HistoryNameArgs {
+    /// The drive: its id, the first 6 or more characters of it (as `history` lists it), or its
+    /// current name.
+    #[arg(value_name = "DRIVE")]
+    pub drive: String,
+    /// The name, e.g. "Kitchen Pi card"; "" removes the name.
+    #[arg(value_name = "NAME")]
+    pub name: String,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct HistoryImportArgs {
+    /// JSON files: one report (`run --json`) or an array of them (`history export`) each.
+    #[arg(value_name = "FILE", required = true)]
+    pub files: Vec<PathBuf>,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct HistoryExportArgs {
+    /// Only this drive's runs: its id (or the first 6 or more characters of it) or its name.
+    #[arg(long, value_name = "ID")]
+    pub drive: Option<String>,
+    /// Print a JSON array of the reports, which `history import` reads (the default).
+    #[arg(long, conflicts_with = "csv")]
+    pub json: bool,
+    /// Print CSV (a header row, then a row per run with its four figures) instead.
+    #[arg(long)]
+    pub csv: bool,
+}
+
+#[derive(Debug, Clone, Args)]
+#[command(group(clap::ArgGroup::new("what").required(true).args(["run", "drive", "all"])))]
+pub struct HistoryForgetArgs {
+    /// The run to remove: its id, or the first 6 or more characters of it.
+    #[arg(value_name = "RUN")]
+    pub run: Option<String>,
+    /// Remove every run of this drive (and its name): its id, 6 or more of its first
+    /// characters, or its name.
+    #[arg(long, value_name = "ID")]
+    pub drive: Option<String>,
+    /// Remove every run.
+    #[arg(long)]
+    pub all: bool,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct CompareArgs {
+    /// The first run (the reference): its id or the first 6 or more characters of it.
+    #[arg(value_name = "RUN")]
+    pub left: String,
+    /// The second run, compared with the first.
+    #[arg(value_name = "RUN")]
+    pub right: String,
+    /// Print JSON instead of text.
+    #[arg(long, conflicts_with = "markdown")]
+    pub json: bool,
+    /// Print the comparison as a Markdown table, ready for a forum post.
+    #[arg(long)]
+    pub markdown: bool,
 }

@@ -5,7 +5,7 @@
 //!
 //! | what | files | installed to |
 //! |---|---|---|
-//! | `man` | `agnostics-cli.1` and one `agnostics-cli-<subcommand>.1` per visible subcommand | `$mandir/man1` |
+//! | `man` | `agnostics-cli.1` and one `agnostics-cli-<subcommand>[-<subcommand>].1` per visible subcommand | `$mandir/man1` |
 //! | `bash` | `agnostics-cli` | `$datadir/bash-completion/completions` |
 //! | `zsh` | `_agnostics-cli` | `$datadir/zsh/vendor-completions` |
 //! | `fish` | `agnostics-cli.fish` | `$datadir/fish/vendor_completions.d` |
@@ -78,7 +78,8 @@ fn completion(shell: Shell, mut cmd: clap::Command, path: &Path) -> std::io::Res
 }
 
 /// `agnostics-cli.1` (with exit status, environment, files and see-also sections) and a page
-/// per visible subcommand (`agnostics-cli-run.1`, …); the hidden `generate` gets none.
+/// per visible subcommand (`agnostics-cli-run.1`, …) and per subcommand of those
+/// (`agnostics-cli-history-show.1`, …); the hidden `generate` gets none.
 fn man_pages(cmd: clap::Command, out_dir: &Path) -> std::io::Result<Vec<PathBuf>> {
     let mut cmd = cmd.disable_help_subcommand(true);
     cmd.build();
@@ -93,15 +94,28 @@ fn man_pages(cmd: clap::Command, out_dir: &Path) -> std::io::Result<Vec<PathBuf>
     std::fs::write(&main_path, main_page)?;
     written.push(main_path);
 
+    // The subcommands' pages, and their own subcommands' (`history show` …), which the
+    // pages above them name.
+    let mut pages: Vec<(clap::Command, String)> = Vec::new();
     for sub in cmd.get_subcommands().filter(|s| !s.is_hide_set()) {
-        let man = Man::new(sub.clone()).manual("Agnostics");
+        pages.push((sub.clone(), BIN.to_owned()));
+        let parent = format!("{BIN}-{}", sub.get_name());
+        for subsub in sub
+            .get_subcommands()
+            .filter(|s| !s.is_hide_set() && s.get_name() != "help")
+        {
+            pages.push((subsub.clone(), parent.clone()));
+        }
+    }
+    for (sub, parent) in pages {
+        let man = Man::new(sub).manual("Agnostics");
         let path = out_dir.join(man.get_filename());
         let mut page = Vec::new();
         man.render(&mut page)?;
         let mut see_also = Roff::new();
         see_also
             .control("SH", ["SEE ALSO"])
-            .text([bold(BIN), roman("(1)")]);
+            .text([bold(parent.as_str()), roman("(1)")]);
         page.extend_from_slice(see_also.to_roff().as_bytes());
         std::fs::write(&path, page)?;
         written.push(path);
@@ -181,6 +195,16 @@ fn environment_section(r: &mut Roff) {
         .text([roman(
             "Read the message catalogues from this directory instead of the installed ones.",
         )]);
+    r.control("TP", [])
+        .text([bold("AGNOSTICS_HISTORY")])
+        .text([roman(
+            "The history file to record runs in and read them from, instead of the default.",
+        )]);
+    r.control("TP", [])
+        .text([bold("XDG_STATE_HOME")])
+        .text([roman(
+            "Where the history file lives by default (see FILES).",
+        )]);
 }
 
 /// FILES: the default target, the built-in job file, the log.
@@ -200,6 +224,16 @@ fn files_section(r: &mut Roff) {
         bold("agnostics-cli scripts"),
         roman(" writes."),
     ]);
+    r.control("TP", [])
+        .text([italic("$XDG_STATE_HOME/agnostics/history.sqlite3")])
+        .text([
+            roman(
+                "The history of runs (SQLite; ~/.local/state/agnostics/history.sqlite3 when \
+                 XDG_STATE_HOME is not set). Every finished run is recorded unless ",
+            ),
+            bold("--no-history"),
+            roman(" is given; serial numbers are never stored."),
+        ]);
 }
 
 /// SEE ALSO: the subcommands' pages and fio.
@@ -212,6 +246,10 @@ fn see_also_section(r: &mut Roff) {
         bold("agnostics-cli-card"),
         roman("(1), "),
         bold("agnostics-cli-scripts"),
+        roman("(1), "),
+        bold("agnostics-cli-history"),
+        roman("(1), "),
+        bold("agnostics-cli-compare"),
         roman("(1), "),
         bold("fio"),
         roman("(1)"),

@@ -2,12 +2,15 @@
 //!
 //! `agnostics-cli [run]` runs the standard test (or `--profile NAME|FILE`); `profiles` lists
 //! the built-in profiles; `targets` lists where it can run; `card`
-//! decodes the card's registers; `scripts` runs agnostics test scripts. Exit status: 0 PASS,
+//! decodes the card's registers; `scripts` runs agnostics test scripts; `history` lists and
+//! manages the recorded runs and `compare` sets two of them side by side. Exit status: 0 PASS,
 //! 1 FAIL, 2 error or refused, 130 cancelled by SIGINT.
 
 mod args;
 mod card_cmd;
+mod compare_cmd;
 mod generate;
+mod history_cmd;
 mod output;
 mod profiles_cmd;
 mod run_cmd;
@@ -30,6 +33,8 @@ fn main() {
         Some(Command::Targets(ref a)) => targets_cmd::main(a),
         Some(Command::Card(ref a)) => card_cmd::main(a),
         Some(Command::Scripts(ref a)) => scripts_cmd::main(a),
+        Some(Command::History(ref a)) => history_cmd::main(a),
+        Some(Command::Compare(ref a)) => compare_cmd::main(a),
         Some(Command::Generate(ref a)) => generate::main(a),
     };
     std::process::exit(code);

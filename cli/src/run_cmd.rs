@@ -1,7 +1,9 @@
 //! `agnostics-cli run`: the standard test or `--profile NAME|FILE`, with a progress bar on a
 //! terminal, the text report (upstream's compat lines first for a graded run), `--json` or
 //! `--markdown`, and the exit status of the verdict (0 for a profile that only measures, when
-//! every job was measured).
+//! every job was measured). Each run is recorded in the history (unless `--no-history`), and
+//! the text and JSON say how it compares with the drive's earlier runs of the same profile; a
+//! history that cannot be written costs one warning, never the result or the exit status.
 
 use std::io::IsTerminal;
 use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
@@ -9,7 +11,9 @@ use std::sync::Arc;
 
 use agnostics_core::advice::Advice;
 use agnostics_core::engine::{EngineKind, Event};
-use agnostics_core::i18n::{fill, gettext, number};
+use agnostics_core::history::trend::{self, Trend};
+use agnostics_core::history::{History, HistoryError};
+use agnostics_core::i18n::{fill, gettext, ngettext, number};
 use agnostics_core::profile::Profile;
 use agnostics_core::report::{self, ErrorKind};
 use agnostics_core::scripts;
@@ -60,8 +64,17 @@ pub fn main(args: &RunArgs) -> i32 {
     let report = sdtest::run(&opts, &cancel, &on_event);
     bar.finish();
 
-    let code = print_report(args, &report);
+    let recorded = if args.no_history {
+        Recorded::Skipped
+    } else {
+        record(&report)
+    };
+    let code = print_report(args, &report, recorded.trend());
     log_report(args, &report);
+    if let Some(warning) = recorded.warning() {
+        let warning = fill(&gettext("warning: {error}"), &[("error", &warning)]);
+        emit(To::Stderr, format!("agnostics-cli: {warning}\n"));
+    }
     if code != 0 {
         return code;
     }
@@ -72,13 +85,93 @@ pub fn main(args: &RunArgs) -> i32 {
     }
 }
 
-/// Prints the report: the JSON document, the Markdown, or the text with the error and its hint
-/// on stderr.
+/// What recording the run in the history gave.
+enum Recorded {
+    /// `--no-history`.
+    Skipped,
+    /// Stored (or not a run the history keeps, such as a refused one); the trend against the
+    /// drive's earlier runs of the same profile, when there are some, and a warning when the
+    /// store had to be started afresh (a damaged file moved aside).
+    Stored(Option<Trend>, Option<String>),
+    /// The store failed (locked, read-only, full, corrupt): the one warning to print. The run
+    /// is still reported, logged and ends with its own exit status.
+    Failed(String),
+}
+
+impl Recorded {
+    fn trend(&self) -> Option<&Trend> {
+        match self {
+            Recorded::Stored(t, _) => t.as_ref(),
+            Recorded::Skipped | Recorded::Failed(_) => None,
+        }
+    }
+
+    fn warning(&self) -> Option<&str> {
+        match self {
+            Recorded::Stored(_, w) => w.as_deref(),
+            Recorded::Failed(w) => Some(w),
+            Recorded::Skipped => None,
+        }
+    }
+}
+
+/// Records `report` in the history file ([`History::default_path`]).
+fn record(report: &report::Report) -> Recorded {
+    let path = History::default_path();
+    let mut history = match History::open(&path) {
+        Ok(h) => h,
+        Err(e) => return Recorded::Failed(e.warning()),
+    };
+    let moved = history.moved_aside().map(|e| e.warning());
+    match history.record(report) {
+        Ok(r) => Recorded::Stored(r.trend, moved),
+        Err(HistoryError::NotHistory(_)) => Recorded::Stored(None, moved),
+        Err(e) => Recorded::Failed(e.warning()),
+    }
+}
+
+/// The JSON document of a run: the report with a top-level `trend` (null when the history has
+/// no earlier run of this drive and profile, or was not used).
+fn document(report: &report::Report, trend: Option<&Trend>) -> serde_json::Result<String> {
+    let mut doc = serde_json::to_value(report)?;
+    if let serde_json::Value::Object(map) = &mut doc {
+        map.insert("trend".to_owned(), serde_json::to_value(trend)?);
+    }
+    serde_json::to_string_pretty(&doc)
+}
+
+/// The text that follows the report when the drive has earlier runs of the profile: a line
+/// per figure (how it compares with them), and after a marked decline, what to do.
+fn trend_text(t: &Trend) -> String {
+    let mut out = String::from("\n");
+    out.push_str(&ngettext(
+        "Compared with this drive's earlier run of this profile:",
+        "Compared with this drive's earlier runs of this profile:",
+        t.earlier_runs,
+    ));
+    out.push('\n');
+    for f in &t.figures {
+        out.push_str(&format!("  {}\n", trend::describe(f)));
+    }
+    let advice = trend::decline_advice(t);
+    if !advice.is_empty() {
+        out.push('\n');
+        out.push_str(&gettext("What to do:"));
+        out.push('\n');
+        for a in advice {
+            out.push_str(&format!("- {a}\n"));
+        }
+    }
+    out
+}
+
+/// Prints the report: the JSON document (with `trend`), the Markdown, or the text (with the
+/// trend) with the error and its hint on stderr.
 /// Returns 0, or the status of a failed print (a closed or full stdout must not lose the log
 /// or the exit status, and never panics).
-fn print_report(args: &RunArgs, report: &report::Report) -> i32 {
+fn print_report(args: &RunArgs, report: &report::Report, trend: Option<&Trend>) -> i32 {
     if args.json {
-        match serde_json::to_string_pretty(report) {
+        match document(report, trend) {
             Ok(text) => emit(To::Stdout, format!("{text}\n")),
             Err(e) => {
                 emit(To::Stderr, format!("agnostics-cli: {e}\n"));
@@ -89,7 +182,11 @@ fn print_report(args: &RunArgs, report: &report::Report) -> i32 {
         let text = if args.markdown {
             report::table::to_markdown(report)
         } else {
-            report::to_text(report)
+            let mut text = report::to_text(report);
+            if let Some(t) = trend {
+                text.push_str(&trend_text(t));
+            }
+            text
         };
         let code = emit(To::Stdout, text);
         if let Some(e) = &report.error {
@@ -140,7 +237,7 @@ fn refuse_profile(
         let advice = Advice::FixTheProfile;
         let error = report::ErrorReport::new(ErrorKind::Profile, message.clone(), advice.text());
         let refused = report::Report::refused(engine, profile, error, advice);
-        match serde_json::to_string_pretty(&refused) {
+        match document(&refused, None) {
             Ok(text) => emit(To::Stdout, format!("{text}\n")),
             Err(e) => emit(To::Stderr, format!("agnostics-cli: {e}\n")),
         };

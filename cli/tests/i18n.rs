@@ -44,7 +44,18 @@ fn with_language(cmd: &mut Command, args: &[&str], language: &str, catalogues: &
         .env("LANG", "C.UTF-8")
         .env("LANGUAGE", language)
         .env("AGNOSTICS_LOCALEDIR", catalogues)
-        .env("AGNOSTICS_LOG", catalogues.join("rpdiags.txt"));
+        .env("AGNOSTICS_LOG", catalogues.join("rpdiags.txt"))
+        .env("AGNOSTICS_HISTORY", fresh_history(catalogues));
+}
+
+/// A history file in `dir` that no other run here has used (no earlier runs to compare with).
+fn fresh_history(dir: &Path) -> std::path::PathBuf {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    static MADE: AtomicUsize = AtomicUsize::new(0);
+    dir.join(format!(
+        "history-{}.sqlite3",
+        MADE.fetch_add(1, Ordering::SeqCst)
+    ))
 }
 
 fn text(bytes: &[u8]) -> String {
@@ -355,6 +366,7 @@ fn the_cargo_built_binary_speaks_the_users_language_without_agnostics_localedir(
             .env("LANG", "C.UTF-8")
             .env("LANGUAGE", language)
             .env("AGNOSTICS_LOG", scratch.path().join("rpdiags.txt"))
+            .env("AGNOSTICS_HISTORY", fresh_history(scratch.path()))
             .output()
             .expect("run agnostics-cli");
         let stdout = text(&out.stdout);

@@ -108,6 +108,7 @@ const SHAPE: &[&str] = &[
     "target.partition",
     "target.path",
     "target.transport",
+    "trend",
     "verdict",
     "warnings",
 ];

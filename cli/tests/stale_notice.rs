@@ -25,6 +25,7 @@ fn cli(target: &Path, log: &Path, profile: &Path) -> Command {
         .arg("--profile")
         .arg(profile)
         .env("AGNOSTICS_LOG", log)
+        .env("AGNOSTICS_HISTORY", log.with_extension("history.sqlite3"))
         .env("LC_ALL", "C")
         .stdin(Stdio::null());
     cmd

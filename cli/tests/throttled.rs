@@ -23,6 +23,10 @@ fn run_cli_in_group(
         .env("LANGUAGE", "en")
         .env("LC_ALL", "C.UTF-8")
         .env("AGNOSTICS_LOG", log)
+        .env(
+            "AGNOSTICS_HISTORY",
+            log.with_file_name(format!("history-{engine}.sqlite3")),
+        )
         .args([
             "run", "--json", "--runs", "1", "--engine", engine, "--target",
         ])

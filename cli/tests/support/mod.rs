@@ -15,7 +15,21 @@ pub fn cli() -> Command {
         "AGNOSTICS_LOG",
         Path::new(env!("CARGO_TARGET_TMPDIR")).join("rpdiags-cli-tests.txt"),
     );
+    // And the tester's own run history: a fresh one each time, so that no run is compared
+    // with another test's (which would add a `trend` to its output).
+    c.env("AGNOSTICS_HISTORY", fresh_history());
     c
+}
+
+/// A history file that does not exist yet, under `target/`: unique in this test binary.
+pub fn fresh_history() -> PathBuf {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    static MADE: AtomicUsize = AtomicUsize::new(0);
+    Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!(
+        "histories/{}-{}.sqlite3",
+        std::process::id(),
+        MADE.fetch_add(1, Ordering::SeqCst)
+    ))
 }
 
 /// A scratch directory on a real disk filesystem (ext4 here), not tmpfs: under `target/`.

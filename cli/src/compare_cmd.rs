@@ -1,0 +1,36 @@
+//! `agnostics-cli compare RUN RUN`: two recorded runs side by side, each figure with the ratio
+//! (second / first) and each side's link ceiling where known; as text, JSON or Markdown (a
+//! forum-ready table with no serial numbers or home paths).
+
+use agnostics_core::history::compare;
+
+use crate::args::CompareArgs;
+use crate::history_cmd::{fail, not_recorded, open_for_reading, path, print_json};
+use crate::output::{emit, To};
+
+/// Runs `compare`; returns the exit status: 0, or 2 after an error said on stderr (a run that
+/// is not in the history, a store that cannot be read).
+pub fn main(args: &CompareArgs) -> i32 {
+    let path = path();
+    let history = match open_for_reading(&path) {
+        Ok(Some(h)) => h,
+        Ok(None) => return not_recorded(&args.left, &path),
+        Err(e) => return fail(&e),
+    };
+    let left = match history.report(&args.left) {
+        Ok(r) => r,
+        Err(e) => return fail(&e),
+    };
+    let right = match history.report(&args.right) {
+        Ok(r) => r,
+        Err(e) => return fail(&e),
+    };
+    let comparison = compare::compare(&left, &right);
+    if args.json {
+        print_json(&comparison)
+    } else if args.markdown {
+        emit(To::Stdout, compare::comparison_markdown(&comparison))
+    } else {
+        emit(To::Stdout, compare::comparison_text(&comparison))
+    }
+}
