@@ -415,7 +415,8 @@ impl History {
             .prepare(
                 "SELECT document FROM runs WHERE drive_id = ?1 AND outcome = 'finished' \
                  AND run_id != ?2 AND (profile_hash = ?3 OR (?3 IS NULL AND profile = ?4) \
-                 OR (profile_hash IS NULL AND profile = ?4)) AND started_unix <= ?5",
+                 OR (profile_hash IS NULL AND profile = ?4)) AND started_unix <= ?5 \
+                 ORDER BY started_unix, rowid",
             )
             .map_err(|e| self.err(e))?;
         let docs = stmt
@@ -523,7 +524,7 @@ impl History {
             .prepare(
                 "SELECT run_id, outcome, document FROM runs \
                  WHERE (?1 IS NULL OR drive_id = ?1) AND (?2 IS NULL OR profile = ?2) \
-                 ORDER BY started_unix DESC, run_id DESC",
+                 ORDER BY started_unix DESC, rowid DESC",
             )
             .map_err(|e| self.err(e))?;
         let rows = stmt
@@ -743,7 +744,7 @@ impl History {
             .conn
             .prepare(
                 "SELECT run_id, document FROM runs WHERE drive_id = ?1 AND profile = ?2 \
-                 AND outcome = 'finished' ORDER BY started_unix, run_id",
+                 AND outcome = 'finished' ORDER BY started_unix, rowid",
             )
             .map_err(|e| self.err(e))?;
         let rows = stmt
