@@ -10,6 +10,7 @@ mod results_rows;
 pub mod results_view;
 pub mod test_row;
 pub mod tests_view;
+pub mod trend_chart;
 
 pub use badge::Badge;
 pub use chart::Chart;
@@ -17,3 +18,4 @@ pub use drive_row::DriveRow;
 pub use progress_view::ProgressView;
 pub use results_view::ResultsView;
 pub use tests_view::TestsView;
+pub use trend_chart::TrendChart;
