@@ -13,6 +13,7 @@
 pub mod advice;
 pub mod card;
 pub mod engine;
+pub mod history;
 pub mod i18n;
 pub mod process_group;
 pub mod profile;

@@ -35,6 +35,10 @@ use crate::verdict::Verdict;
 /// The start time of every sample report (RFC 3339, fixed so that output is reproducible).
 pub const STARTED: &str = "2026-01-01T12:00:00+00:00";
 
+/// The run id of every sample report unless set ([`ReportBuilder::run_id`]), fixed so that
+/// output is reproducible.
+pub const RUN_ID: &str = "5a3b1e0000000000000000000000c0de";
+
 /// The size of the built-in profile's test file in a sample report, bytes (256 MiB).
 pub const PROFILE_SIZE_BYTES: u64 = 256 * 1024 * 1024;
 
@@ -244,6 +248,8 @@ pub fn error(kind: ErrorKind, message: &str) -> ErrorReport {
 pub fn report() -> ReportBuilder {
     ReportBuilder {
         report: Report {
+            schema_version: crate::report::SCHEMA_VERSION,
+            run_id: RUN_ID.into(),
             program: format!("agnostics {}", crate::VERSION),
             started: STARTED.into(),
             verdict: Verdict::Error,
@@ -265,6 +271,8 @@ pub fn report() -> ReportBuilder {
             advice: Vec::new(),
             findings: Vec::new(),
             table: None,
+            drive: None,
+            measured_with: None,
         },
         verdicts: None,
         sd_graded: None,
@@ -289,6 +297,24 @@ impl ReportBuilder {
     /// Sets the error that stopped the test.
     pub fn error(mut self, error: ErrorReport) -> Self {
         self.report.error = Some(error);
+        self
+    }
+
+    /// Sets the run id (32 lowercase hex digits in a real report).
+    pub fn run_id(mut self, run_id: &str) -> Self {
+        self.report.run_id = run_id.to_owned();
+        self
+    }
+
+    /// Sets the drive's identity.
+    pub fn drive(mut self, drive: crate::history::DriveIdentity) -> Self {
+        self.report.drive = Some(drive);
+        self
+    }
+
+    /// Sets how the test was measured.
+    pub fn measured_with(mut self, provenance: crate::history::Provenance) -> Self {
+        self.report.measured_with = Some(provenance);
         self
     }
 

@@ -56,7 +56,9 @@ pub fn run(opts: &TestOptions, cancel: &AtomicBool, on_event: &(dyn Fn(Event) + 
     report.graded = opts.profile.graded();
     let gradable = !report.graded || check_profile(opts, &mut report);
     sweep_leftovers(opts, &mut report);
-    let Some(info) = prepare_target(opts, &mut report) else {
+    let prepared = prepare_target(opts, &mut report);
+    identify_run(opts, &mut report);
+    let Some(info) = prepared else {
         return report;
     };
     // A layer that answers from memory: the run is shown, never graded.
@@ -104,6 +106,24 @@ fn new_report(opts: &TestOptions) -> Report {
         },
         opts.profile.warnings.clone(),
     )
+}
+
+/// The drive's identity and how the test is measured, into the report: the kernel from the
+/// running system's `/proc`, everything else under `opts.sysfs_root`.
+fn identify_run(opts: &TestOptions, report: &mut Report) {
+    if let Some(target) = &report.target {
+        report.drive = crate::history::identify(report.card.as_ref(), target, &opts.sysfs_root);
+    }
+    let roots = crate::history::provenance::Roots {
+        proc_root: std::path::Path::new("/proc"),
+        sysfs_root: &opts.sysfs_root,
+    };
+    report.measured_with = Some(crate::history::provenance::collect(
+        &roots,
+        opts.engine,
+        &opts.profile,
+        report.card.as_ref(),
+    ));
 }
 
 /// Warns of each graded job the profile lacks and each that is not what its check claims;

@@ -178,9 +178,22 @@ impl RunReport {
     }
 }
 
+/// The version of the JSON document this program writes ([`Report::schema_version`]): 2 adds
+/// `schema_version`, `run_id`, `drive` and `measured_with`. A document without
+/// `schema_version` is version 1, the first shape.
+pub const SCHEMA_VERSION: u32 = 2;
+
 /// The whole result of a test.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Report {
+    /// The document's version ([`SCHEMA_VERSION`] when written by this program; 1 when the
+    /// document has none).
+    #[serde(default = "schema_v1")]
+    pub schema_version: u32,
+    /// The test's unique id: 32 lowercase hex digits (128 random bits), made with the report.
+    /// Empty in version 1 documents (the history then derives one from the document).
+    #[serde(default)]
+    pub run_id: String,
     /// The program and version, e.g. `agnostics 0.1.0`.
     pub program: String,
     /// Local start time, RFC 3339.
@@ -224,6 +237,23 @@ pub struct Report {
     /// `qd1` profiles' tables; not in the JSON for other profiles.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub table: Option<ResultTable>,
+    /// The drive's identity: a hash of its stable identifiers, never a serial number
+    /// ([`crate::history::identify`]); null when the drive could not be identified.
+    #[serde(default)]
+    pub drive: Option<crate::history::DriveIdentity>,
+    /// How the test was measured: program, engine, profile and its hash, kernel, Pi model,
+    /// CPU governor, SoC temperature, throttling, SD bus mode ([`crate::history::Provenance`]).
+    #[serde(default)]
+    pub measured_with: Option<crate::history::Provenance>,
+}
+
+fn schema_v1() -> u32 {
+    1
+}
+
+/// A new run id: 128 random bits as 32 lowercase hex digits.
+pub fn new_run_id() -> String {
+    format!("{:032x}", rand::random::<u128>())
 }
 
 fn yes() -> bool {
@@ -239,6 +269,8 @@ impl Report {
     /// verdict ERROR, no target, no runs, no error, the profile's warnings.
     pub fn new(engine: EngineKind, profile: ProfileInfo, warnings: Vec<String>) -> Report {
         Report {
+            schema_version: SCHEMA_VERSION,
+            run_id: new_run_id(),
             program: format!("agnostics {}", crate::VERSION),
             started: chrono::Local::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, false),
             verdict: Verdict::Error,
@@ -256,7 +288,25 @@ impl Report {
             advice: Vec::new(),
             findings: Vec::new(),
             table: None,
+            drive: None,
+            measured_with: None,
         }
+    }
+
+    /// The same document without raw serial numbers: the CID's product serial (`card.cid.psn`)
+    /// and the kernel's `card.sysfs.serial` are removed (null). The history stores and exports
+    /// only redacted documents; the drive stays known by [`Report::drive`]'s hash.
+    pub fn redacted(&self) -> Report {
+        let mut r = self.clone();
+        if let Some(card) = &mut r.card {
+            if let Some(cid) = &mut card.cid {
+                cid.psn = None;
+            }
+            if let Some(ids) = &mut card.sysfs {
+                ids.serial = None;
+            }
+        }
+        r
     }
 
     /// The report of a test refused before it started (e.g. a profile that cannot be read):

@@ -1,0 +1,140 @@
+//! Why the history could not do what was asked. Each message says what happened and what to
+//! do; [`HistoryError::warning`] is the line shown when a finished test could not be stored
+//! (the result itself is still reported and logged).
+
+use std::path::PathBuf;
+
+use crate::i18n::{fill, gettext};
+
+/// An error of the run history.
+#[derive(Debug, thiserror::Error)]
+pub enum HistoryError {
+    /// Another program held the database longer than the busy timeout.
+    #[error("{}", fill(&gettext("the history {path} is locked by another program (another Agnostics test or window?); try again when it has finished"), &[("path", &path.display())]))]
+    Locked {
+        /// The database file.
+        path: PathBuf,
+    },
+    /// The database or its folder cannot be written.
+    #[error("{}", fill(&gettext("the history {path} cannot be written (read-only file, folder or filesystem); make it writable or name another file with AGNOSTICS_HISTORY"), &[("path", &path.display())]))]
+    ReadOnly {
+        /// The database file.
+        path: PathBuf,
+    },
+    /// The filesystem holding the database is full.
+    #[error("{}", fill(&gettext("the disk holding the history {path} is full; free some space and run again"), &[("path", &path.display())]))]
+    Full {
+        /// The database file.
+        path: PathBuf,
+    },
+    /// The file is not a readable SQLite database; it was renamed to `moved_to` (never
+    /// overwritten) and a new history is started on the next open.
+    #[error("{}", corrupt_message(path, moved_to.as_ref()))]
+    Corrupt {
+        /// The database file.
+        path: PathBuf,
+        /// Where the damaged file now is (`history.sqlite3.corrupt-<timestamp>`), or `None`
+        /// when it could not be moved.
+        moved_to: Option<PathBuf>,
+    },
+    /// The report is not a test that ran (refused before it started): not stored.
+    #[error("{}", fill(&gettext("not stored in the history: {reason}"), &[("reason", .0)]))]
+    NotHistory(String),
+    /// No run or drive has this id or prefix.
+    #[error("{}", fill(&gettext("no run or drive {what} in the history; list them with `agnostics-cli history`"), &[("what", .0)]))]
+    NotFound(String),
+    /// More than one run or drive starts with this prefix (or it is shorter than 6 digits).
+    #[error("{}", fill(&gettext("{what} names more than one run or drive (or is shorter than 6 characters); give more of the id"), &[("what", .0)]))]
+    Ambiguous(String),
+    /// An imported file is not a valid Agnostics report (or array of them).
+    #[error("{}", fill(&gettext("{file}: not a valid Agnostics report: {reason}; nothing was imported from it"), &[("file", &file.display()), ("reason", reason)]))]
+    Malformed {
+        /// The file.
+        file: PathBuf,
+        /// What is wrong.
+        reason: String,
+    },
+    /// An imported file is JSON but not an Agnostics report (another program's document).
+    #[error("{}", fill(&gettext("{file}: this is not an Agnostics report (no `program` \"agnostics …\"); nothing was imported from it"), &[("file", &file.display())]))]
+    Foreign {
+        /// The file.
+        file: PathBuf,
+    },
+    /// A file or folder could not be read, created or renamed.
+    #[error("{}", fill(&gettext("{path}: {error}"), &[("path", &path.display()), ("error", source)]))]
+    Io {
+        /// The file or folder.
+        path: PathBuf,
+        /// The cause.
+        #[source]
+        source: std::io::Error,
+    },
+    /// Any other SQLite error, with SQLite's message.
+    #[error("{}", fill(&gettext("history database error: {error}"), &[("error", .0)]))]
+    Sqlite(String),
+    /// The database was written by a newer Agnostics (schema version `found`, this program
+    /// knows up to `known`); it is left unchanged.
+    #[error("{}", fill(&gettext("the history was written by a newer Agnostics (schema {found}, this program knows {known}); update Agnostics, or name another file with AGNOSTICS_HISTORY"), &[("found", found), ("known", known)]))]
+    NewerSchema {
+        /// The database's `user_version`.
+        found: u32,
+        /// The newest version this program knows.
+        known: u32,
+    },
+}
+
+fn corrupt_message(path: &std::path::Path, moved_to: Option<&PathBuf>) -> String {
+    match moved_to {
+        Some(to) => fill(
+            &gettext("the history {path} was damaged (not a readable database); it was moved aside to {moved} and a new history is started"),
+            &[("path", &path.display()), ("moved", &to.display())],
+        ),
+        None => fill(
+            &gettext("the history {path} is damaged (not a readable database) and could not be moved aside; move or delete it by hand"),
+            &[("path", &path.display())],
+        ),
+    }
+}
+
+impl HistoryError {
+    /// The line for people when a finished test could not be stored: `history: <what happened
+    /// and what to do> — the result above is still reported and logged`.
+    pub fn warning(&self) -> String {
+        fill(
+            &gettext("history: {error} — the result is still reported and logged"),
+            &[("error", self)],
+        )
+    }
+}
+
+/// Maps a rusqlite error on the database at `path` to the history's error.
+pub(crate) fn from_sqlite(path: &std::path::Path, e: rusqlite::Error) -> HistoryError {
+    use rusqlite::ErrorCode;
+    if let rusqlite::Error::SqliteFailure(f, _) = &e {
+        match f.code {
+            ErrorCode::DatabaseBusy | ErrorCode::DatabaseLocked => {
+                return HistoryError::Locked {
+                    path: path.to_path_buf(),
+                }
+            }
+            ErrorCode::ReadOnly | ErrorCode::CannotOpen | ErrorCode::PermissionDenied => {
+                return HistoryError::ReadOnly {
+                    path: path.to_path_buf(),
+                }
+            }
+            ErrorCode::DiskFull => {
+                return HistoryError::Full {
+                    path: path.to_path_buf(),
+                }
+            }
+            ErrorCode::NotADatabase | ErrorCode::DatabaseCorrupt => {
+                return HistoryError::Corrupt {
+                    path: path.to_path_buf(),
+                    moved_to: None,
+                }
+            }
+            _ => {}
+        }
+    }
+    HistoryError::Sqlite(e.to_string())
+}

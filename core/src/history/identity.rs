@@ -1,0 +1,228 @@
+//! A drive's identity, stable across reboots, card readers and machines, stored and shown
+//! only as a hash: SD and eMMC by their CID (maker, OEM, product name, revision, serial, date
+//! — the same card in another reader has the same id), USB drives by vendor ID, product ID
+//! and serial, NVMe drives by model and serial, anything else by its filesystem's UUID.
+
+use std::fmt;
+use std::path::Path;
+use std::str::FromStr;
+
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+use crate::card::CardInfo;
+use crate::report::TargetReport;
+use crate::target_dir::device::read_attr;
+use crate::target_dir::Transport;
+
+/// A drive's id: 16 lowercase hex digits, the first 64 bits of SHA-256 of
+/// `"<basis>:<stable fields>"`. Never contains a serial number. JSON: the string.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct DriveId(String);
+
+impl DriveId {
+    /// The id of a drive whose stable fields are `fields` on `basis`.
+    pub fn hash(basis: IdentityBasis, fields: &[&str]) -> DriveId {
+        let mut h = Sha256::new();
+        h.update(basis.as_str().as_bytes());
+        for f in fields {
+            h.update(b":");
+            h.update(f.as_bytes());
+        }
+        DriveId(hex(&h.finalize()[..8]))
+    }
+
+    /// The 16 hex digits.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+/// Lowercase hex of `bytes`.
+pub(crate) fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+impl fmt::Display for DriveId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl FromStr for DriveId {
+    type Err = String;
+
+    /// Exactly 16 hex digits (upper case accepted, kept lower case).
+    fn from_str(s: &str) -> Result<DriveId, String> {
+        if s.len() == 16 && s.bytes().all(|b| b.is_ascii_hexdigit()) {
+            Ok(DriveId(s.to_ascii_lowercase()))
+        } else {
+            Err(format!("{s:?} is not a drive id (16 hex digits)"))
+        }
+    }
+}
+
+impl Serialize for DriveId {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&self.0)
+    }
+}
+
+impl<'de> Deserialize<'de> for DriveId {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<DriveId, D::Error> {
+        let s = String::deserialize(d)?;
+        s.parse().map_err(serde::de::Error::custom)
+    }
+}
+
+/// What a drive's id was made from. JSON: `cid`, `usb`, `nvme`, `fs_uuid`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum IdentityBasis {
+    /// The SD or eMMC card's CID register (or the kernel's readings of it).
+    #[serde(rename = "cid")]
+    Cid,
+    /// The USB device's vendor ID, product ID and serial.
+    #[serde(rename = "usb")]
+    Usb,
+    /// The NVMe controller's model and serial.
+    #[serde(rename = "nvme")]
+    Nvme,
+    /// The filesystem's UUID (the drive itself gave nothing stable).
+    #[serde(rename = "fs_uuid")]
+    FilesystemUuid,
+}
+
+impl IdentityBasis {
+    /// The JSON name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            IdentityBasis::Cid => "cid",
+            IdentityBasis::Usb => "usb",
+            IdentityBasis::Nvme => "nvme",
+            IdentityBasis::FilesystemUuid => "fs_uuid",
+        }
+    }
+
+    /// Parses [`IdentityBasis::as_str`].
+    pub fn parse(s: &str) -> Option<IdentityBasis> {
+        [
+            IdentityBasis::Cid,
+            IdentityBasis::Usb,
+            IdentityBasis::Nvme,
+            IdentityBasis::FilesystemUuid,
+        ]
+        .into_iter()
+        .find(|b| b.as_str() == s)
+    }
+}
+
+/// A drive's identity in a report (JSON `drive` {`id`, `basis`}).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DriveIdentity {
+    /// The hash.
+    pub id: DriveId,
+    /// What it was made from.
+    pub basis: IdentityBasis,
+}
+
+/// The identity of the drive the test ran on, from the card details (`card`, as
+/// [`crate::card::identify`] read them) and, for serials that reports never hold, sysfs under
+/// `sysfs_root` (`/sys`, or a fixture tree). SD/eMMC: the CID's maker, OEM, product name,
+/// revision, serial and date (a card whose CID is all zeros or unknown falls through to the
+/// filesystem UUID). USB: `idVendor`, `idProduct` and `serial` of the USB device above the
+/// disk (a reader without a serial falls through). NVMe: `device/model` and `device/serial`.
+/// Else the UUID of the filesystem on `target.partition` (from `/dev/disk/by-uuid` under
+/// `dev_root`'s sibling: see [`identify_with`]). `None` when nothing stable is known.
+pub fn identify(
+    card: Option<&CardInfo>,
+    target: &TargetReport,
+    sysfs_root: &Path,
+) -> Option<DriveIdentity> {
+    identify_with(card, target, sysfs_root, Path::new("/dev/disk/by-uuid"))
+}
+
+/// [`identify`] with the folder of filesystem UUID links (normally `/dev/disk/by-uuid`: each
+/// entry a symlink named by the UUID, pointing at `../../<partition>`).
+pub fn identify_with(
+    card: Option<&CardInfo>,
+    target: &TargetReport,
+    sysfs_root: &Path,
+    by_uuid: &Path,
+) -> Option<DriveIdentity> {
+    let by = |basis, fields: &[&str]| {
+        Some(DriveIdentity {
+            id: DriveId::hash(basis, fields),
+            basis,
+        })
+    };
+    if let Some(card) = card {
+        match card.kind {
+            Transport::Sd | Transport::Emmc => {
+                if let Some(c) = card
+                    .cid
+                    .as_ref()
+                    .filter(|c| c.mid.is_some() && c.psn.is_some())
+                {
+                    let psn = c.psn.map(|p| format!("{p:08x}")).unwrap_or_default();
+                    let mid = c.mid.map(|m| m.to_string()).unwrap_or_default();
+                    let pnm = c.pnm.as_deref().unwrap_or("").trim_end_matches(['\0', ' ']);
+                    return by(
+                        IdentityBasis::Cid,
+                        &[
+                            &mid,
+                            c.oid.as_deref().unwrap_or(""),
+                            pnm,
+                            c.prv.as_deref().unwrap_or(""),
+                            &psn,
+                            c.mdt.as_deref().unwrap_or(""),
+                        ],
+                    );
+                }
+            }
+            Transport::Usb => {
+                if let Some(id) = usb_identity(sysfs_root, &card.device) {
+                    return Some(id);
+                }
+            }
+            Transport::Nvme => {
+                let dir = crate::target_dir::device::dir_of_name(sysfs_root, &card.device);
+                let ctrl = dir.map(|d| d.join("device"));
+                let model = ctrl.as_ref().and_then(|c| read_attr(&c.join("model")));
+                let serial = ctrl.as_ref().and_then(|c| read_attr(&c.join("serial")));
+                if let (Some(m), Some(s)) = (model, serial) {
+                    return by(IdentityBasis::Nvme, &[&m, &s]);
+                }
+            }
+            _ => {}
+        }
+    }
+    let partition = target.partition.as_deref()?;
+    let uuid = fs_uuid(by_uuid, partition)?;
+    by(IdentityBasis::FilesystemUuid, &[&uuid.to_ascii_lowercase()])
+}
+
+fn usb_identity(sysfs_root: &Path, disk: &str) -> Option<DriveIdentity> {
+    let disk_dir = crate::target_dir::device::dir_of_name(sysfs_root, disk)?;
+    let usb = crate::card::usb_nvme::usb_device_dir(&disk_dir, sysfs_root)?;
+    let vendor = read_attr(&usb.join("idVendor"))?;
+    let product = read_attr(&usb.join("idProduct"))?;
+    let serial = read_attr(&usb.join("serial")).filter(|s| !s.trim().is_empty())?;
+    Some(DriveIdentity {
+        id: DriveId::hash(IdentityBasis::Usb, &[&vendor, &product, serial.trim()]),
+        basis: IdentityBasis::Usb,
+    })
+}
+
+/// The UUID whose link in `by_uuid` points at the device named `partition`.
+fn fs_uuid(by_uuid: &Path, partition: &str) -> Option<String> {
+    let entries = std::fs::read_dir(by_uuid).ok()?;
+    for e in entries.flatten() {
+        let Ok(link) = std::fs::read_link(e.path()) else {
+            continue;
+        };
+        if link.file_name().is_some_and(|n| n == partition) {
+            return e.file_name().to_str().map(str::to_owned);
+        }
+    }
+    None
+}

@@ -1,0 +1,929 @@
+//! The SQLite file: opening (WAL, busy timeout, migrations, a damaged file moved aside),
+//! recording, listing, naming, importing, exporting and forgetting runs.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use rusqlite::{params, Connection, OpenFlags, OptionalExtension};
+use serde::{Deserialize, Serialize};
+
+use super::error::from_sqlite;
+use super::{
+    figures, schema, DriveId, DriveSummary, HistoryError, IdentityBasis, ImportOutcome, Outcome,
+    RunFilter, RunId, RunSummary, SeriesPoint, Trend,
+};
+use crate::report::Report;
+use crate::target_dir::Transport;
+
+/// How long a write waits for another program's write to finish before it is
+/// [`HistoryError::Locked`]: 5 s.
+pub const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// The shortest prefix of a run or drive id that names it: 6 hex digits.
+pub const MIN_PREFIX: usize = 6;
+
+/// What [`History::record`] did.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Recorded {
+    /// The run's id.
+    pub run: RunId,
+    /// How it compares with the drive's earlier runs of the same profile; `None` when there
+    /// are none (or the drive is unknown, or the run did not finish).
+    pub trend: Option<Trend>,
+    /// True when the history already had this run (nothing changed).
+    pub already_there: bool,
+}
+
+/// One open history file.
+#[derive(Debug)]
+pub struct History {
+    conn: Connection,
+    path: PathBuf,
+    moved_aside: Option<HistoryError>,
+}
+
+/// The sort key of an RFC 3339 time: seconds since 1970 (UTC), 0 when it cannot be read.
+pub(crate) fn started_key(started: &str) -> i64 {
+    chrono::DateTime::parse_from_rfc3339(started).map_or(0, |t| t.timestamp())
+}
+
+/// True for 32 lowercase hex digits.
+fn is_run_id(s: &str) -> bool {
+    s.len() == 32
+        && s.bytes()
+            .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+}
+
+/// The run id of a document without one (a version 1 document): the first 128 bits of
+/// SHA-256 of its JSON, so that importing it twice finds it again.
+pub fn derived_run_id(report: &Report) -> String {
+    use sha2::Digest;
+    let json = serde_json::to_string(report).unwrap_or_default();
+    super::identity::hex(&sha2::Sha256::digest(json.as_bytes())[..16])
+}
+
+const SQLITE_MAGIC: &[u8; 16] = b"SQLite format 3\0";
+
+fn io_error(path: &Path, e: std::io::Error) -> HistoryError {
+    match e.raw_os_error() {
+        Some(libc::EACCES) | Some(libc::EPERM) | Some(libc::EROFS) => HistoryError::ReadOnly {
+            path: path.to_path_buf(),
+        },
+        Some(libc::ENOSPC) | Some(libc::EDQUOT) => HistoryError::Full {
+            path: path.to_path_buf(),
+        },
+        _ => HistoryError::Io {
+            path: path.to_path_buf(),
+            source: e,
+        },
+    }
+}
+
+/// Moves `path` (and its `-wal` and `-shm` files) aside to `<path>.corrupt-<UTC time>` (with
+/// `-1`, `-2`, … when that exists): never over an existing file. The new name of `path`.
+fn move_aside(path: &Path) -> Result<PathBuf, HistoryError> {
+    let stamp = chrono::Utc::now().format("%Y%m%dT%H%M%SZ");
+    for n in 0u32..1000 {
+        let mut name = path.as_os_str().to_owned();
+        name.push(format!(".corrupt-{stamp}"));
+        if n > 0 {
+            name.push(format!("-{n}"));
+        }
+        let to = PathBuf::from(name);
+        match std::fs::hard_link(path, &to) {
+            Ok(()) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+            Err(_) if !to.exists() => {
+                // A filesystem without hard links: rename, having checked the name is free.
+                std::fs::rename(path, &to).map_err(|e| io_error(path, e))?;
+                move_companions(path, &to);
+                return Ok(to);
+            }
+            Err(e) => return Err(io_error(path, e)),
+        }
+        std::fs::remove_file(path).map_err(|e| io_error(path, e))?;
+        move_companions(path, &to);
+        return Ok(to);
+    }
+    Err(HistoryError::Io {
+        path: path.to_path_buf(),
+        source: std::io::Error::new(
+            std::io::ErrorKind::AlreadyExists,
+            "too many damaged copies next to it",
+        ),
+    })
+}
+
+/// The `-wal` and `-shm` files of `path` follow it to `to` (when there are any and their
+/// names are free).
+fn move_companions(path: &Path, to: &Path) {
+    for suffix in ["-wal", "-shm"] {
+        let mut from = path.as_os_str().to_owned();
+        from.push(suffix);
+        let mut dest = to.as_os_str().to_owned();
+        dest.push(suffix);
+        let (from, dest) = (PathBuf::from(from), PathBuf::from(dest));
+        if from.exists() && !dest.exists() {
+            let _ = std::fs::rename(&from, &dest);
+        }
+    }
+}
+
+/// True when the file at `path` exists, is not empty and does not start with SQLite's header.
+fn foreign_bytes(path: &Path) -> bool {
+    use std::io::Read;
+    let Ok(mut f) = std::fs::File::open(path) else {
+        return false;
+    };
+    let mut head = [0u8; 16];
+    let mut got = 0;
+    while got < head.len() {
+        match f.read(&mut head[got..]) {
+            Ok(0) => break,
+            Ok(n) => got += n,
+            Err(_) => return false,
+        }
+    }
+    got > 0 && (got < 16 || &head != SQLITE_MAGIC)
+}
+
+fn is_corrupt(e: &rusqlite::Error) -> bool {
+    matches!(e, rusqlite::Error::SqliteFailure(f, _)
+        if matches!(f.code, rusqlite::ErrorCode::NotADatabase | rusqlite::ErrorCode::DatabaseCorrupt))
+}
+
+/// Fails with `Corrupt` (not moved) when `PRAGMA quick_check` finds damage.
+fn quick_check(conn: &Connection, path: &Path) -> Result<(), HistoryError> {
+    let result: String = conn
+        .query_row("PRAGMA quick_check", [], |r| r.get(0))
+        .map_err(|e| from_sqlite(path, e))?;
+    if result == "ok" {
+        Ok(())
+    } else {
+        Err(HistoryError::Corrupt {
+            path: path.to_path_buf(),
+            moved_to: None,
+        })
+    }
+}
+
+impl History {
+    /// The history file: `$AGNOSTICS_HISTORY` when set and not empty, else
+    /// `$XDG_STATE_HOME/agnostics/history.sqlite3` (an absolute `XDG_STATE_HOME`), else
+    /// `~/.local/state/agnostics/history.sqlite3`.
+    pub fn default_path() -> PathBuf {
+        if let Some(p) = std::env::var_os("AGNOSTICS_HISTORY").filter(|p| !p.is_empty()) {
+            return PathBuf::from(p);
+        }
+        let state = std::env::var_os("XDG_STATE_HOME")
+            .map(PathBuf::from)
+            .filter(|p| p.is_absolute())
+            .unwrap_or_else(|| home().join(".local/state"));
+        state.join("agnostics").join("history.sqlite3")
+    }
+
+    /// Opens (creating the folders, mode 0700, and the file) and migrates the history at
+    /// `path`: WAL journal, [`BUSY_TIMEOUT`], `secure_delete` (forgotten runs are overwritten).
+    /// A file that is not a readable SQLite database is moved aside (see
+    /// [`History::moved_aside`]) and a new history started in its place.
+    ///
+    /// Errors: [`HistoryError::ReadOnly`], [`HistoryError::Full`], [`HistoryError::Locked`],
+    /// [`HistoryError::NewerSchema`], [`HistoryError::Corrupt`] (when the damaged file cannot
+    /// be moved), [`HistoryError::Io`], [`HistoryError::Sqlite`].
+    pub fn open(path: &Path) -> Result<History, HistoryError> {
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            if !dir.is_dir() {
+                use std::os::unix::fs::DirBuilderExt;
+                std::fs::DirBuilder::new()
+                    .recursive(true)
+                    .mode(0o700)
+                    .create(dir)
+                    .map_err(|e| io_error(dir, e))?;
+            }
+        }
+        let mut moved = None;
+        if foreign_bytes(path) {
+            moved = Some(move_aside(path)?);
+        }
+        match Self::open_rw(path) {
+            Ok(mut h) => {
+                h.moved_aside = moved.map(|to| HistoryError::Corrupt {
+                    path: path.to_path_buf(),
+                    moved_to: Some(to),
+                });
+                Ok(h)
+            }
+            Err(HistoryError::Corrupt { .. }) if moved.is_none() => {
+                let to = move_aside(path)?;
+                let mut h = Self::open_rw(path)?;
+                h.moved_aside = Some(HistoryError::Corrupt {
+                    path: path.to_path_buf(),
+                    moved_to: Some(to),
+                });
+                Ok(h)
+            }
+            Err(e) => Err(e),
+        }
+    }
+
+    fn open_rw(path: &Path) -> Result<History, HistoryError> {
+        let err = |e| from_sqlite(path, e);
+        let mut conn = Connection::open_with_flags(
+            path,
+            OpenFlags::SQLITE_OPEN_READ_WRITE
+                | OpenFlags::SQLITE_OPEN_CREATE
+                | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+        )
+        .map_err(err)?;
+        conn.busy_timeout(BUSY_TIMEOUT).map_err(err)?;
+        let mode: String = conn
+            .query_row("PRAGMA journal_mode = WAL", [], |r| r.get(0))
+            .map_err(|e| {
+                if is_corrupt(&e) {
+                    HistoryError::Corrupt {
+                        path: path.to_path_buf(),
+                        moved_to: None,
+                    }
+                } else {
+                    err(e)
+                }
+            })?;
+        if !mode.eq_ignore_ascii_case("wal") {
+            // A read-only file keeps its journal mode: writing would fail anyway.
+            return Err(HistoryError::ReadOnly {
+                path: path.to_path_buf(),
+            });
+        }
+        conn.execute_batch("PRAGMA secure_delete = ON; PRAGMA foreign_keys = ON;")
+            .map_err(err)?;
+        quick_check(&conn, path)?;
+        let found = schema::migrate(&mut conn).map_err(err)?;
+        if found > schema::VERSION {
+            return Err(HistoryError::NewerSchema {
+                found,
+                known: schema::VERSION,
+            });
+        }
+        Ok(History {
+            conn,
+            path: path.to_path_buf(),
+            moved_aside: None,
+        })
+    }
+
+    /// Opens the history at `path` for reading only: nothing is created, migrated or moved.
+    /// Errors: [`HistoryError::NotFound`] when there is no file, [`HistoryError::Corrupt`]
+    /// (not moved) for a damaged one, [`HistoryError::NewerSchema`], or one older than this
+    /// program's schema that was never opened for writing ([`HistoryError::Sqlite`]).
+    pub fn open_read_only(path: &Path) -> Result<History, HistoryError> {
+        if !path.exists() {
+            return Err(HistoryError::NotFound(path.display().to_string()));
+        }
+        let corrupt = || HistoryError::Corrupt {
+            path: path.to_path_buf(),
+            moved_to: None,
+        };
+        if foreign_bytes(path) {
+            return Err(corrupt());
+        }
+        let err = |e| from_sqlite(path, e);
+        let conn = Connection::open_with_flags(
+            path,
+            OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+        )
+        .map_err(err)?;
+        conn.busy_timeout(BUSY_TIMEOUT).map_err(err)?;
+        let version: u32 = conn
+            .query_row("PRAGMA user_version", [], |r| r.get(0))
+            .map_err(|e| if is_corrupt(&e) { corrupt() } else { err(e) })?;
+        quick_check(&conn, path)?;
+        if version > schema::VERSION {
+            return Err(HistoryError::NewerSchema {
+                found: version,
+                known: schema::VERSION,
+            });
+        }
+        if version < schema::VERSION {
+            return Err(HistoryError::Sqlite(format!(
+                "the history is at schema {version}; open it for writing once to update it to {}",
+                schema::VERSION
+            )));
+        }
+        Ok(History {
+            conn,
+            path: path.to_path_buf(),
+            moved_aside: None,
+        })
+    }
+
+    /// The file.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// When [`History::open`] found a damaged file and moved it aside: the
+    /// [`HistoryError::Corrupt`] to show as a warning (with where it went).
+    pub fn moved_aside(&self) -> Option<&HistoryError> {
+        self.moved_aside.as_ref()
+    }
+
+    /// Sets how long a write waits for another program's (default [`BUSY_TIMEOUT`]).
+    pub fn set_busy_timeout(&mut self, timeout: Duration) -> Result<(), HistoryError> {
+        self.conn
+            .busy_timeout(timeout)
+            .map_err(|e| from_sqlite(&self.path, e))
+    }
+
+    fn err(&self, e: rusqlite::Error) -> HistoryError {
+        from_sqlite(&self.path, e)
+    }
+
+    /// Stores `report` ([`Report::redacted`]; a report without a run id gets
+    /// [`derived_run_id`]) and returns its trend against the drive's earlier runs of the same
+    /// profile. Storing a run the history already has changes nothing (`already_there`).
+    ///
+    /// Errors: [`HistoryError::NotHistory`] for a test refused before it started (see
+    /// [`Outcome::of`]), [`HistoryError::Malformed`] for a run id that is not 32 hex digits,
+    /// and the database's errors ([`HistoryError::Locked`], [`HistoryError::ReadOnly`],
+    /// [`HistoryError::Full`], …).
+    pub fn record(&mut self, report: &Report) -> Result<Recorded, HistoryError> {
+        let outcome = Outcome::of(report).map_err(HistoryError::NotHistory)?;
+        let doc = normalised(report, Path::new("report"))?;
+        let trend = if outcome == Outcome::Finished {
+            self.trend_for(&doc)?
+        } else {
+            None
+        };
+        let tx = self
+            .conn
+            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
+            .map_err(|e| from_sqlite(&self.path, e))?;
+        let added = insert(&tx, &doc, outcome).map_err(|e| from_sqlite(&self.path, e))?;
+        tx.commit().map_err(|e| from_sqlite(&self.path, e))?;
+        Ok(Recorded {
+            run: RunId(doc.run_id),
+            trend,
+            already_there: !added,
+        })
+    }
+
+    /// The trend of `report` against the finished earlier runs of the same drive with the same
+    /// profile contents (this run itself excluded); `None` without a drive or earlier runs.
+    pub fn trend_for(&self, report: &Report) -> Result<Option<Trend>, HistoryError> {
+        let Some(drive) = &report.drive else {
+            return Ok(None);
+        };
+        let hash = report
+            .measured_with
+            .as_ref()
+            .map(|p| p.profile_hash.clone());
+        let mut stmt = self
+            .conn
+            .prepare(
+                "SELECT document FROM runs WHERE drive_id = ?1 AND outcome = 'finished' \
+                 AND run_id != ?2 AND (profile_hash = ?3 OR (?3 IS NULL AND profile = ?4) \
+                 OR (profile_hash IS NULL AND profile = ?4)) AND started_unix <= ?5",
+            )
+            .map_err(|e| self.err(e))?;
+        let docs = stmt
+            .query_map(
+                params![
+                    drive.id.as_str(),
+                    report.run_id,
+                    hash,
+                    report.profile.name,
+                    started_key(&report.started)
+                ],
+                |r| r.get::<_, String>(0),
+            )
+            .map_err(|e| self.err(e))?
+            .collect::<Result<Vec<String>, _>>()
+            .map_err(|e| self.err(e))?;
+        let earlier: Vec<Report> = docs
+            .iter()
+            .filter_map(|d| serde_json::from_str(d).ok())
+            .collect();
+        Ok(super::trend(report, &earlier))
+    }
+
+    /// The drive `drive` names: its id, a unique prefix of at least [`MIN_PREFIX`] hex digits,
+    /// or the name given to it. Errors: `NotFound`, `Ambiguous`.
+    pub fn resolve_drive(&self, drive: &str) -> Result<DriveId, HistoryError> {
+        let named: Vec<String> = self
+            .strings("SELECT drive_id FROM drives WHERE name = ?1", drive)
+            .map_err(|e| self.err(e))?;
+        match named.len() {
+            1 => return Ok(DriveId::from_str_unchecked(&named[0])),
+            0 => {}
+            _ => return Err(HistoryError::Ambiguous(drive.to_owned())),
+        }
+        let prefix = drive.to_ascii_lowercase();
+        if prefix.len() < MIN_PREFIX || !prefix.bytes().all(|b| b.is_ascii_hexdigit()) {
+            return Err(
+                if prefix.bytes().all(|b| b.is_ascii_hexdigit()) && !prefix.is_empty() {
+                    HistoryError::Ambiguous(drive.to_owned())
+                } else {
+                    HistoryError::NotFound(drive.to_owned())
+                },
+            );
+        }
+        let ids = self
+            .strings(
+                "SELECT drive_id FROM drives WHERE substr(drive_id, 1, length(?1)) = ?1",
+                &prefix,
+            )
+            .map_err(|e| self.err(e))?;
+        match ids.len() {
+            0 => Err(HistoryError::NotFound(drive.to_owned())),
+            1 => Ok(DriveId::from_str_unchecked(&ids[0])),
+            _ => Err(HistoryError::Ambiguous(drive.to_owned())),
+        }
+    }
+
+    /// The run `run` names: its id or a unique prefix of at least [`MIN_PREFIX`] hex digits.
+    pub fn resolve_run(&self, run: &str) -> Result<RunId, HistoryError> {
+        let prefix = run.to_ascii_lowercase();
+        if prefix.is_empty() || !prefix.bytes().all(|b| b.is_ascii_hexdigit()) {
+            return Err(HistoryError::NotFound(run.to_owned()));
+        }
+        if prefix.len() < MIN_PREFIX {
+            return Err(HistoryError::Ambiguous(run.to_owned()));
+        }
+        let ids = self
+            .strings(
+                "SELECT run_id FROM runs WHERE substr(run_id, 1, length(?1)) = ?1 LIMIT 2",
+                &prefix,
+            )
+            .map_err(|e| self.err(e))?;
+        match ids.len() {
+            0 => Err(HistoryError::NotFound(run.to_owned())),
+            1 => Ok(RunId(ids[0].clone())),
+            _ => Err(HistoryError::Ambiguous(run.to_owned())),
+        }
+    }
+
+    fn strings(&self, sql: &str, arg: &str) -> rusqlite::Result<Vec<String>> {
+        let mut stmt = self.conn.prepare(sql)?;
+        let rows = stmt.query_map([arg], |r| r.get::<_, String>(0))?;
+        rows.collect()
+    }
+
+    fn names(&self) -> Result<std::collections::HashMap<String, String>, HistoryError> {
+        let mut stmt = self
+            .conn
+            .prepare("SELECT drive_id, name FROM drives WHERE name IS NOT NULL")
+            .map_err(|e| self.err(e))?;
+        let rows = stmt
+            .query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)))
+            .map_err(|e| self.err(e))?;
+        rows.collect::<Result<_, _>>().map_err(|e| self.err(e))
+    }
+
+    /// (run id, outcome, document) of the runs `filter` selects, newest first.
+    fn select(&self, filter: &RunFilter) -> Result<Vec<(String, Outcome, Report)>, HistoryError> {
+        let drive = match &filter.drive {
+            Some(d) => Some(self.resolve_drive(d)?.to_string()),
+            None => None,
+        };
+        let mut stmt = self
+            .conn
+            .prepare(
+                "SELECT run_id, outcome, document FROM runs \
+                 WHERE (?1 IS NULL OR drive_id = ?1) AND (?2 IS NULL OR profile = ?2) \
+                 ORDER BY started_unix DESC, run_id DESC",
+            )
+            .map_err(|e| self.err(e))?;
+        let rows = stmt
+            .query_map(params![drive, filter.profile], |r| {
+                Ok((
+                    r.get::<_, String>(0)?,
+                    r.get::<_, String>(1)?,
+                    r.get::<_, String>(2)?,
+                ))
+            })
+            .map_err(|e| self.err(e))?;
+        let mut out = Vec::new();
+        for row in rows {
+            let (id, outcome, doc) = row.map_err(|e| self.err(e))?;
+            let report: Report = serde_json::from_str(&doc).map_err(|e| {
+                HistoryError::Sqlite(format!("the stored run {id} cannot be read: {e}"))
+            })?;
+            out.push((
+                id,
+                Outcome::parse(&outcome).unwrap_or(Outcome::Failed),
+                report,
+            ));
+        }
+        Ok(out)
+    }
+
+    /// The runs `filter` selects, newest first.
+    pub fn runs(&self, filter: &RunFilter) -> Result<Vec<RunSummary>, HistoryError> {
+        let names = self.names()?;
+        Ok(self
+            .select(filter)?
+            .into_iter()
+            .map(|(_, outcome, r)| summary(&r, outcome, &names))
+            .collect())
+    }
+
+    /// The stored (redacted) report of the run `run` names (id or unique prefix).
+    pub fn report(&self, run: &str) -> Result<Report, HistoryError> {
+        let id = self.resolve_run(run)?;
+        let doc: String = self
+            .conn
+            .query_row(
+                "SELECT document FROM runs WHERE run_id = ?1",
+                [&id.0],
+                |r| r.get(0),
+            )
+            .map_err(|e| self.err(e))?;
+        serde_json::from_str(&doc)
+            .map_err(|e| HistoryError::Sqlite(format!("the stored run {id} cannot be read: {e}")))
+    }
+
+    /// Every drive with stored runs, the most recently tested first.
+    pub fn drives(&self) -> Result<Vec<DriveSummary>, HistoryError> {
+        let mut stmt = self
+            .conn
+            .prepare(
+                "SELECT d.drive_id, d.basis, d.name, count(r.run_id), max(r.started_unix) \
+                 FROM drives d JOIN runs r ON r.drive_id = d.drive_id \
+                 GROUP BY d.drive_id ORDER BY max(r.started_unix) DESC",
+            )
+            .map_err(|e| self.err(e))?;
+        let rows = stmt
+            .query_map([], |r| {
+                Ok((
+                    r.get::<_, String>(0)?,
+                    r.get::<_, String>(1)?,
+                    r.get::<_, Option<String>>(2)?,
+                    r.get::<_, u32>(3)?,
+                ))
+            })
+            .map_err(|e| self.err(e))?
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| self.err(e))?;
+        let names = self.names()?;
+        let mut out = Vec::new();
+        for (id, basis, name, runs) in rows {
+            let filter = RunFilter {
+                drive: Some(id.clone()),
+                profile: None,
+            };
+            let Some((_, outcome, last)) = self.select(&filter)?.into_iter().next() else {
+                continue;
+            };
+            let last = summary(&last, outcome, &names);
+            let kind = last_kind(&self.report(&last.run.0)?);
+            out.push(DriveSummary {
+                id: DriveId::from_str_unchecked(&id),
+                basis: IdentityBasis::parse(&basis).unwrap_or(IdentityBasis::FilesystemUuid),
+                label: last.drive_label.clone(),
+                name,
+                kind,
+                runs,
+                last,
+            });
+        }
+        Ok(out)
+    }
+
+    /// Gives the drive `drive` (id, prefix or current name) the name `name` (trimmed; empty
+    /// clears it). Errors: `NotFound`, `Ambiguous`, `Malformed` for a name over 100 characters.
+    pub fn name_drive(&mut self, drive: &str, name: &str) -> Result<DriveId, HistoryError> {
+        let id = self.resolve_drive(drive)?;
+        let name = name.trim();
+        if name.chars().count() > 100 {
+            return Err(HistoryError::Malformed {
+                file: PathBuf::from("name"),
+                reason: "a drive's name is at most 100 characters".to_owned(),
+            });
+        }
+        let name = (!name.is_empty()).then_some(name);
+        self.conn
+            .execute(
+                "UPDATE drives SET name = ?1 WHERE drive_id = ?2",
+                params![name, id.as_str()],
+            )
+            .map_err(|e| self.err(e))?;
+        Ok(id)
+    }
+
+    /// Imports `file`: one report (JSON object) or an array of them (the form
+    /// [`History::export`] gives). Every document is checked first (an Agnostics report, a
+    /// known schema version, a valid run id, a test that ran); then all are stored in one
+    /// transaction. A run already there is left as it is (`already_there`).
+    ///
+    /// Errors: [`HistoryError::Io`] when the file cannot be read, [`HistoryError::Foreign`]
+    /// for JSON that is not an Agnostics report, [`HistoryError::Malformed`] for anything else
+    /// wrong (naming the file and, in an array, the document); nothing is stored then.
+    pub fn import(&mut self, file: &Path) -> Result<ImportOutcome, HistoryError> {
+        let docs = read_documents(file)?;
+        let tx = self
+            .conn
+            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
+            .map_err(|e| from_sqlite(&self.path, e))?;
+        let mut outcome = ImportOutcome::default();
+        for (doc, kind) in &docs {
+            let added = insert(&tx, doc, *kind).map_err(|e| from_sqlite(&self.path, e))?;
+            let id = RunId(doc.run_id.clone());
+            if added {
+                outcome.added.push(id);
+            } else {
+                outcome.already_there.push(id);
+            }
+        }
+        tx.commit().map_err(|e| from_sqlite(&self.path, e))?;
+        Ok(outcome)
+    }
+
+    /// The stored (redacted) reports `filter` selects, oldest first (serialise the vector for
+    /// the file [`History::import`] reads).
+    pub fn export(&self, filter: &RunFilter) -> Result<Vec<Report>, HistoryError> {
+        let mut v: Vec<Report> = self
+            .select(filter)?
+            .into_iter()
+            .map(|(_, _, r)| r)
+            .collect();
+        v.reverse();
+        Ok(v)
+    }
+
+    /// Deletes the run `run` names; the number of runs deleted (1).
+    pub fn forget_run(&mut self, run: &str) -> Result<usize, HistoryError> {
+        let id = self.resolve_run(run)?;
+        let tx = self
+            .conn
+            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
+            .map_err(|e| from_sqlite(&self.path, e))?;
+        let n = tx
+            .execute("DELETE FROM runs WHERE run_id = ?1", [&id.0])
+            .map_err(|e| from_sqlite(&self.path, e))?;
+        tx.execute(
+            "DELETE FROM drives WHERE name IS NULL AND drive_id NOT IN \
+             (SELECT drive_id FROM runs WHERE drive_id IS NOT NULL)",
+            [],
+        )
+        .map_err(|e| from_sqlite(&self.path, e))?;
+        tx.commit().map_err(|e| from_sqlite(&self.path, e))?;
+        Ok(n)
+    }
+
+    /// Deletes every run of the drive `drive` names, and its name; the number of runs deleted.
+    pub fn forget_drive(&mut self, drive: &str) -> Result<usize, HistoryError> {
+        let id = self.resolve_drive(drive)?;
+        let tx = self
+            .conn
+            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
+            .map_err(|e| from_sqlite(&self.path, e))?;
+        let n = tx
+            .execute("DELETE FROM runs WHERE drive_id = ?1", [id.as_str()])
+            .map_err(|e| from_sqlite(&self.path, e))?;
+        tx.execute("DELETE FROM drives WHERE drive_id = ?1", [id.as_str()])
+            .map_err(|e| from_sqlite(&self.path, e))?;
+        tx.commit().map_err(|e| from_sqlite(&self.path, e))?;
+        Ok(n)
+    }
+
+    /// Deletes every run and every drive name; the number of runs deleted.
+    pub fn forget_all(&mut self) -> Result<usize, HistoryError> {
+        let tx = self
+            .conn
+            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
+            .map_err(|e| from_sqlite(&self.path, e))?;
+        let n = tx
+            .execute("DELETE FROM runs", [])
+            .map_err(|e| from_sqlite(&self.path, e))?;
+        tx.execute("DELETE FROM drives", [])
+            .map_err(|e| from_sqlite(&self.path, e))?;
+        tx.commit().map_err(|e| from_sqlite(&self.path, e))?;
+        Ok(n)
+    }
+
+    /// Every figure of the finished runs of `drive` with the profile `profile_name`, oldest
+    /// run first (within a run, in phase order), for trend charts.
+    pub fn series(
+        &self,
+        drive: &DriveId,
+        profile_name: &str,
+    ) -> Result<Vec<SeriesPoint>, HistoryError> {
+        let mut stmt = self
+            .conn
+            .prepare(
+                "SELECT run_id, document FROM runs WHERE drive_id = ?1 AND profile = ?2 \
+                 AND outcome = 'finished' ORDER BY started_unix, run_id",
+            )
+            .map_err(|e| self.err(e))?;
+        let rows = stmt
+            .query_map(params![drive.as_str(), profile_name], |r| {
+                Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?))
+            })
+            .map_err(|e| self.err(e))?
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| self.err(e))?;
+        let mut out = Vec::new();
+        for (id, doc) in rows {
+            let Ok(report) = serde_json::from_str::<Report>(&doc) else {
+                continue;
+            };
+            if report.error.is_some() {
+                continue;
+            }
+            for (phase, unit, value) in figures(&report) {
+                out.push(SeriesPoint {
+                    run: RunId(id.clone()),
+                    started: report.started.clone(),
+                    phase,
+                    value,
+                    unit,
+                });
+            }
+        }
+        Ok(out)
+    }
+}
+
+impl DriveId {
+    /// A stored id (16 hex digits, written by this program).
+    fn from_str_unchecked(s: &str) -> DriveId {
+        s.parse()
+            .unwrap_or_else(|_| DriveId::hash(IdentityBasis::FilesystemUuid, &[s]))
+    }
+}
+
+fn home() -> PathBuf {
+    if let Some(h) = std::env::var_os("HOME").filter(|h| !h.is_empty()) {
+        return PathBuf::from(h);
+    }
+    nix::unistd::User::from_uid(nix::unistd::getuid())
+        .ok()
+        .flatten()
+        .map_or_else(|| PathBuf::from("/"), |u| u.dir)
+}
+
+/// The document as stored: redacted, with a valid run id (derived when it has none).
+/// `Malformed` (naming `file`) for a run id that is not 32 lowercase hex digits.
+fn normalised(report: &Report, file: &Path) -> Result<Report, HistoryError> {
+    let mut doc = report.redacted();
+    if doc.run_id.is_empty() {
+        doc.run_id = derived_run_id(&doc);
+    } else if !is_run_id(&doc.run_id) {
+        return Err(HistoryError::Malformed {
+            file: file.to_path_buf(),
+            reason: format!("run_id {:?} is not 32 lowercase hex digits", doc.run_id),
+        });
+    }
+    Ok(doc)
+}
+
+/// Inserts `doc` (normalised) unless its run id is there; true when it was added.
+fn insert(
+    tx: &rusqlite::Transaction<'_>,
+    doc: &Report,
+    outcome: Outcome,
+) -> rusqlite::Result<bool> {
+    let json = serde_json::to_string(doc)
+        .map_err(|e| rusqlite::Error::ToSqlConversionFailure(Box::new(e)))?;
+    let exists: Option<i64> = tx
+        .query_row("SELECT 1 FROM runs WHERE run_id = ?1", [&doc.run_id], |r| {
+            r.get(0)
+        })
+        .optional()?;
+    if exists.is_some() {
+        return Ok(false);
+    }
+    if let Some(d) = &doc.drive {
+        tx.execute(
+            "INSERT OR IGNORE INTO drives (drive_id, basis) VALUES (?1, ?2)",
+            params![d.id.as_str(), d.basis.as_str()],
+        )?;
+    }
+    tx.execute(
+        "INSERT INTO runs (run_id, started, started_unix, drive_id, profile, profile_hash, \
+         engine, verdict, a2_verdict, outcome, document, transport) \
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
+        params![
+            doc.run_id,
+            doc.started,
+            started_key(&doc.started),
+            doc.drive.as_ref().map(|d| d.id.to_string()),
+            doc.profile.name,
+            doc.measured_with.as_ref().map(|p| p.profile_hash.clone()),
+            json_str(&doc.engine),
+            json_str(&doc.verdict),
+            json_str(&doc.a2_verdict),
+            outcome.as_str(),
+            json,
+            doc.target.as_ref().map(|t| t.transport.as_str()),
+        ],
+    )?;
+    Ok(true)
+}
+
+/// A value's JSON string form (`"native"` → `native`).
+fn json_str<T: Serialize>(v: &T) -> String {
+    match serde_json::to_value(v) {
+        Ok(serde_json::Value::String(s)) => s,
+        Ok(other) => other.to_string(),
+        Err(_) => String::new(),
+    }
+}
+
+/// The documents of an import file, each checked and normalised, with its outcome.
+fn read_documents(file: &Path) -> Result<Vec<(Report, Outcome)>, HistoryError> {
+    let malformed = |reason: String| HistoryError::Malformed {
+        file: file.to_path_buf(),
+        reason,
+    };
+    let bytes = std::fs::read(file).map_err(|e| HistoryError::Io {
+        path: file.to_path_buf(),
+        source: e,
+    })?;
+    let value: serde_json::Value =
+        serde_json::from_slice(&bytes).map_err(|e| malformed(format!("not JSON ({e})")))?;
+    let (items, array) = match value {
+        serde_json::Value::Array(v) => (v, true),
+        other => (vec![other], false),
+    };
+    if items.is_empty() {
+        return Err(malformed("an empty list".to_owned()));
+    }
+    let mut out = Vec::new();
+    for (i, item) in items.into_iter().enumerate() {
+        let at = |reason: String| {
+            if array {
+                malformed(format!("document {}: {reason}", i + 1))
+            } else {
+                malformed(reason)
+            }
+        };
+        let is_ours = item
+            .get("program")
+            .and_then(|p| p.as_str())
+            .is_some_and(|p| p == "agnostics" || p.starts_with("agnostics "));
+        if !is_ours {
+            if !array || i == 0 {
+                return Err(HistoryError::Foreign {
+                    file: file.to_path_buf(),
+                });
+            }
+            return Err(at("not an Agnostics report".to_owned()));
+        }
+        let report: Report = serde_json::from_value(item).map_err(|e| at(e.to_string()))?;
+        if report.schema_version > crate::report::SCHEMA_VERSION {
+            return Err(at(format!(
+                "written by a newer Agnostics (document version {}, this program reads up to {})",
+                report.schema_version,
+                crate::report::SCHEMA_VERSION
+            )));
+        }
+        if report.schema_version == 0 {
+            return Err(at("schema_version 0 does not exist".to_owned()));
+        }
+        let outcome = Outcome::of(&report).map_err(at)?;
+        let doc = normalised(&report, file)?;
+        out.push((doc, outcome));
+    }
+    Ok(out)
+}
+
+/// The kind of drive a report ran on: the card's, else the target's transport.
+fn last_kind(r: &Report) -> Transport {
+    r.card
+        .as_ref()
+        .map(|c| c.kind)
+        .or(r.target.as_ref().map(|t| t.transport))
+        .unwrap_or_default()
+}
+
+fn summary(
+    r: &Report,
+    outcome: Outcome,
+    names: &std::collections::HashMap<String, String>,
+) -> RunSummary {
+    let drive = r.drive.as_ref().map(|d| d.id.clone());
+    let drive_name = drive.as_ref().and_then(|d| names.get(d.as_str()).cloned());
+    let run = r.deciding_run();
+    let phase = |name: &str| run.and_then(|run| run.phase(name));
+    let bw = |name: &str| phase(name).map(|p| p.bw_bytes).filter(|v| *v > 0.0);
+    let iops = |name: &str| phase(name).map(|p| p.iops).filter(|v| *v > 0.0);
+    RunSummary {
+        run: RunId(r.run_id.clone()),
+        started: r.started.clone(),
+        drive_label: drive_name
+            .clone()
+            .unwrap_or_else(|| super::compare::drive_label(r)),
+        drive,
+        drive_name,
+        profile: r.profile.name.clone(),
+        engine: r.engine,
+        verdict: r.verdict,
+        a2_verdict: r.a2_verdict,
+        outcome,
+        seq_write_bw: bw("seq-write"),
+        seq_read_bw: bw("seq-read"),
+        rand_write_iops: iops("rand-4k-write"),
+        rand_read_iops: iops("rand-4k-read"),
+    }
+}
