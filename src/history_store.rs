@@ -208,5 +208,18 @@ pub fn compare(path: &Path, left: &str, right: &str) -> Result<Comparison, Strin
     let h = open(path)?.ok_or_else(|| HistoryError::NotFound(left.to_owned()).to_string())?;
     let a = h.report(left).map_err(|e| e.to_string())?;
     let b = h.report(right).map_err(|e| e.to_string())?;
-    Ok(history::compare::compare(&a, &b))
+    let mut comparison = history::compare::compare(&a, &b);
+    // The names people gave their drives are the history's, not the reports'.
+    let drives = h.drives().map_err(|e| e.to_string())?;
+    let name_of = |r: &Report| {
+        let id = r.drive.as_ref()?.id.clone();
+        drives.iter().find(|d| d.id == id)?.name.clone()
+    };
+    if let Some(name) = name_of(&a) {
+        comparison.left.label = name;
+    }
+    if let Some(name) = name_of(&b) {
+        comparison.right.label = name;
+    }
+    Ok(comparison)
 }

@@ -537,7 +537,8 @@ fn renders_history_screenshots(app: &Application) {
         let window = history_window(app, &f.path);
         if let Some((w, h)) = size {
             let content = window.content().unwrap();
-            let (ew, eh) = (800 - content.width(), 480 - content.height());
+            let (dw, dh) = window.default_size();
+            let (ew, eh) = (dw - content.width(), dh - content.height());
             window.set_default_size(w + ew, h + eh);
             wait_until("the bigger window", || {
                 content.width() == w && content.height() == h
@@ -552,10 +553,8 @@ fn renders_history_screenshots(app: &Application) {
         settle(&window);
         save_png(&window, &dir.join(format!("history-drive{suffix}.png")));
         let runs = view.run_rows();
-        view.choose(&runs[2].0, "Kitchen Pi card, 2026-05-01", true);
-        view.choose(&runs[0].0, "Kitchen Pi card, 2026-07-01", true);
-        settle(&window);
-        save_png(&window, &dir.join(format!("history-chosen{suffix}.png")));
+        view.choose(&runs[2].0, "Kitchen Pi card, 2026-05-01 09:00", true);
+        view.choose(&runs[0].0, "Kitchen Pi card, 2026-07-01 09:00", true);
         view.compare_chosen();
         settle(&window);
         save_png(&window, &dir.join(format!("compare{suffix}.png")));

@@ -140,9 +140,24 @@ impl CompareView {
             row.set_subtitle(&format!(
                 "{} · {} · {ceiling}",
                 crate::widgets::history_view::date_text(&side.started),
-                side.profile
+                crate::widgets::history_view::profile_title(&side.profile)
             ));
             row.set_subtitle_lines(0);
+            sides.add(&row);
+        }
+        if comparison.different_measurement {
+            let row = adw::ActionRow::new();
+            row.set_use_markup(false);
+            row.set_title(&gettext(
+                "The two runs were measured differently (another test profile or engine): compare their figures with care.",
+            ));
+            row.set_title_lines(0);
+            row.add_prefix(
+                &gtk::Image::builder()
+                    .icon_name("dialog-warning-symbolic")
+                    .accessible_role(gtk::AccessibleRole::Presentation)
+                    .build(),
+            );
             sides.add(&row);
         }
         self.append(&sides);

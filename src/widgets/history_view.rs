@@ -248,6 +248,11 @@ impl HistoryView {
         self.build_run_page();
         self.build_compare_page();
         self.build_compare_bar();
+        imp.stack.connect_visible_child_name_notify(glib::clone!(
+            #[weak(rename_to = view)]
+            self,
+            move |_| view.sync_chosen()
+        ));
         self.reload();
     }
 
@@ -433,6 +438,8 @@ impl HistoryView {
     fn build_compare_bar(&self) {
         let imp = self.imp();
         imp.compare_label.set_wrap(true);
+        imp.compare_label.set_hexpand(true);
+        imp.compare_label.set_xalign(0.0);
         imp.compare_bar.pack_start(&imp.compare_label);
         let clear = gtk::Button::with_mnemonic(&gettext("C_lear"));
         clear.connect_clicked(glib::clone!(
@@ -511,14 +518,11 @@ impl HistoryView {
     pub fn reload(&self) {
         let generation = self.imp().generation.get() + 1;
         self.imp().generation.set(generation);
-        self.background(
-            history_store::listing,
-            move |view, listing| {
-                if view.imp().generation.get() == generation {
-                    view.show_drives(listing);
-                }
-            },
-        );
+        self.background(history_store::listing, move |view, listing| {
+            if view.imp().generation.get() == generation {
+                view.show_drives(listing);
+            }
+        });
         let shown = self.imp().page.borrow().as_ref().map(|p| {
             let id =
                 p.id.as_ref()
@@ -852,17 +856,23 @@ impl HistoryView {
                 check.set_active(on);
             }
         }
-        imp.compare_bar.set_revealed(!chosen.is_empty());
+        let page = imp.stack.visible_child_name();
+        let browsing = matches!(page.as_deref(), Some("drives" | "drive") | None);
+        imp.compare_bar.set_revealed(!chosen.is_empty() && browsing);
         imp.compare_button.set_sensitive(chosen.len() == 2);
         let text = match chosen.as_slice() {
             [(_, a)] => fill(
                 &gettext("Compare {left} with… (tick another run)"),
                 &[("left", a)],
             ),
-            [(_, a), (_, b)] => fill(&gettext("{left} and {right}"), &[("left", a), ("right", b)]),
+            [(_, a), (_, b)] => fill(
+                &gettext("Compare {left} with {right}"),
+                &[("left", a), ("right", b)],
+            ),
             _ => String::new(),
         };
         imp.compare_label.set_label(&text);
+        imp.compare_label.set_tooltip_text(Some(&text));
     }
 
     /// Compares the two runs ticked (the older choice on the left) and shows the comparison.

@@ -11,6 +11,7 @@ use chrono::{DateTime, FixedOffset, NaiveDateTime};
 use gtk::prelude::*;
 use gtk::subclass::prelude::*;
 use gtk::{cairo, gdk, glib};
+use plotters::coord::types::RangedCoordf64;
 use plotters::prelude::*;
 use plotters_cairo::CairoBackend;
 
@@ -179,13 +180,9 @@ impl TrendChart {
     }
 
     #[allow(deprecated)] // StyleContext colours: the GTK 4.8 way; Widget::color is 4.10.
-    fn palette(&self) -> (RGBAColor, RGBAColor, Vec<RGBAColor>) {
+    fn palette(&self) -> (RGBAColor, Vec<RGBAColor>) {
         let style = self.style_context();
         let fg = style.color();
-        let bg = style
-            .lookup_color("card_bg_color")
-            .or_else(|| style.lookup_color("window_bg_color"))
-            .unwrap_or(gdk::RGBA::WHITE);
         let dark = fg.red() + fg.green() + fg.blue() > 1.5;
         // libadwaita's palette: blue, orange, green, purple, red; lighter shades on dark.
         let names: [(&str, &str, (u8, u8, u8)); 5] = [
@@ -204,7 +201,7 @@ impl TrendChart {
                     .unwrap_or(RGBAColor(fallback.0, fallback.1, fallback.2, 1.0))
             })
             .collect();
-        (rgba(&fg, 1.0), rgba(&bg, 1.0), lines)
+        (rgba(&fg, 1.0), lines)
     }
 
     fn draw(&self, cr: &cairo::Context, width: i32, height: i32) {
@@ -221,7 +218,7 @@ impl TrendChart {
         let imp = self.imp();
         let series = imp.series.borrow();
         let unit = imp.unit.get();
-        let (fg, bg, lines) = self.palette();
+        let (fg, lines) = self.palette();
         let err = |e: &dyn std::fmt::Debug| format!("{e:?}");
         let root = CairoBackend::new(cr, (width, height))
             .map_err(|e| err(&e))?
@@ -249,23 +246,39 @@ impl TrendChart {
         let span_days = x1 - x0;
         let x_labels = ((width as usize).saturating_sub(90) / 110).clamp(2, 8);
         let y_decimals = if top < 10.0 { 1 } else { 0 };
+        // The runs' own dates are the ticks when there is room for each; else round dates.
+        let mut dates: Vec<f64> = series
+            .iter()
+            .flat_map(|s| s.points.iter().map(|p| x_of(&p.when)))
+            .collect();
+        dates.sort_by(f64::total_cmp);
+        // Runs closer than a tick label's width share one tick.
+        let min_gap = span_days * 100.0 / f64::from(width.max(1));
+        dates.dedup_by(|a, b| (*a - *b).abs() < min_gap);
+        let legend = legend_layout(cr, &series, f64::from(width) - 80.0);
+        let lines_of_legend = legend.last().map_or(0, |e| e.line + 1);
+        let y_axis_area = 64;
 
-        let mut chart = ChartBuilder::on(&root)
-            .margin_top(14)
-            .margin_right(22)
+        let mut builder = ChartBuilder::on(&root);
+        builder
+            .margin_top(12 + 18 * lines_of_legend as u32)
+            .margin_right(36)
             .margin_left(8)
             .margin_bottom(6)
             .x_label_area_size(40)
-            .y_label_area_size(64)
-            .build_cartesian_2d(x0..x1, 0.0..top)
-            .map_err(|e| err(&e))?;
+            .y_label_area_size(y_axis_area);
         let x_format = |x: &f64| date_label(*x, span_days);
         let y_format = |y: &f64| number(*y, y_decimals);
+        let mut chart = builder
+            .build_cartesian_2d(x0..x1, 0.0..top)
+            .map_err(|e| err(&e))?;
+        // The runs' own dates are the ticks when there is room for each; else round dates.
+        let own_ticks = dates.len() <= x_labels;
         chart
             .configure_mesh()
             .x_desc(gettext("Date of the run"))
             .y_desc(unit.axis_name())
-            .x_labels(x_labels)
+            .x_labels(if own_ticks { 0 } else { x_labels })
             .y_labels(5)
             .x_label_formatter(&x_format)
             .y_label_formatter(&y_format)
@@ -276,36 +289,151 @@ impl TrendChart {
             .light_line_style(TRANSPARENT)
             .draw()
             .map_err(|e| err(&e))?;
-
-        for (i, s) in series.iter().enumerate() {
-            let color = lines[i % lines.len()];
-            let points: Vec<(f64, f64)> = s
-                .points
+        let ticks: Vec<((i32, i32), String)> = if own_ticks {
+            dates
                 .iter()
-                .map(|p| (x_of(&p.when), unit.plotted(p.value)))
-                .collect();
-            chart
-                .draw_series(LineSeries::new(points.clone(), color.stroke_width(2)))
-                .map_err(|e| err(&e))?
-                .label(s.name.clone())
-                .legend(move |(x, y)| {
-                    PathElement::new(vec![(x, y), (x + 18, y)], color.stroke_width(3))
-                });
-            chart
-                .draw_series(points.iter().map(|&p| Circle::new(p, 4, color.filled())))
-                .map_err(|e| err(&e))?;
-        }
-        chart
-            .configure_series_labels()
-            .position(SeriesLabelPosition::LowerRight)
-            .margin(8)
-            .background_style(bg.mix(0.85))
-            .border_style(fg.mix(0.3))
-            .label_font(label_font)
-            .draw()
-            .map_err(|e| err(&e))?;
-        root.present().map_err(|e| err(&e))
+                .map(|&d| (chart.backend_coord(&(d, 0.0)), date_label(d, span_days)))
+                .collect()
+        } else {
+            Vec::new()
+        };
+        draw_lines(&mut chart, &series, unit, &lines).map_err(|e| err(&e))?;
+        drop(chart);
+        root.present().map_err(|e| err(&e))?;
+        drop(root);
+        draw_legend(
+            cr,
+            &legend,
+            &series,
+            &fg,
+            &lines,
+            f64::from(y_axis_area) + 8.0,
+        );
+        draw_ticks(cr, &ticks, &fg);
+        Ok(())
     }
+}
+
+type Chart2d<'a, 'b> =
+    ChartContext<'a, CairoBackend<'b>, Cartesian2d<RangedCoordf64, RangedCoordf64>>;
+
+/// Draws each series as a line with a dot per run.
+fn draw_lines(
+    chart: &mut Chart2d<'_, '_>,
+    series: &[TrendSeries],
+    unit: ChartUnit,
+    lines: &[RGBAColor],
+) -> Result<(), DrawingAreaErrorKind<cairo::Error>> {
+    for (i, s) in series.iter().enumerate() {
+        let color = lines[i % lines.len()];
+        let points: Vec<(f64, f64)> = s
+            .points
+            .iter()
+            .map(|p| (x_of(&p.when), unit.plotted(p.value)))
+            .collect();
+        chart.draw_series(LineSeries::new(points.clone(), color.stroke_width(2)))?;
+        chart.draw_series(points.iter().map(|&p| Circle::new(p, 4, color.filled())))?;
+    }
+    Ok(())
+}
+
+/// Where a legend entry goes: its line (0 first) and its x offset from the legend's start.
+#[derive(Debug, Clone, Copy)]
+struct LegendEntry {
+    line: usize,
+    x: f64,
+}
+
+const LEGEND_FONT: f64 = 12.0;
+const SWATCH: f64 = 18.0;
+
+fn legend_font(cr: &cairo::Context) {
+    cr.select_font_face(
+        "sans-serif",
+        cairo::FontSlant::Normal,
+        cairo::FontWeight::Normal,
+    );
+    cr.set_font_size(LEGEND_FONT);
+}
+
+/// Lays the legend out above the plot: entries side by side, on as many lines as `room`
+/// (pixels) needs, measured with cairo's own text extents.
+fn legend_layout(cr: &cairo::Context, series: &[TrendSeries], room: f64) -> Vec<LegendEntry> {
+    let _ = cr.save();
+    legend_font(cr);
+    let mut out = Vec::new();
+    let (mut line, mut x) = (0, 0.0);
+    for s in series {
+        let text = cr
+            .text_extents(&s.name)
+            .map(|e| e.x_advance())
+            .unwrap_or(100.0);
+        let wide = SWATCH + 6.0 + text + 18.0;
+        if x > 0.0 && x + wide > room {
+            line += 1;
+            x = 0.0;
+        }
+        out.push(LegendEntry { line, x });
+        x += wide;
+    }
+    let _ = cr.restore();
+    out
+}
+
+/// The x axis's ticks at the runs' dates: a short mark and the date centred under it.
+fn draw_ticks(cr: &cairo::Context, ticks: &[((i32, i32), String)], fg: &RGBAColor) {
+    let _ = cr.save();
+    legend_font(cr);
+    cr.set_source_rgba(
+        f64::from(fg.0) / 255.0,
+        f64::from(fg.1) / 255.0,
+        f64::from(fg.2) / 255.0,
+        fg.3 * 0.8,
+    );
+    cr.set_line_width(1.0);
+    for ((x, y), text) in ticks {
+        let (x, y) = (f64::from(*x) + 0.5, f64::from(*y));
+        cr.move_to(x, y);
+        cr.line_to(x, y + 5.0);
+        let _ = cr.stroke();
+        let w = cr.text_extents(text).map(|e| e.x_advance()).unwrap_or(0.0);
+        cr.move_to(x - w / 2.0, y + 5.0 + LEGEND_FONT + 2.0);
+        let _ = cr.show_text(text);
+    }
+    let _ = cr.restore();
+}
+
+fn draw_legend(
+    cr: &cairo::Context,
+    legend: &[LegendEntry],
+    series: &[TrendSeries],
+    fg: &RGBAColor,
+    lines: &[RGBAColor],
+    left: f64,
+) {
+    let _ = cr.save();
+    legend_font(cr);
+    let source = |c: &RGBAColor| {
+        cr.set_source_rgba(
+            f64::from(c.0) / 255.0,
+            f64::from(c.1) / 255.0,
+            f64::from(c.2) / 255.0,
+            c.3,
+        )
+    };
+    for (i, (entry, s)) in legend.iter().zip(series).enumerate() {
+        let y = 14.0 + 18.0 * entry.line as f64;
+        let x = left + entry.x;
+        source(&lines[i % lines.len()]);
+        cr.set_line_width(3.0);
+        cr.move_to(x, y - 4.0);
+        cr.line_to(x + SWATCH, y - 4.0);
+        let _ = cr.stroke();
+        source(fg);
+        cr.move_to(x + SWATCH + 6.0, y);
+        let _ = cr.show_text(&s.name);
+    }
+    let _ = cr.restore();
 }
 
 fn rgba(c: &gdk::RGBA, alpha: f64) -> RGBAColor {
