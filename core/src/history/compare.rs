@@ -14,9 +14,16 @@ use crate::report::Report;
 pub struct LinkCeiling {
     /// For people: `USB 2.0 high-speed (480 Mbit/s)`, `SD high speed (4-bit, 50 MHz)`.
     pub description: String,
-    /// The ceiling, bytes per second.
+    /// The ceiling, bytes per second (signalling rate less line coding).
     pub bytes_per_second: f64,
+    /// What the link carries in practice when that is well below the ceiling, bytes per
+    /// second: about 40 MB/s on USB 2.0 high-speed (protocol overhead); null otherwise.
+    pub practical_bytes_per_second: Option<f64>,
 }
+
+/// What a USB 2.0 high-speed link carries in practice, bytes per second (about 40 MB/s of its
+/// 60 MB/s: the bulk protocol's overhead).
+pub const USB2_PRACTICAL: f64 = 40e6;
 
 /// One side of a comparison.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -100,6 +107,9 @@ fn side(r: &Report) -> Side {
             .map(|l| LinkCeiling {
                 description: l.name.clone(),
                 bytes_per_second: l.max_bw_bytes,
+                practical_bytes_per_second: (l.name.starts_with("USB 2.0")
+                    && l.max_bw_bytes > USB2_PRACTICAL)
+                    .then_some(USB2_PRACTICAL),
             }),
     }
 }
@@ -166,21 +176,24 @@ fn ratio(r: Option<f64>) -> String {
 }
 
 fn link(s: &Side) -> String {
-    s.link.as_ref().map_or_else(
-        || gettext("unknown"),
-        |l| {
-            fill(
-                &gettext("{link}: at most {mbps} MB/s"),
-                &[
-                    ("link", &l.description),
-                    (
-                        "mbps",
-                        &crate::i18n::number(crate::units::mb_per_s(l.bytes_per_second), 1),
-                    ),
-                ],
-            )
-        },
-    )
+    let Some(l) = &s.link else {
+        return gettext("unknown");
+    };
+    let mbps = |b: f64| crate::i18n::number(crate::units::mb_per_s(b), 1);
+    let mut text = fill(
+        &gettext("{link}: at most {mbps} MB/s"),
+        &[
+            ("link", &l.description),
+            ("mbps", &mbps(l.bytes_per_second)),
+        ],
+    );
+    if let Some(p) = l.practical_bytes_per_second {
+        text.push_str(&fill(
+            &gettext(" (about {mbps} MB/s in practice)"),
+            &[("mbps", &mbps(p))],
+        ));
+    }
+    text
 }
 
 fn heading(s: &Side) -> String {

@@ -46,6 +46,15 @@ pub enum HistoryError {
     /// More than one run or drive starts with this prefix (or it is shorter than 6 digits).
     #[error("{}", fill(&gettext("{what} names more than one run or drive (or is shorter than 6 characters); give more of the id"), &[("what", .0)]))]
     Ambiguous(String),
+    /// There is no history file yet (reading only).
+    #[error("{}", fill(&gettext("there is no history at {path} yet: it is made when the first test is stored"), &[("path", &path.display())]))]
+    NoHistory {
+        /// The database file.
+        path: PathBuf,
+    },
+    /// A name for a drive that is too long (over 100 characters) or has control characters.
+    #[error("{}", fill(&gettext("“{name}” cannot be a drive's name: at most 100 characters, no control characters"), &[("name", .0)]))]
+    BadName(String),
     /// An imported file is not a valid Agnostics report (or array of them).
     #[error("{}", fill(&gettext("{file}: not a valid Agnostics report: {reason}; nothing was imported from it"), &[("file", &file.display()), ("reason", reason)]))]
     Malformed {

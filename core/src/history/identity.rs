@@ -128,26 +128,28 @@ pub struct DriveIdentity {
 /// The identity of the drive the test ran on, from the card details (`card`, as
 /// [`crate::card::identify`] read them) and, for serials that reports never hold, sysfs under
 /// `sysfs_root` (`/sys`, or a fixture tree). SD/eMMC: the CID's maker, OEM, product name,
-/// revision, serial and date (a card whose CID is all zeros or unknown falls through to the
+/// revision, serial and date (a card without a known maker and serial falls through to the
 /// filesystem UUID). USB: `idVendor`, `idProduct` and `serial` of the USB device above the
 /// disk (a reader without a serial falls through). NVMe: `device/model` and `device/serial`.
-/// Else the UUID of the filesystem on `target.partition` (from `/dev/disk/by-uuid` under
-/// `dev_root`'s sibling: see [`identify_with`]). `None` when nothing stable is known.
+/// Else the UUID of the filesystem on `target.partition`: its `/dev/disk/by-uuid` link, else
+/// read from the device's superblock (ext2/3/4, FAT; needs read access to the device). `None`
+/// when nothing stable is known.
 pub fn identify(
     card: Option<&CardInfo>,
     target: &TargetReport,
     sysfs_root: &Path,
 ) -> Option<DriveIdentity> {
-    identify_with(card, target, sysfs_root, Path::new("/dev/disk/by-uuid"))
+    identify_with(card, target, sysfs_root, Path::new("/dev"))
 }
 
-/// [`identify`] with the folder of filesystem UUID links (normally `/dev/disk/by-uuid`: each
-/// entry a symlink named by the UUID, pointing at `../../<partition>`).
+/// [`identify`] with the device folder `dev_root` (normally `/dev`): filesystem UUIDs come
+/// from its `disk/by-uuid` links (each named by the UUID, pointing at `../../<partition>`),
+/// else from the superblock of `<dev_root>/<partition>`.
 pub fn identify_with(
     card: Option<&CardInfo>,
     target: &TargetReport,
     sysfs_root: &Path,
-    by_uuid: &Path,
+    dev_root: &Path,
 ) -> Option<DriveIdentity> {
     let by = |basis, fields: &[&str]| {
         Some(DriveIdentity {
@@ -197,7 +199,11 @@ pub fn identify_with(
         }
     }
     let partition = target.partition.as_deref()?;
-    let uuid = fs_uuid(by_uuid, partition)?;
+    if partition.is_empty() || partition.contains(['/', '\0']) || partition.starts_with('.') {
+        return None;
+    }
+    let uuid = fs_uuid(&dev_root.join("disk/by-uuid"), partition)
+        .or_else(|| superblock_uuid(&dev_root.join(partition)))?;
     by(IdentityBasis::FilesystemUuid, &[&uuid.to_ascii_lowercase()])
 }
 
@@ -223,6 +229,57 @@ fn fs_uuid(by_uuid: &Path, partition: &str) -> Option<String> {
         if link.file_name().is_some_and(|n| n == partition) {
             return e.file_name().to_str().map(str::to_owned);
         }
+    }
+    None
+}
+
+/// The filesystem UUID in the superblock at the start of `device`: ext2/3/4 (`s_uuid`, as
+/// `8-4-4-4-12` hex) or FAT12/16/32 (the volume serial, `XXXX-XXXX`). `None` for other
+/// filesystems or when the device cannot be read.
+pub fn superblock_uuid(device: &Path) -> Option<String> {
+    use std::io::Read;
+    let mut head = vec![0u8; 2048];
+    let mut f = std::fs::File::open(device).ok()?;
+    let mut got = 0;
+    while got < head.len() {
+        match f.read(&mut head[got..]) {
+            Ok(0) => break,
+            Ok(n) => got += n,
+            Err(_) => return None,
+        }
+    }
+    uuid_from_superblock(&head[..got])
+}
+
+/// [`superblock_uuid`] on the first 2 KiB of a device.
+pub fn uuid_from_superblock(head: &[u8]) -> Option<String> {
+    // ext2/3/4: the superblock at 1024, magic 0xEF53 at +0x38, UUID at +0x68.
+    if head.len() >= 1024 + 0x78 && head[1024 + 0x38..1024 + 0x3a] == [0x53, 0xef] {
+        let u = &head[1024 + 0x68..1024 + 0x78];
+        if u.iter().all(|b| *b == 0) {
+            return None;
+        }
+        let h = hex(u);
+        return Some(format!(
+            "{}-{}-{}-{}-{}",
+            &h[..8],
+            &h[8..12],
+            &h[12..16],
+            &h[16..20],
+            &h[20..]
+        ));
+    }
+    // FAT: boot signature 55 AA; FAT32 has its volume ID at 67, FAT12/16 at 39.
+    if head.len() >= 512 && head[510..512] == [0x55, 0xaa] {
+        let at = if &head[82..87] == b"FAT32" {
+            67
+        } else if &head[54..57] == b"FAT" {
+            39
+        } else {
+            return None;
+        };
+        let id = u32::from_le_bytes([head[at], head[at + 1], head[at + 2], head[at + 3]]);
+        return (id != 0).then(|| format!("{:04X}-{:04X}", id >> 16, id & 0xffff));
     }
     None
 }

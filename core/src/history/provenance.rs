@@ -41,8 +41,8 @@ pub struct Provenance {
     /// throttled, 3 soft temperature limit; bits 16–19 the same "has occurred"), from
     /// `<sys>/devices/platform/soc/soc:firmware/get_throttled`.
     pub throttled: Option<u32>,
-    /// The SD/eMMC bus mode and its ceiling when known, e.g. `SD/MMC bus sd uhs SDR104, 200
-    /// MHz, 4-bit` (from the card's link).
+    /// The SD/eMMC bus mode when the host's debugfs `ios` is readable (root), e.g. `SD/MMC
+    /// bus sd uhs SDR104, 200 MHz, 4-bit`; null otherwise.
     pub sd_bus_mode: Option<String>,
 }
 
@@ -110,16 +110,23 @@ pub fn collect(
                 .join("devices/platform/soc/soc:firmware/get_throttled"),
         )
         .and_then(|t| parse_throttled(&t)),
-        sd_bus_mode: card
-            .filter(|c| {
-                matches!(
-                    c.kind,
-                    crate::target_dir::Transport::Sd | crate::target_dir::Transport::Emmc
-                )
-            })
-            .and_then(|c| c.link.as_ref())
-            .map(|l| l.name.clone()),
+        sd_bus_mode: card.and_then(|c| sd_bus_mode(roots.sysfs_root, c)),
     }
+}
+
+/// The SD/eMMC card's current bus mode from its host's debugfs `ios` (readable by root
+/// only), e.g. `SD/MMC bus sd high-speed, 50 MHz, 4-bit`; `None` for other drives or when it
+/// cannot be read (the link's ceiling guessed from the card is not a bus mode).
+fn sd_bus_mode(sysfs_root: &Path, card: &CardInfo) -> Option<String> {
+    if !matches!(
+        card.kind,
+        crate::target_dir::Transport::Sd | crate::target_dir::Transport::Emmc
+    ) {
+        return None;
+    }
+    let disk = crate::target_dir::device::dir_of_name(sysfs_root, &card.device)?;
+    let host = crate::card::link::mmc_host_of(&disk)?;
+    crate::card::link::ios(sysfs_root, &host).map(|l| l.name)
 }
 
 /// The board's model: the device tree's `model` under sysfs (`firmware/devicetree/base/model`,

@@ -40,6 +40,7 @@ pub struct History {
     conn: Connection,
     path: PathBuf,
     moved_aside: Option<HistoryError>,
+    busy_timeout: Duration,
 }
 
 /// The sort key of an RFC 3339 time: seconds since 1970 (UTC), 0 when it cannot be read.
@@ -226,7 +227,22 @@ impl History {
         }
     }
 
+    /// [`History::open_once`], again for up to [`BUSY_TIMEOUT`] while another program holds
+    /// the file: switching a new file to WAL and reading the WAL index while another
+    /// connection sets it up can be refused at once, without SQLite's busy handler.
     fn open_rw(path: &Path) -> Result<History, HistoryError> {
+        let start = std::time::Instant::now();
+        loop {
+            match Self::open_once(path) {
+                Err(HistoryError::Locked { .. }) if start.elapsed() < BUSY_TIMEOUT => {
+                    std::thread::sleep(Duration::from_millis(20));
+                }
+                other => return other,
+            }
+        }
+    }
+
+    fn open_once(path: &Path) -> Result<History, HistoryError> {
         let err = |e| from_sqlite(path, e);
         let mut conn = Connection::open_with_flags(
             path,
@@ -268,16 +284,19 @@ impl History {
             conn,
             path: path.to_path_buf(),
             moved_aside: None,
+            busy_timeout: BUSY_TIMEOUT,
         })
     }
 
     /// Opens the history at `path` for reading only: nothing is created, migrated or moved.
-    /// Errors: [`HistoryError::NotFound`] when there is no file, [`HistoryError::Corrupt`]
+    /// Errors: [`HistoryError::NoHistory`] when there is no file, [`HistoryError::Corrupt`]
     /// (not moved) for a damaged one, [`HistoryError::NewerSchema`], or one older than this
     /// program's schema that was never opened for writing ([`HistoryError::Sqlite`]).
     pub fn open_read_only(path: &Path) -> Result<History, HistoryError> {
         if !path.exists() {
-            return Err(HistoryError::NotFound(path.display().to_string()));
+            return Err(HistoryError::NoHistory {
+                path: path.to_path_buf(),
+            });
         }
         let corrupt = || HistoryError::Corrupt {
             path: path.to_path_buf(),
@@ -313,6 +332,7 @@ impl History {
             conn,
             path: path.to_path_buf(),
             moved_aside: None,
+            busy_timeout: BUSY_TIMEOUT,
         })
     }
 
@@ -329,6 +349,7 @@ impl History {
 
     /// Sets how long a write waits for another program's (default [`BUSY_TIMEOUT`]).
     pub fn set_busy_timeout(&mut self, timeout: Duration) -> Result<(), HistoryError> {
+        self.busy_timeout = timeout;
         self.conn
             .busy_timeout(timeout)
             .map_err(|e| from_sqlite(&self.path, e))
@@ -347,6 +368,18 @@ impl History {
     /// and the database's errors ([`HistoryError::Locked`], [`HistoryError::ReadOnly`],
     /// [`HistoryError::Full`], …).
     pub fn record(&mut self, report: &Report) -> Result<Recorded, HistoryError> {
+        let start = std::time::Instant::now();
+        loop {
+            match self.record_once(report) {
+                Err(HistoryError::Locked { .. }) if start.elapsed() < self.busy_timeout => {
+                    std::thread::sleep(Duration::from_millis(20));
+                }
+                other => return other,
+            }
+        }
+    }
+
+    fn record_once(&mut self, report: &Report) -> Result<Recorded, HistoryError> {
         let outcome = Outcome::of(report).map_err(HistoryError::NotHistory)?;
         let doc = normalised(report, Path::new("report"))?;
         let trend = if outcome == Outcome::Finished {
@@ -590,15 +623,13 @@ impl History {
     }
 
     /// Gives the drive `drive` (id, prefix or current name) the name `name` (trimmed; empty
-    /// clears it). Errors: `NotFound`, `Ambiguous`, `Malformed` for a name over 100 characters.
+    /// clears it). Errors: `NotFound`, `Ambiguous`, `BadName` (over 100 characters or control
+    /// characters).
     pub fn name_drive(&mut self, drive: &str, name: &str) -> Result<DriveId, HistoryError> {
         let id = self.resolve_drive(drive)?;
         let name = name.trim();
-        if name.chars().count() > 100 {
-            return Err(HistoryError::Malformed {
-                file: PathBuf::from("name"),
-                reason: "a drive's name is at most 100 characters".to_owned(),
-            });
+        if name.chars().count() > 100 || name.chars().any(char::is_control) {
+            return Err(HistoryError::BadName(name.to_owned()));
         }
         let name = (!name.is_empty()).then_some(name);
         self.conn

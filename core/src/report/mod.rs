@@ -1,12 +1,15 @@
 //! The report: the one result type of a test, from the engine to the CLI's text and JSON, the
 //! desktop app's rows and the `rpdiags.txt` log.
 //!
-//! JSON shape (`serde_json::to_string(&report)`): `verdict`, `a2_verdict`, `engine`, `io_path`,
+//! JSON shape (`serde_json::to_string(&report)`): `schema_version` ([`SCHEMA_VERSION`]),
+//! `run_id`, `verdict`, `a2_verdict`, `engine`, `io_path`,
 //! `profile`, `target` {`path`, `device`, `transport`, `fs_type`, …}, `card`, `runs` [ {`run`,
 //! `verdict`, `a2_verdict`, `phases` [ {`name`, `bytes`, `ios`, `seconds`, `bw_bytes`, `iops`,
 //! `lat_us` {`p50`, `p99`, `max`}, `samples`, …} ], `checks` [ {`name`, `standard`, `value`,
 //! `unit`, `target`, `verdict`, `reason`} ] } ], `error` (null or {`kind`, `message`, `hint`}),
-//! `warnings`, `advice`, `findings` (the card's claims against the measurement).
+//! `warnings`, `advice`, `findings` (the card's claims against the measurement), `drive` (null
+//! or {`id`, `basis`}: [`crate::history::DriveIdentity`]), `measured_with`
+//! ([`crate::history::Provenance`]).
 //!
 //! A profile that only measures (`quick`, `qd1`, `matrix`) adds `"graded": false` at the top
 //! (absent, meaning true, for graded runs, so the standard test's document is unchanged); its
