@@ -443,6 +443,17 @@ fn a_run_in_the_app_is_recorded_and_the_next_shows_its_trend(app: &Application) 
     settle(&window);
     assert_eq!(window.history_view().run_rows()[0].0, first.run_id);
 
+    // The results page offers Save report, and still fits the window's narrowest width.
+    let results = window.results_view();
+    assert!(
+        results.save_button().is_sensitive(),
+        "win.save-report is enabled"
+    );
+    let (min_w, _, _, _) = results.measure(gtk::Orientation::Horizontal, -1);
+    assert!(min_w <= 360, "the results page needs {min_w} px");
+    if let Some(dir) = std::env::var_os(SCREENSHOTS_ENV) {
+        save_png(&window, &PathBuf::from(dir).join("results-saved.png"));
+    }
     // The results page saves as PNG too.
     let png = history.path().join("results.png");
     save_report::write_report(

@@ -54,7 +54,7 @@ mod imp {
         #[template_child]
         pub results_card: TemplateChild<gtk::Box>,
         #[template_child]
-        pub actions: TemplateChild<gtk::Box>,
+        pub actions: TemplateChild<gtk::FlowBox>,
         #[template_child]
         pub actions_separator: TemplateChild<gtk::Separator>,
         #[template_child]
@@ -94,7 +94,18 @@ mod imp {
         }
     }
 
-    impl ObjectImpl for ResultsView {}
+    impl ObjectImpl for ResultsView {
+        fn constructed(&self) {
+            self.parent_constructed();
+            // The buttons wrap to a second line in a narrow window; the flow box's own
+            // wrappers are not stops for the keyboard, the buttons are.
+            let mut child = self.actions.first_child();
+            while let Some(c) = child {
+                c.set_focusable(false);
+                child = c.next_sibling();
+            }
+        }
+    }
     impl WidgetImpl for ResultsView {}
     impl BoxImpl for ResultsView {}
 }
@@ -568,7 +579,7 @@ impl ResultsView {
         self.imp().actions_separator.set_visible(visible);
     }
 
-    /// **Save report…**.
+    /// **Save report…** (an icon button beside **Copy results**).
     pub fn save_button(&self) -> gtk::Button {
         self.imp().save_button.get()
     }
