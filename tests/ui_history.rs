@@ -189,6 +189,7 @@ fn lists_the_drives_with_their_runs_and_last_verdict(app: &Application) {
     assert!(stick.2.contains("1 run · last"), "{stick:?}");
     assert!(!card.1.is_empty() && !stick.1.is_empty());
     assert_eq!(window.history_view().visible_page(), "drives");
+    assert_fits_360(&window);
 }
 
 fn a_drives_charts_have_its_points_and_say_what_they_show(app: &Application) {
@@ -226,6 +227,7 @@ fn a_drives_charts_have_its_points_and_say_what_they_show(app: &Application) {
     assert!(runs[0].1.contains("Standard test"), "{runs:?}");
     assert!(runs[0].2.contains("write 6.30 MB/s"), "{runs:?}");
     assert!(runs[0].2.contains("4K read 2000 IOPS"), "{runs:?}");
+    assert_fits_360(&window);
     // Drawn for real (plotters on cairo): the page renders.
     save_png(&window, &f.path.with_file_name("drive.png"));
 }
@@ -305,6 +307,7 @@ fn compare_of_two_runs_shows_each_figure_with_its_ratio(app: &Application) {
     assert_eq!(write[3], "×0.50 (−50 %)");
     let read = cells.iter().find(|c| c[0] == "Sequential read").unwrap();
     assert_eq!(read[3], "×1.00 (±0 %)");
+    assert_fits_360(&window);
     // Two drives: the stick against the card.
     view.open_drive(STICK);
     settle(&window);
@@ -314,6 +317,17 @@ fn compare_of_two_runs_shows_each_figure_with_its_ratio(app: &Application) {
     let cells = view.compare_view().shown_cells();
     let write = cells.iter().find(|c| c[0] == "Sequential write").unwrap();
     assert_eq!(write[3], "×3.97 (+297 %)");
+}
+
+/// The History page fits the window's narrowest width (360 px) on the page shown.
+fn assert_fits_360(window: &Window) {
+    let view = window.history_view();
+    let (min_w, _, _, _) = view.measure(gtk::Orientation::Horizontal, -1);
+    assert!(
+        min_w <= 360,
+        "the {} page needs {min_w} px",
+        view.visible_page()
+    );
 }
 
 /// Checks a PNG file: its signature, and a width and height of at least 200 pixels.
@@ -339,6 +353,7 @@ fn save_report_writes_json_markdown_and_png_of_a_stored_run(app: &Application) {
     view.open_run(&newest);
     settle(&window);
     assert_eq!(view.visible_page(), "run");
+    assert_fits_360(&window);
     let dir = f.path.parent().unwrap();
     let json = dir.join("run.json");
     let md = dir.join("run.md");
@@ -451,9 +466,14 @@ fn a_run_in_the_app_is_recorded_and_the_next_shows_its_trend(app: &Application) 
     );
     let (min_w, _, _, _) = results.measure(gtk::Orientation::Horizontal, -1);
     assert!(min_w <= 360, "the results page needs {min_w} px");
-    if let Some(dir) = std::env::var_os(SCREENSHOTS_ENV) {
-        save_png(&window, &PathBuf::from(dir).join("results-saved.png"));
-    }
+    // Save report asks where (the save dialog; answered here by the test's own call below).
+    WidgetExt::activate_action(&window, "win.save-report", None).expect("win.save-report");
+    iterate_briefly();
+    let chooser = window.open_chooser().expect("the save dialog");
+    assert_eq!(chooser.action(), gtk::FileChooserAction::Save);
+    assert_eq!(chooser.filters().n_items(), 3, "JSON, Markdown and PNG");
+    chooser.hide();
+    drop(chooser);
     // The results page saves as PNG too.
     let png = history.path().join("results.png");
     save_report::write_report(
@@ -564,6 +584,9 @@ fn renders_history_screenshots(app: &Application) {
         settle(&window);
         save_png(&window, &dir.join(format!("history-drive{suffix}.png")));
         let runs = view.run_rows();
+        view.open_run(&runs[0].0);
+        settle(&window);
+        save_png(&window, &dir.join(format!("history-run{suffix}.png")));
         view.choose(&runs[2].0, "Kitchen Pi card, 2026-05-01 09:00", true);
         view.choose(&runs[0].0, "Kitchen Pi card, 2026-07-01 09:00", true);
         view.compare_chosen();

@@ -169,7 +169,7 @@ impl CompareView {
             )),
         );
         let grid = gtk::Grid::builder()
-            .column_spacing(18)
+            .column_spacing(12)
             .row_spacing(8)
             .margin_top(12)
             .margin_bottom(12)
@@ -194,6 +194,13 @@ impl CompareView {
         for (y, line) in cells.iter().enumerate() {
             for (x, text) in line.iter().enumerate() {
                 let label = gtk::Label::new(Some(text));
+                // Words wrap in a narrow window rather than widening it.
+                label.set_wrap(true);
+                label.set_justify(if x == 0 {
+                    gtk::Justification::Left
+                } else {
+                    gtk::Justification::Right
+                });
                 label.set_xalign(if x == 0 { 0.0 } else { 1.0 });
                 label.set_hexpand(x == 0);
                 label.set_selectable(true);
