@@ -382,6 +382,54 @@ fn save_report_writes_json_markdown_and_png_of_a_stored_run(app: &Application) {
         save_report::suggested_name(&saved, ReportFormat::Png),
         "agnostics-2026-07-01-0900.png"
     );
+
+    // A run with a real card's registers: its serial number is in none of the files.
+    let sysfs = card_sysfs(&dir.join("sysfs"), "kingston-sd64g-2019-imx.json", &[], &[]);
+    let card_info = agnostics_core::card::identify(&sysfs, "mmcblk0").expect("the card");
+    let psn = card_info
+        .cid
+        .as_ref()
+        .and_then(|c| c.psn)
+        .expect("a serial number");
+    let sysfs_serial = card_info.sysfs.as_ref().and_then(|s| s.serial.clone());
+    let mut with_card = report_of(
+        &drive(IdentityBasis::Cid, CARD),
+        &format!("{:032x}", 0xca2d_u32),
+        "2026-07-02T09:00:00+00:00",
+        (12e6, 40e6, 900.0, 2000.0),
+        Transport::Sd,
+    );
+    with_card.card = Some(card_info);
+    let raw = serde_json::to_string(&with_card).unwrap();
+    assert!(
+        raw.contains(&psn.to_string()),
+        "the unredacted report has the serial"
+    );
+    History::open(&f.path).unwrap().record(&with_card).unwrap();
+    view.open_run(&with_card.run_id);
+    settle(&window);
+    let serials = [
+        format!("{psn:08x}"),
+        format!("{psn:#010x}"),
+        psn.to_string(),
+        sysfs_serial.unwrap_or_else(|| format!("{psn:#010x}")),
+    ];
+    for format in ReportFormat::ALL {
+        let file = dir.join(format!("card.{}", format.extension()));
+        view.save_shown_run(format, &file).expect("saved");
+        if format == ReportFormat::Png {
+            assert_png(&file);
+            continue;
+        }
+        let text = std::fs::read_to_string(&file).unwrap();
+        for serial in &serials {
+            assert!(
+                !text.contains(serial.as_str()),
+                "{serial} in {}",
+                file.display()
+            );
+        }
+    }
 }
 
 fn forget_run_removes_it_from_the_drive(app: &Application) {
