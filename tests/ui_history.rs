@@ -643,4 +643,12 @@ fn renders_history_screenshots(app: &Application) {
         window.destroy();
         iterate_briefly();
     }
+    // The drive's charts in the dark style (Raspberry Pi OS's dark theme), for a look.
+    let style = adw::StyleManager::default();
+    style.set_color_scheme(adw::ColorScheme::ForceDark);
+    let window = history_window(app, &f.path);
+    window.history_view().open_drive(CARD);
+    settle(&window);
+    save_png(&window, &dir.join("history-drive-dark.png"));
+    style.set_color_scheme(adw::ColorScheme::Default);
 }
