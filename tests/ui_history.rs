@@ -5,8 +5,10 @@
 //! PNG), **Forget run**, and a test run in the app going to the history with its trend on the
 //! results page.
 //!
-//! `AGNOSTICS_SCREENSHOTS=DIR` also renders the History page, a drive's page and a comparison
-//! to `DIR/{history,history-drive,compare}.png` at 800×480 and to `DIR/*-1280.png` at 1280×800.
+//! `AGNOSTICS_SCREENSHOTS=DIR` also renders the History page, a drive's page, a stored run and a
+//! comparison to `DIR/{history,history-drive,history-run,compare}.png` at 800×480 and to
+//! `DIR/*-1280.png` at 1280×800 (run it on a screen larger than 1280×800, see
+//! `tools/screenshots`), and a drive's page in the dark style to `DIR/history-drive-dark.png`.
 
 #[path = "ui_support/mod.rs"]
 mod support;
