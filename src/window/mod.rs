@@ -1,8 +1,10 @@
-//! The main window, two pages in a view stack. **SD Card**: ready (choose a drive, **Run SD
+//! The main window, three pages in a view stack. **SD Card**: ready (choose a drive, **Run SD
 //! card test**) → running (phase, progress, live figure, chart, **Cancel**) → results
-//! (PASS/FAIL rows and advice, the card, **Run again**, **Copy results**); errors in a dialog
+//! (PASS/FAIL rows and advice, the card, **Run again**, **Copy results**, **Save report**); errors in a dialog
 //! that says what happened and what to do, then back to ready. **All Tests**: upstream's list
-//! of tests with **Run Tests**, **Show Log** and **Reset** (see [`tests`]). It observes the
+//! of tests with **Run Tests**, **Show Log** and **Reset** (see [`tests`]). **History**: the
+//! drives tested, their trend charts and runs, compare and save (see [`history`] and
+//! [`HistoryView`]; results also have **Save report**). It observes the
 //! [`TestRun`] state object and never blocks: the engine and the scripts run on workers'
 //! threads. Every test's result goes to `rpdiags.txt` ([`crate::rpdiags`]).
 //!
