@@ -1,4 +1,5 @@
-//! Accessible labels set at run time (the chart's description, a badge's "Result: PASS").
+//! Accessible labels and descriptions set at run time (the charts' descriptions, a badge's
+//! "Result: PASS").
 //!
 //! GTK has had `gtk_accessible_update_property_value` since 4.0, but gtk4-rs only exposes the
 //! GtkAccessible interface with its `v4_10` feature, and the app is built for GTK 4.8
@@ -22,8 +23,22 @@ extern "C" {
 
 /// Sets the accessible label of `widget` (what a screen reader says for it).
 pub fn set_label(widget: &impl IsA<gtk::Widget>, text: &str) {
+    set_property(widget, gtk::ffi::GTK_ACCESSIBLE_PROPERTY_LABEL, text);
+}
+
+/// Sets the accessible description of `widget` (what a screen reader says after its label,
+/// e.g. a chart's content in words).
+pub fn set_description(widget: &impl IsA<gtk::Widget>, text: &str) {
+    set_property(widget, gtk::ffi::GTK_ACCESSIBLE_PROPERTY_DESCRIPTION, text);
+}
+
+fn set_property(
+    widget: &impl IsA<gtk::Widget>,
+    property: gtk::ffi::GtkAccessibleProperty,
+    text: &str,
+) {
     let value = text.to_value();
-    let mut properties = [gtk::ffi::GTK_ACCESSIBLE_PROPERTY_LABEL];
+    let mut properties = [property];
     let widget: &gtk::Widget = widget.upcast_ref();
     let pointer: *mut gtk::ffi::GtkWidget = widget.to_glib_none().0;
     // SAFETY: every GtkWidget implements GtkAccessible; one property, one initialised string

@@ -254,6 +254,7 @@ impl Application {
         self.add_action_entries([quit, about]);
         self.set_accels_for_action("app.quit", &["<Primary>q"]);
         self.set_accels_for_action("window.close", &["<Primary>w"]);
+        self.set_accels_for_action("win.save-report", &["<Primary>s"]);
     }
 
     /// Closes every window the way the close button does (a running test asks first); the

@@ -7,12 +7,14 @@
 //! parts), [`test_run`] (the state object the window observes), [`worker`] (the one bridge to
 //! the engine, on its own thread; [`scripts_worker`] the same for test scripts), [`rpdiags`]
 //! (the `~/rpdiags.txt` log), [`format`] (figures and names for people), [`theme`]
-//! (Raspberry Pi OS dark mode), [`config`] (build-time values).
+//! (Raspberry Pi OS dark mode), [`config`] (build-time values), [`history_store`] (the run
+//! history, read and written off the main loop).
 
 pub mod a11y;
 pub mod application;
 pub mod config;
 pub mod format;
+pub mod history_store;
 pub mod rpdiags;
 pub mod scripts_worker;
 pub mod test_run;

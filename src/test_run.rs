@@ -14,6 +14,7 @@ use gtk::glib;
 use gtk::glib::prelude::*;
 use gtk::glib::subclass::prelude::*;
 
+use crate::history_store::RecordOutcome;
 use crate::worker::{Message, Worker};
 
 /// Where a test is.
@@ -151,6 +152,10 @@ mod imp {
         pub options: RefCell<Option<TestOptions>>,
         pub report: RefCell<Option<Report>>,
         pub worker: RefCell<Option<Worker>>,
+        /// Where finished tests are recorded (`None`: the history's default path).
+        pub history: RefCell<Option<std::path::PathBuf>>,
+        /// What recording the last test gave.
+        pub recorded: RefCell<Option<RecordOutcome>>,
     }
 
     #[glib::object_subclass]
@@ -171,6 +176,9 @@ mod imp {
                     Signal::builder("warning")
                         .param_types([String::static_type()])
                         .build(),
+                    // The test that ended was recorded in the history (or not; see
+                    // `recorded`), after its state changed.
+                    Signal::builder("recorded").build(),
                 ]
             })
         }
@@ -210,7 +218,7 @@ impl TestRun {
             return Ok(());
         }
         let imp = self.imp();
-        let worker = Worker::spawn(opts.clone())?;
+        let worker = Worker::spawn(opts.clone(), imp.history.borrow().clone())?;
         let receiver = worker.receiver();
         *imp.progress.borrow_mut() = Progress {
             runs: opts.runs.max(1),
@@ -219,6 +227,7 @@ impl TestRun {
         };
         imp.options.replace(Some(opts));
         imp.report.replace(None);
+        imp.recorded.replace(None);
         imp.worker.replace(Some(worker));
         self.set_fraction(0.0);
         self.set_state(RunState::Running);
@@ -271,6 +280,28 @@ impl TestRun {
             .is_some_and(|e| e.is_cancelled())
     }
 
+    /// Records finished tests in the history at `path` instead of the default one
+    /// (`$AGNOSTICS_HISTORY`, else the user's state folder).
+    pub fn set_history_path(&self, path: Option<std::path::PathBuf>) {
+        self.imp().history.replace(path);
+    }
+
+    /// What recording the last test in the history gave, once it ended.
+    pub fn recorded(&self) -> Option<RecordOutcome> {
+        self.imp().recorded.borrow().clone()
+    }
+
+    /// Connects to the `recorded` signal: the test that ended went to the history (or why
+    /// not: [`TestRun::recorded`]).
+    pub fn connect_recorded<F: Fn(&TestRun) + 'static>(&self, f: F) -> glib::SignalHandlerId {
+        self.connect_local("recorded", false, move |values| {
+            if let Some(Ok(run)) = values.first().map(|v| v.get::<TestRun>()) {
+                f(&run);
+            }
+            None
+        })
+    }
+
     /// Connects to the `progress` signal.
     pub fn connect_progress<F: Fn(&TestRun) + 'static>(&self, f: F) -> glib::SignalHandlerId {
         self.connect_local("progress", false, move |values| {
@@ -313,7 +344,15 @@ impl TestRun {
     fn handle(&self, message: Message) {
         match message {
             Message::Event(event) => self.handle_event(event),
-            Message::Finished(report) => self.finish(*report),
+            Message::Recorded(outcome) => {
+                self.imp().recorded.replace(Some(*outcome));
+            }
+            Message::Finished(report) => {
+                self.finish(*report);
+                if self.imp().recorded.borrow().is_some() {
+                    self.emit_by_name::<()>("recorded", &[]);
+                }
+            }
         }
     }
 

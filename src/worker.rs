@@ -7,6 +7,7 @@
 //! that a busy main loop can never slow down the measurement; the rare events that change what
 //! the window shows (run and phase starts and ends, warnings) and the final report wait for room.
 
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::thread::JoinHandle;
@@ -14,6 +15,8 @@ use std::thread::JoinHandle;
 use agnostics_core::engine::Event;
 use agnostics_core::report::Report;
 use agnostics_core::sdtest::{self, TestOptions};
+
+use crate::history_store::{self, RecordOutcome};
 
 /// Room in the channel, in messages: a few seconds of progress events.
 pub const CHANNEL_CAPACITY: usize = 64;
@@ -23,6 +26,9 @@ pub const CHANNEL_CAPACITY: usize = 64;
 pub enum Message {
     /// An event of the running test, in the order the engine sent it.
     Event(Event),
+    /// The finished test's report went to the run history (or why not); sent right before
+    /// [`Message::Finished`].
+    Recorded(Box<RecordOutcome>),
     /// The test is over (passed, failed, stopped by an error or cancelled) and its test file
     /// is gone; this is the last message.
     Finished(Box<Report>),
@@ -40,10 +46,12 @@ pub struct Worker {
 }
 
 impl Worker {
-    /// Starts `opts` on a new thread named `agnostics-test`.
+    /// Starts `opts` on a new thread named `agnostics-test`; its report is recorded in the
+    /// run history at `history` (the history's default path when `None`) on that thread,
+    /// after the test file is gone.
     ///
     /// Errors: the OS refused to create the thread (out of memory or thread limit).
-    pub fn spawn(opts: TestOptions) -> std::io::Result<Worker> {
+    pub fn spawn(opts: TestOptions, history: Option<PathBuf>) -> std::io::Result<Worker> {
         let (sender, receiver) = async_channel::bounded(CHANNEL_CAPACITY);
         let cancel = Arc::new(AtomicBool::new(false));
         let thread_cancel = Arc::clone(&cancel);
@@ -52,6 +60,10 @@ impl Worker {
             .spawn(move || {
                 let forward = |event: Event| forward(&sender, &thread_cancel, event);
                 let report = sdtest::run(&opts, &thread_cancel, &forward);
+                // The history never costs a result: whatever it says, the report follows.
+                let path = history.unwrap_or_else(history_store::default_path);
+                let recorded = history_store::record(&path, &report);
+                let _ = sender.send_blocking(Message::Recorded(Box::new(recorded)));
                 // The window may be gone already; then nobody needs the report.
                 let _ = sender.send_blocking(Message::Finished(Box::new(report)));
             })?;
@@ -145,7 +157,11 @@ mod tests {
     fn a_refused_target_finishes_with_an_error_report() {
         let dir = tempfile::tempdir_in("/var/tmp").unwrap();
         let missing = dir.path().join("no such folder");
-        let worker = Worker::spawn(TestOptions::standard(missing)).unwrap();
+        let worker = Worker::spawn(
+            TestOptions::standard(missing),
+            Some(dir.path().join("history.sqlite3")),
+        )
+        .unwrap();
         let receiver = worker.receiver();
         let mut report = None;
         while let Ok(message) = receiver.recv_blocking() {
@@ -156,5 +172,9 @@ mod tests {
         let report = report.expect("a final report");
         assert!(report.error.is_some());
         assert!(report.runs.is_empty());
+        assert!(
+            !dir.path().join("history.sqlite3").exists(),
+            "a refused test is not history"
+        );
     }
 }

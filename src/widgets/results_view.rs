@@ -52,6 +52,14 @@ mod imp {
         #[template_child]
         pub groups: TemplateChild<gtk::Box>,
         #[template_child]
+        pub results_card: TemplateChild<gtk::Box>,
+        #[template_child]
+        pub actions: TemplateChild<gtk::FlowBox>,
+        #[template_child]
+        pub actions_separator: TemplateChild<gtk::Separator>,
+        #[template_child]
+        pub save_button: TemplateChild<gtk::Button>,
+        #[template_child]
         pub copy_button: TemplateChild<gtk::Button>,
         #[template_child]
         pub run_again_button: TemplateChild<gtk::Button>,
@@ -67,6 +75,8 @@ mod imp {
         pub card: RefCell<Option<CardGroup>>,
         /// The results table's cells as shown, the header line first.
         pub table_cells: RefCell<Vec<Vec<String>>>,
+        /// The trend group (against the drive's earlier runs) and its lines, when shown.
+        pub trend: RefCell<Option<(adw::PreferencesGroup, Vec<String>)>>,
     }
 
     #[glib::object_subclass]
@@ -84,7 +94,18 @@ mod imp {
         }
     }
 
-    impl ObjectImpl for ResultsView {}
+    impl ObjectImpl for ResultsView {
+        fn constructed(&self) {
+            self.parent_constructed();
+            // The buttons wrap to a second line in a narrow window; the flow box's own
+            // wrappers are not stops for the keyboard, the buttons are.
+            let mut child = self.actions.first_child();
+            while let Some(c) = child {
+                c.set_focusable(false);
+                child = c.next_sibling();
+            }
+        }
+    }
     impl WidgetImpl for ResultsView {}
     impl BoxImpl for ResultsView {}
 }
@@ -94,6 +115,12 @@ glib::wrapper! {
     pub struct ResultsView(ObjectSubclass<imp::ResultsView>)
         @extends gtk::Box, gtk::Widget,
         @implements gtk::Buildable, gtk::ConstraintTarget, gtk::Orientable;
+}
+
+impl Default for ResultsView {
+    fn default() -> Self {
+        glib::Object::new()
+    }
 }
 
 /// The advice that belongs under the row of `metric` when that check failed.
@@ -117,6 +144,7 @@ impl ResultsView {
         imp.run_rows.borrow_mut().clear();
         imp.a2_badge.replace(None);
         imp.table_cells.borrow_mut().clear();
+        imp.trend.replace(None);
 
         self.show_summary(report);
         let mut placed: Vec<&Advice> = Vec::new();
@@ -416,6 +444,46 @@ impl ResultsView {
         self.imp().groups.append(&notes);
     }
 
+    /// Shows how this run compares with the drive's earlier runs of the same test, at the top
+    /// of the results: one line per figure (`lines`, e.g. "Sequential write 6.3 MB/s — down
+    /// 50 % from 12.6 MB/s on 2026-06-01 (3 earlier runs)"), and when a figure declined
+    /// markedly, the `advice` under them. Replaces a trend shown before; nothing when `lines`
+    /// is empty.
+    pub fn show_trend(&self, lines: &[String], advice: &[String]) {
+        let imp = self.imp();
+        if let Some((old, _)) = imp.trend.take() {
+            imp.groups.remove(&old);
+        }
+        if lines.is_empty() {
+            return;
+        }
+        let trend = group(
+            &gettext("Compared with earlier runs"),
+            Some(&gettext(
+                "This drive's earlier runs of the same test, from the history.",
+            )),
+        );
+        for line in lines {
+            let row = advice_row(line, "document-open-recent-symbolic");
+            trend.add(&row);
+        }
+        for text in advice {
+            trend.add(&advice_row(text, "dialog-warning-symbolic"));
+        }
+        imp.groups.prepend(&trend);
+        imp.trend.replace(Some((trend, lines.to_vec())));
+    }
+
+    /// The trend lines shown (empty when there is no trend).
+    pub fn shown_trend(&self) -> Vec<String> {
+        self.imp()
+            .trend
+            .borrow()
+            .as_ref()
+            .map(|(_, lines)| lines.clone())
+            .unwrap_or_default()
+    }
+
     /// The A1 rows as shown: title, value, badge text and the advice under each.
     pub fn shown_checks(&self) -> Vec<ShownCheck> {
         self.imp()
@@ -497,6 +565,23 @@ impl ResultsView {
     /// The line naming the drive tested.
     pub fn subtitle_text(&self) -> String {
         self.imp().subtitle_label.label().to_string()
+    }
+
+    /// The results card: the verdict and every group, what **Save report** draws as a PNG.
+    pub fn card(&self) -> gtk::Widget {
+        self.imp().results_card.get().upcast()
+    }
+
+    /// Shows or hides the buttons at the bottom (**Copy results**, **Save report**, **Run
+    /// again**): a stored run's results have their own.
+    pub fn set_actions_visible(&self, visible: bool) {
+        self.imp().actions.set_visible(visible);
+        self.imp().actions_separator.set_visible(visible);
+    }
+
+    /// **Save report…** (an icon button beside **Copy results**).
+    pub fn save_button(&self) -> gtk::Button {
+        self.imp().save_button.get()
     }
 
     /// **Run again**.

@@ -1,8 +1,10 @@
-//! The main window, two pages in a view stack. **SD Card**: ready (choose a drive, **Run SD
+//! The main window, three pages in a view stack. **SD Card**: ready (choose a drive, **Run SD
 //! card test**) → running (phase, progress, live figure, chart, **Cancel**) → results
-//! (PASS/FAIL rows and advice, the card, **Run again**, **Copy results**); errors in a dialog
+//! (PASS/FAIL rows and advice, the card, **Run again**, **Copy results**, **Save report**); errors in a dialog
 //! that says what happened and what to do, then back to ready. **All Tests**: upstream's list
-//! of tests with **Run Tests**, **Show Log** and **Reset** (see [`tests`]). It observes the
+//! of tests with **Run Tests**, **Show Log** and **Reset** (see [`tests`]). **History**: the
+//! drives tested, their trend charts and runs, compare and save (see [`history`] and
+//! [`HistoryView`]; results also have **Save report**). It observes the
 //! [`TestRun`] state object and never blocks: the engine and the scripts run on workers'
 //! threads. Every test's result goes to `rpdiags.txt` ([`crate::rpdiags`]).
 //!
@@ -26,10 +28,11 @@ use gtk::{gdk, gio, glib};
 use crate::config::APP_ID;
 use crate::format::{about_size, drive_label};
 use crate::test_run::TestRun;
-use crate::widgets::{DriveRow, ProgressView, ResultsView, TestsView};
+use crate::widgets::{DriveRow, HistoryView, ProgressView, ResultsView, TestsView};
 
 mod dialogs;
 mod drives;
+mod history;
 mod state;
 mod tests;
 
@@ -63,6 +66,8 @@ mod imp {
         pub results_view: TemplateChild<ResultsView>,
         #[template_child]
         pub tests_view: TemplateChild<TestsView>,
+        #[template_child]
+        pub history_view: TemplateChild<HistoryView>,
 
         pub test_run: TestRun,
         pub profile: RefCell<Option<Profile>>,
@@ -96,10 +101,12 @@ mod imp {
             ProgressView::ensure_type();
             ResultsView::ensure_type();
             TestsView::ensure_type();
+            HistoryView::ensure_type();
             klass.bind_template();
             klass.install_action("win.run", None, |win, _, _| win.start_test());
             klass.install_action("win.cancel", None, |win, _, _| win.cancel_test());
             klass.install_action("win.copy-results", None, |win, _, _| win.copy_results());
+            klass.install_action("win.save-report", None, |win, _, _| win.save_report());
             klass.install_action("win.back", None, |win, _, _| win.show_ready());
             klass.install_action("win.choose-folder", None, |win, _, _| win.choose_folder());
             klass.install_action("win.run-tests", None, |win, _, _| win.run_tests());
@@ -195,6 +202,7 @@ impl Window {
                     win.sync_focus();
                 }
             ));
+        self.setup_history();
         self.load_drives();
         self.load_scripts();
         self.sync_state();
@@ -421,7 +429,7 @@ impl Window {
             .unwrap_or_default()
     }
 
-    /// The view shown: `sd` (the SD card test) or `tests` (all tests).
+    /// The view shown: `sd` (the SD card test), `tests` (all tests) or `history`.
     pub fn visible_view(&self) -> String {
         self.imp()
             .view_stack
@@ -430,7 +438,7 @@ impl Window {
             .unwrap_or_default()
     }
 
-    /// Shows the view `name`: `sd` or `tests`.
+    /// Shows the view `name`: `sd`, `tests` or `history`.
     pub fn set_visible_view(&self, name: &str) {
         self.imp().view_stack.set_visible_child_name(name);
     }

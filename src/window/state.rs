@@ -54,10 +54,9 @@ impl Window {
         self.action_set_enabled("win.cancel-tests", self.is_running_tests());
         self.action_set_enabled("win.reset-tests", !busy);
         self.action_set_enabled("win.cancel", imp.test_run.state() == RunState::Running);
-        self.action_set_enabled(
-            "win.copy-results",
-            imp.test_run.report().is_some_and(|r| r.error.is_none()),
-        );
+        let results = imp.test_run.report().is_some_and(|r| r.error.is_none());
+        self.action_set_enabled("win.copy-results", results);
+        self.action_set_enabled("win.save-report", results);
         self.action_set_enabled("win.back", !busy && page.as_deref() == Some("results"));
         self.action_set_enabled("win.choose-folder", !busy && imp.drives_loaded.get());
     }

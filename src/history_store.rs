@@ -1,0 +1,225 @@
+//! The app's one bridge to the run history (`agnostics_core::history`, an SQLite file): each
+//! function opens the store, does one thing and closes it, and is meant to run off the main
+//! loop (on the test's worker thread, or in `gio::spawn_blocking`), so that a slow or locked
+//! database never freezes the window. Errors come back as sentences for people.
+
+use std::path::{Path, PathBuf};
+
+use agnostics_core::history::{
+    self, Comparison, DriveId, DriveSummary, History, HistoryError, Recorded, RunFilter,
+    RunSummary, SeriesPoint,
+};
+use agnostics_core::report::Report;
+use agnostics_core::target_dir::Transport;
+
+/// Where the history is: `$AGNOSTICS_HISTORY`, else the user's state folder.
+pub fn default_path() -> PathBuf {
+    History::default_path()
+}
+
+/// What recording a finished run gave.
+#[derive(Debug, Clone)]
+pub enum RecordOutcome {
+    /// Stored; with the trend against the drive's earlier runs of the same profile, and a
+    /// warning when the history file was damaged and a new one started.
+    Recorded(Recorded, Option<String>),
+    /// Not a run the history keeps (refused before it measured anything).
+    NotHistory,
+    /// The store failed: the sentence says what happened (the result is still shown).
+    Failed(String),
+}
+
+/// Records `report` in the history at `path` (on the caller's thread: the test's worker).
+/// A run that measured nothing is not opened for (so a refused test never creates the file).
+pub fn record(path: &Path, report: &Report) -> RecordOutcome {
+    if report.runs.is_empty() {
+        return RecordOutcome::NotHistory;
+    }
+    let outcome = History::open(path).and_then(|mut h| {
+        let warning = h.moved_aside().map(HistoryError::warning);
+        h.record(report).map(|r| (r, warning))
+    });
+    match outcome {
+        Ok((recorded, warning)) => RecordOutcome::Recorded(recorded, warning),
+        Err(HistoryError::NotHistory(_)) => RecordOutcome::NotHistory,
+        Err(e) => RecordOutcome::Failed(e.warning()),
+    }
+}
+
+fn open(path: &Path) -> Result<Option<History>, String> {
+    if !path.exists() {
+        return Ok(None);
+    }
+    History::open_read_only(path)
+        .map(Some)
+        .map_err(|e| e.to_string())
+}
+
+fn open_rw(path: &Path) -> Result<History, String> {
+    History::open(path).map_err(|e| e.to_string())
+}
+
+/// The id the History page uses for the runs whose drive could not be identified.
+pub const UNIDENTIFIED: &str = "unidentified";
+
+/// What the History page lists: the drives, and the runs whose drive is not known.
+#[derive(Debug, Clone, Default)]
+pub struct Listing {
+    /// The drives, newest run first.
+    pub drives: Vec<DriveSummary>,
+    /// Runs without a drive identity (no CID, USB/NVMe serial or filesystem UUID), newest
+    /// first.
+    pub unidentified: Vec<RunSummary>,
+}
+
+/// The drives in the history and the runs of drives not identified; nothing when there is no
+/// history yet.
+pub fn listing(path: &Path) -> Result<Listing, String> {
+    let Some(h) = open(path)? else {
+        return Ok(Listing::default());
+    };
+    let drives = h.drives().map_err(|e| e.to_string())?;
+    let unidentified = h
+        .runs(&RunFilter::default())
+        .map_err(|e| e.to_string())?
+        .into_iter()
+        .filter(|r| r.drive.is_none())
+        .collect();
+    Ok(Listing {
+        drives,
+        unidentified,
+    })
+}
+
+/// A drive's page: which drive, its runs (newest first), the profiles it was tested with
+/// (newest first) and the series of `profile` (else of its latest run's profile) for the
+/// trend chart, oldest first.
+#[derive(Debug, Clone)]
+pub struct DrivePage {
+    /// The drive's id; `None` for the runs of drives not identified.
+    pub id: Option<DriveId>,
+    /// The drive's name or label for people.
+    pub label: String,
+    /// The name the user gave it.
+    pub name: Option<String>,
+    /// How it is attached, when known.
+    pub kind: Option<Transport>,
+    /// Its runs, newest first.
+    pub runs: Vec<RunSummary>,
+    /// The profiles of its runs, each once, newest first.
+    pub profiles: Vec<String>,
+    /// The profile the series is of.
+    pub profile: String,
+    /// The figures of that profile's runs, oldest first (none for drives not identified: their
+    /// runs may be of different drives).
+    pub series: Vec<SeriesPoint>,
+}
+
+/// Loads the page of drive `id` (its id or a unique prefix), or of the runs of drives not
+/// identified ([`UNIDENTIFIED`]).
+pub fn drive_page(path: &Path, id: &str, profile: Option<&str>) -> Result<DrivePage, String> {
+    let h = open(path)?.ok_or_else(|| HistoryError::NotFound(id.to_owned()).to_string())?;
+    if id == UNIDENTIFIED {
+        let runs: Vec<RunSummary> = h
+            .runs(&RunFilter::default())
+            .map_err(|e| e.to_string())?
+            .into_iter()
+            .filter(|r| r.drive.is_none())
+            .collect();
+        let profiles = profiles_of(&runs);
+        return Ok(DrivePage {
+            id: None,
+            label: unidentified_label(),
+            name: None,
+            kind: None,
+            runs,
+            profile: profiles.first().cloned().unwrap_or_default(),
+            profiles,
+            series: Vec::new(),
+        });
+    }
+    let drive = h
+        .drives()
+        .map_err(|e| e.to_string())?
+        .into_iter()
+        .find(|d| d.id.to_string().starts_with(id))
+        .ok_or_else(|| HistoryError::NotFound(id.to_owned()).to_string())?;
+    let runs = h
+        .runs(&RunFilter {
+            drive: Some(drive.id.to_string()),
+            profile: None,
+        })
+        .map_err(|e| e.to_string())?;
+    let profiles = profiles_of(&runs);
+    let profile = profile
+        .filter(|p| profiles.iter().any(|q| q == p))
+        .map(str::to_owned)
+        .or_else(|| profiles.first().cloned())
+        .unwrap_or_default();
+    let series = h.series(&drive.id, &profile).map_err(|e| e.to_string())?;
+    Ok(DrivePage {
+        id: Some(drive.id),
+        label: drive.label,
+        name: drive.name,
+        kind: Some(drive.kind),
+        runs,
+        profiles,
+        profile,
+        series,
+    })
+}
+
+/// The name of the runs of drives not identified, for people.
+pub fn unidentified_label() -> String {
+    agnostics_core::i18n::gettext("Drives not identified")
+}
+
+fn profiles_of(runs: &[RunSummary]) -> Vec<String> {
+    let mut profiles: Vec<String> = Vec::new();
+    for run in runs {
+        if !profiles.contains(&run.profile) {
+            profiles.push(run.profile.clone());
+        }
+    }
+    profiles
+}
+
+/// The stored report of `run` (id or unique prefix), without serial numbers.
+pub fn report(path: &Path, run: &str) -> Result<Report, String> {
+    let h = open(path)?.ok_or_else(|| HistoryError::NotFound(run.to_owned()).to_string())?;
+    h.report(run).map_err(|e| e.to_string())
+}
+
+/// Names drive `id`; an empty name clears it.
+pub fn rename(path: &Path, id: &str, name: &str) -> Result<(), String> {
+    open_rw(path)?
+        .name_drive(id, name.trim())
+        .map(|_| ())
+        .map_err(|e| e.to_string())
+}
+
+/// Removes `run` from the history; returns how many runs went (1).
+pub fn forget_run(path: &Path, run: &str) -> Result<usize, String> {
+    open_rw(path)?.forget_run(run).map_err(|e| e.to_string())
+}
+
+/// Compares the stored runs `left` and `right`.
+pub fn compare(path: &Path, left: &str, right: &str) -> Result<Comparison, String> {
+    let h = open(path)?.ok_or_else(|| HistoryError::NotFound(left.to_owned()).to_string())?;
+    let a = h.report(left).map_err(|e| e.to_string())?;
+    let b = h.report(right).map_err(|e| e.to_string())?;
+    let mut comparison = history::compare::compare(&a, &b);
+    // The names people gave their drives are the history's, not the reports'.
+    let drives = h.drives().map_err(|e| e.to_string())?;
+    let name_of = |r: &Report| {
+        let id = r.drive.as_ref()?.id.clone();
+        drives.iter().find(|d| d.id == id)?.name.clone()
+    };
+    if let Some(name) = name_of(&a) {
+        comparison.left.label = name;
+    }
+    if let Some(name) = name_of(&b) {
+        comparison.right.label = name;
+    }
+    Ok(comparison)
+}

@@ -1,0 +1,233 @@
+//! The comparison of two stored runs (from one drive or two): both sides (drive, date,
+//! profile, the link's ceiling), and per figure both values and the ratio of the right one to
+//! the left one, in a grid of labels a screen reader reads cell by cell.
+
+use std::cell::RefCell;
+
+use adw::prelude::*;
+use agnostics_core::history::{Comparison, FigureUnit};
+use agnostics_core::i18n::{fill, gettext, number};
+use agnostics_core::profile::Rw;
+use gtk::glib;
+use gtk::subclass::prelude::*;
+
+use super::results_rows::group;
+use crate::format::{iops, mb_per_s, phase_title};
+
+/// A figure in its unit for people: "12.34 MB/s", "612 IOPS", or "—" when not measured.
+pub fn figure_text(unit: FigureUnit, value: Option<f64>) -> String {
+    match (unit, value) {
+        (_, None) => "—".to_owned(),
+        (FigureUnit::BytesPerSecond, Some(v)) => mb_per_s(v),
+        (FigureUnit::Iops, Some(v)) => iops(v),
+    }
+}
+
+/// A ratio of two figures: "×0.50 (−50 %)"; "—" without one.
+pub fn ratio_text(ratio: Option<f64>) -> String {
+    let Some(ratio) = ratio.filter(|r| r.is_finite()) else {
+        return "—".to_owned();
+    };
+    let change = (ratio - 1.0) * 100.0;
+    let sign = if change > 0.05 {
+        "+"
+    } else if change < -0.05 {
+        "−"
+    } else {
+        "±"
+    };
+    fill(
+        // Translators: the ratio of the right figure to the left one and the change in per cent,
+        // e.g. "×0.50 (−50 %)".
+        &gettext("×{ratio} ({sign}{change} %)"),
+        &[
+            ("ratio", &number(ratio, 2)),
+            ("sign", &sign),
+            ("change", &number(change.abs(), 0)),
+        ],
+    )
+}
+
+/// A phase's title for people from its fio job name alone.
+fn figure_title(phase: &str, unit: FigureUnit) -> String {
+    let rw = match (phase.contains("read"), unit) {
+        (true, FigureUnit::Iops) => Rw::RandRead,
+        (true, _) => Rw::Read,
+        (false, FigureUnit::Iops) => Rw::RandWrite,
+        (false, _) => Rw::Write,
+    };
+    let title = phase_title(phase, rw, 0);
+    // A custom job's title names its block size, which the comparison does not know.
+    if title.contains('(') {
+        phase.to_owned()
+    } else {
+        title
+    }
+}
+
+mod imp {
+    use super::*;
+
+    #[derive(Debug, Default)]
+    pub struct CompareView {
+        pub cells: RefCell<Vec<Vec<String>>>,
+        pub comparison: RefCell<Option<Comparison>>,
+    }
+
+    #[glib::object_subclass]
+    impl ObjectSubclass for CompareView {
+        const NAME: &'static str = "AgnosticsCompareView";
+        type Type = super::CompareView;
+        type ParentType = gtk::Box;
+    }
+
+    impl ObjectImpl for CompareView {
+        fn constructed(&self) {
+            self.parent_constructed();
+            let obj = self.obj();
+            obj.set_orientation(gtk::Orientation::Vertical);
+            obj.set_spacing(18);
+        }
+    }
+    impl WidgetImpl for CompareView {}
+    impl BoxImpl for CompareView {}
+}
+
+glib::wrapper! {
+    /// Two runs side by side.
+    pub struct CompareView(ObjectSubclass<imp::CompareView>)
+        @extends gtk::Box, gtk::Widget,
+        @implements gtk::Buildable, gtk::ConstraintTarget, gtk::Orientable;
+}
+
+impl Default for CompareView {
+    fn default() -> Self {
+        glib::Object::new()
+    }
+}
+
+impl CompareView {
+    /// An empty comparison.
+    pub fn new() -> CompareView {
+        CompareView::default()
+    }
+
+    /// Shows `comparison`, replacing what was shown.
+    pub fn show(&self, comparison: &Comparison) {
+        let imp = self.imp();
+        while let Some(child) = self.first_child() {
+            self.remove(&child);
+        }
+        let sides = group(&gettext("Runs compared"), None);
+        for (which, side) in [
+            (gettext("Left"), &comparison.left),
+            (gettext("Right"), &comparison.right),
+        ] {
+            let row = adw::ActionRow::new();
+            row.set_use_markup(false);
+            row.set_title(&fill(
+                // Translators: one side of a comparison, e.g. "Left: Kitchen Pi card".
+                &gettext("{side}: {drive}"),
+                &[("side", &which), ("drive", &side.label)],
+            ));
+            let ceiling = match &side.link {
+                Some(link) => fill(
+                    &gettext("link ceiling {link}"),
+                    &[("link", &link.description)],
+                ),
+                None => gettext("link ceiling not known"),
+            };
+            row.set_subtitle(&format!(
+                "{} · {} · {ceiling}",
+                crate::widgets::history_view::date_text(&side.started),
+                crate::widgets::history_view::profile_title(&side.profile)
+            ));
+            row.set_subtitle_lines(0);
+            sides.add(&row);
+        }
+        if comparison.different_measurement {
+            let row = adw::ActionRow::new();
+            row.set_use_markup(false);
+            row.set_title(&gettext(
+                "The two runs were measured differently (another test profile or engine): compare their figures with care.",
+            ));
+            row.set_title_lines(0);
+            row.add_prefix(
+                &gtk::Image::builder()
+                    .icon_name("dialog-warning-symbolic")
+                    .accessible_role(gtk::AccessibleRole::Presentation)
+                    .build(),
+            );
+            sides.add(&row);
+        }
+        self.append(&sides);
+
+        let figures = group(
+            &gettext("Figures"),
+            Some(&gettext(
+                "The change is the right run's figure divided by the left run's.",
+            )),
+        );
+        let grid = gtk::Grid::builder()
+            .column_spacing(12)
+            .row_spacing(8)
+            .margin_top(12)
+            .margin_bottom(12)
+            .margin_start(12)
+            .margin_end(12)
+            .build();
+        let head = vec![
+            gettext("Figure"),
+            gettext("Left"),
+            gettext("Right"),
+            gettext("Change"),
+        ];
+        let mut cells = vec![head];
+        for f in &comparison.figures {
+            cells.push(vec![
+                figure_title(&f.phase, f.unit),
+                figure_text(f.unit, f.left),
+                figure_text(f.unit, f.right),
+                ratio_text(f.ratio),
+            ]);
+        }
+        for (y, line) in cells.iter().enumerate() {
+            for (x, text) in line.iter().enumerate() {
+                let label = gtk::Label::new(Some(text));
+                // Words wrap in a narrow window rather than widening it.
+                label.set_wrap(true);
+                label.set_justify(if x == 0 {
+                    gtk::Justification::Left
+                } else {
+                    gtk::Justification::Right
+                });
+                label.set_xalign(if x == 0 { 0.0 } else { 1.0 });
+                label.set_hexpand(x == 0);
+                label.set_selectable(true);
+                if y == 0 {
+                    label.add_css_class("heading");
+                } else if x > 0 {
+                    label.add_css_class("numeric");
+                }
+                grid.attach(&label, x as i32, y as i32, 1, 1);
+            }
+        }
+        let card = gtk::Box::new(gtk::Orientation::Vertical, 0);
+        card.add_css_class("card");
+        card.append(&grid);
+        figures.add(&card);
+        self.append(&figures);
+        imp.cells.replace(cells);
+        imp.comparison.replace(Some(comparison.clone()));
+    }
+
+    /// The figures' grid as shown, the header line first.
+    pub fn shown_cells(&self) -> Vec<Vec<String>> {
+        self.imp().cells.borrow().clone()
+    }
+
+    /// The comparison shown, if any.
+    pub fn comparison(&self) -> Option<Comparison> {
+        self.imp().comparison.borrow().clone()
+    }
+}

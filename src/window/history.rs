@@ -1,0 +1,102 @@
+//! The window's side of the run history: a finished test's recording (done on the test's
+//! worker thread) turned into the results page's trend lines and decline advice, a toast when
+//! the history could not keep it (the results are shown all the same), the History page
+//! read again; and **Save report** for the results shown.
+
+use adw::subclass::prelude::*;
+use agnostics_core::history::trend::{self, Trend};
+use agnostics_core::i18n::{fill, gettext};
+use gtk::glib;
+
+use super::Window;
+use crate::history_store::RecordOutcome;
+use crate::widgets::save_report;
+use crate::widgets::HistoryView;
+
+impl Window {
+    pub(super) fn setup_history(&self) {
+        self.imp().test_run.connect_recorded(glib::clone!(
+            #[weak(rename_to = win)]
+            self,
+            move |_| win.test_recorded()
+        ));
+    }
+
+    /// The test that ended went to the history (or not): trend on the results page, the
+    /// History page updated, or a toast saying why it was not kept.
+    fn test_recorded(&self) {
+        let imp = self.imp();
+        match imp.test_run.recorded() {
+            Some(RecordOutcome::Recorded(recorded, warning)) => {
+                if let Some(warning) = warning {
+                    self.toast(&warning);
+                }
+                if imp.test_run.report().is_some_and(|r| r.error.is_none()) {
+                    self.show_trend(recorded.trend.as_ref());
+                }
+                imp.history_view.reload();
+            }
+            Some(RecordOutcome::Failed(warning)) => self.toast(&warning),
+            Some(RecordOutcome::NotHistory) | None => {}
+        }
+    }
+
+    /// Shows on the results page how the test compares with the drive's earlier runs of the
+    /// same profile (nothing when `trend` is `None`), and the advice for a marked decline.
+    pub fn show_trend(&self, trend: Option<&Trend>) {
+        let (lines, advice) = match trend {
+            Some(t) => (
+                t.figures.iter().map(trend::describe).collect::<Vec<_>>(),
+                trend::decline_advice(t),
+            ),
+            None => (Vec::new(), Vec::new()),
+        };
+        self.imp().results_view.show_trend(&lines, &advice);
+    }
+
+    /// Saves the results shown (the `win.save-report` action, **Save report…**): asks where,
+    /// as JSON, Markdown or a PNG picture of the results.
+    pub fn save_report(&self) {
+        let imp = self.imp();
+        let Some(report) = imp.test_run.report().filter(|r| r.error.is_none()) else {
+            return;
+        };
+        let chooser = save_report::ask_and_save(
+            self,
+            report,
+            imp.results_view.card(),
+            glib::clone!(
+                #[weak(rename_to = win)]
+                self,
+                move |result| {
+                    win.imp().chooser.replace(None);
+                    match result {
+                        Ok(path) => win.toast(&fill(
+                            &gettext("Saved {file}"),
+                            &[("file", &path.display())],
+                        )),
+                        Err(e) => win.toast(&e),
+                    }
+                }
+            ),
+        );
+        imp.chooser.replace(Some(chooser));
+    }
+
+    /// The save dialog shown and not yet answered (folder or report), if any.
+    pub fn open_chooser(&self) -> Option<gtk::FileChooserNative> {
+        self.imp().chooser.borrow().clone()
+    }
+
+    /// The History page.
+    pub fn history_view(&self) -> HistoryView {
+        self.imp().history_view.get()
+    }
+
+    /// Records tests in, and shows, the history at `path` instead of the default one.
+    pub fn set_history_path(&self, path: &std::path::Path) {
+        let imp = self.imp();
+        imp.test_run.set_history_path(Some(path.to_path_buf()));
+        imp.history_view.set_path(path);
+    }
+}

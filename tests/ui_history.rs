@@ -1,0 +1,656 @@
+//! UI tests of the run history in the desktop app, on a real display (run under `xvfb-run -a
+//! cargo test -p agnostics --test ui_history`): a real SQLite history file in a scratch folder
+//! (`AGNOSTICS_HISTORY`) filled with sample reports through `History::record`, the History
+//! page, a drive's trend charts, **Rename**, **Compare**, **Save report** (JSON, Markdown,
+//! PNG), **Forget run**, and a test run in the app going to the history with its trend on the
+//! results page.
+//!
+//! `AGNOSTICS_SCREENSHOTS=DIR` also renders the History page, a drive's page, a stored run and a
+//! comparison to `DIR/{history,history-drive,history-run,compare}.png` at 800×480 and to
+//! `DIR/*-1280.png` at 1280×800 (run it on a screen larger than 1280×800, see
+//! `tools/screenshots`), and a drive's page in the dark style to `DIR/history-drive-dark.png`.
+
+#[path = "ui_support/mod.rs"]
+mod support;
+
+use std::path::{Path, PathBuf};
+
+use adw::prelude::*;
+use agnostics::history_store::RecordOutcome;
+use agnostics::test_run::RunState;
+use agnostics::widgets::save_report::{self, ReportFormat};
+use agnostics::{Application, Window};
+use agnostics_core::history::{DriveId, DriveIdentity, History, IdentityBasis};
+use agnostics_core::report::Report;
+use agnostics_core::sample;
+use agnostics_core::target_dir::Transport;
+
+use support::*;
+
+/// Where [`renders_history_screenshots`] writes its PNG files.
+const SCREENSHOTS_ENV: &str = "AGNOSTICS_SCREENSHOTS";
+
+fn main() {
+    // Keep the tester's own ~/rpdiags.txt and history out of it (set before any thread starts).
+    let scratch = scratch_dir();
+    std::env::set_var("AGNOSTICS_LOG", scratch.path().join("rpdiags.txt"));
+    std::env::set_var(
+        "AGNOSTICS_HISTORY",
+        scratch.path().join("default-history.sqlite3"),
+    );
+    let mut tests = crate::ui_tests![
+        lists_the_drives_with_their_runs_and_last_verdict,
+        a_drives_charts_have_its_points_and_say_what_they_show,
+        a_drive_with_one_run_has_a_one_point_chart,
+        rename_gives_the_drive_a_name,
+        compare_of_two_runs_shows_each_figure_with_its_ratio,
+        save_report_writes_json_markdown_and_png_of_a_stored_run,
+        forget_run_removes_it_from_the_drive,
+        a_run_in_the_app_is_recorded_and_the_next_shows_its_trend,
+        a_history_that_cannot_be_written_still_shows_the_results,
+        results_show_the_trend_and_the_decline_advice,
+    ];
+    if std::env::var_os(SCREENSHOTS_ENV).is_some() {
+        tests.extend(crate::ui_tests![renders_history_screenshots]);
+    }
+    let conclusion = agnostics_testkit::harness::conclude_on_this_thread(tests);
+    drop(scratch);
+    conclusion.exit()
+}
+
+/// The SD card of the sample reports and a USB stick, by identity.
+fn drive(basis: IdentityBasis, hex: &str) -> DriveIdentity {
+    DriveIdentity {
+        id: hex.parse::<DriveId>().expect("16 hex digits"),
+        basis,
+    }
+}
+
+const CARD: &str = "0123456789abcdef";
+const STICK: &str = "fedcba9876543210";
+
+/// A standard-profile sample report of `drive` at `started` with these figures (sequential
+/// write and read in bytes per second, random write and read IOPS).
+fn report_of(
+    drive: &DriveIdentity,
+    run_id: &str,
+    started: &str,
+    figures: (f64, f64, f64, f64),
+    transport: Transport,
+) -> Report {
+    let (sw, sr, rw, rr) = figures;
+    let run = sample::run(
+        1,
+        [
+            sample::phase("prepare-file")
+                .bw_bytes(sw)
+                .iops(sw / 1048576.0),
+            sample::phase("seq-write").bw_bytes(sw).iops(sw / 1048576.0),
+            sample::phase("seq-read").bw_bytes(sr).iops(sr / 1048576.0),
+            sample::phase("rand-4k-write")
+                .iops(rw)
+                .bw_bytes(rw * 4096.0),
+            sample::phase("rand-4k-read").iops(rr).bw_bytes(rr * 4096.0),
+        ],
+    );
+    sample::report()
+        .run(run)
+        .run_id(run_id)
+        .started(started)
+        .drive(drive.clone())
+        .target(Some(
+            sample::target()
+                .transport(transport)
+                .model(Some(if transport == Transport::Usb {
+                    "Flash Drive"
+                } else {
+                    "SC32G"
+                }))
+                .build(),
+        ))
+        .build()
+}
+
+/// A history file in a fresh scratch folder with three runs of the SD card (the sequential
+/// write halving between the second and the third) and one of the USB stick.
+struct Fixture {
+    _dir: tempfile::TempDir,
+    path: PathBuf,
+}
+
+fn fixture() -> Fixture {
+    let dir = scratch_dir();
+    let path = dir.path().join("history.sqlite3");
+    let mut h = History::open(&path).expect("a new history");
+    let card = drive(IdentityBasis::Cid, CARD);
+    let stick = drive(IdentityBasis::Usb, STICK);
+    for (i, (started, sw)) in [
+        ("2026-05-01T09:00:00+00:00", 12.6e6),
+        ("2026-06-01T09:00:00+00:00", 12.4e6),
+        ("2026-07-01T09:00:00+00:00", 6.3e6),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let report = report_of(
+            &card,
+            &format!("{:032x}", 0xc0de_0000_usize + i),
+            started,
+            (sw, 40e6, 900.0, 2000.0),
+            Transport::Sd,
+        );
+        h.record(&report).expect("recorded");
+    }
+    let report = report_of(
+        &stick,
+        &format!("{:032x}", 0x5717_0000_u32),
+        "2026-06-15T18:30:00+00:00",
+        (25e6, 90e6, 300.0, 1500.0),
+        Transport::Usb,
+    );
+    h.record(&report).expect("recorded");
+    drop(h);
+    Fixture { _dir: dir, path }
+}
+
+/// A window at 800×480 showing the History page of `path`, its drives listed.
+fn history_window(app: &Application, path: &Path) -> Window {
+    let window = new_window(app);
+    window.set_history_path(path);
+    window.set_visible_view("history");
+    settle(&window);
+    window
+}
+
+/// Waits until the History page has what it asked the history for.
+fn settle(window: &Window) {
+    let view = window.history_view();
+    wait_until("the history", || !view.is_loading());
+    iterate_briefly();
+}
+
+fn lists_the_drives_with_their_runs_and_last_verdict(app: &Application) {
+    let f = fixture();
+    let window = history_window(app, &f.path);
+    let rows = window.history_view().drive_rows();
+    assert_eq!(rows.len(), 2, "two drives: {rows:?}");
+    let card = rows
+        .iter()
+        .find(|r| r.0 == CARD)
+        .expect("the card is listed");
+    // The last run's sequential write (6.3 MB/s) is below the A1 minimum.
+    assert!(
+        card.2
+            .starts_with("SD card · 3 runs · last FAIL on 2026-07-01"),
+        "{card:?}"
+    );
+    let stick = rows
+        .iter()
+        .find(|r| r.0 == STICK)
+        .expect("the stick is listed");
+    assert!(stick.2.contains("1 run · last"), "{stick:?}");
+    assert!(!card.1.is_empty() && !stick.1.is_empty());
+    assert_eq!(window.history_view().visible_page(), "drives");
+    assert_fits_360(&window);
+}
+
+fn a_drives_charts_have_its_points_and_say_what_they_show(app: &Application) {
+    let f = fixture();
+    let window = history_window(app, &f.path);
+    let view = window.history_view();
+    view.open_drive(CARD);
+    settle(&window);
+    assert_eq!(view.visible_page(), "drive");
+    let rate = view.rate_chart();
+    let series = rate.series();
+    let names: Vec<&str> = series.iter().map(|s| s.name.as_str()).collect();
+    assert_eq!(names, ["Sequential write", "Sequential read"]);
+    let write: Vec<f64> = series[0].points.iter().map(|p| p.value).collect();
+    assert_eq!(write, [12.6e6, 12.4e6, 6.3e6], "oldest first");
+    let text = rate.description();
+    assert!(
+        text.contains("Horizontal axis: the date of each run, from 2026-05-01 to 2026-07-01"),
+        "{text}"
+    );
+    assert!(text.contains("Vertical axis: MB/s"), "{text}");
+    assert!(
+        text.contains("Sequential write: 3 runs, first 12.60 MB/s, latest 6.30 MB/s on 2026-07-01"),
+        "{text}"
+    );
+    let iops = view.iops_chart();
+    assert_eq!(iops.series().len(), 2);
+    assert!(iops.description().contains("Vertical axis: IOPS"));
+    let runs = view.run_rows();
+    assert_eq!(runs.len(), 3);
+    assert!(
+        runs[0].1.starts_with("2026-07-01"),
+        "newest first: {runs:?}"
+    );
+    assert!(runs[0].1.contains("Standard test"), "{runs:?}");
+    assert!(runs[0].2.contains("write 6.30 MB/s"), "{runs:?}");
+    assert!(runs[0].2.contains("4K read 2000 IOPS"), "{runs:?}");
+    assert_fits_360(&window);
+    // Drawn for real (plotters on cairo): the page renders.
+    save_png(&window, &f.path.with_file_name("drive.png"));
+}
+
+fn a_drive_with_one_run_has_a_one_point_chart(app: &Application) {
+    let f = fixture();
+    let window = history_window(app, &f.path);
+    let view = window.history_view();
+    view.open_drive(STICK);
+    settle(&window);
+    let series = view.rate_chart().series();
+    assert!(series.iter().all(|s| s.points.len() == 1), "{series:?}");
+    assert!(view
+        .rate_chart()
+        .description()
+        .contains("Sequential write: 1 run, 25.00 MB/s on 2026-06-15"));
+    save_png(&window, &f.path.with_file_name("one.png"));
+}
+
+fn rename_gives_the_drive_a_name(app: &Application) {
+    let f = fixture();
+    let window = history_window(app, &f.path);
+    let view = window.history_view();
+    view.open_drive(CARD);
+    settle(&window);
+    view.start_rename();
+    iterate_briefly();
+    let dialog = view.open_dialog().expect("the rename dialog");
+    let entry = dialog
+        .extra_child()
+        .and_downcast::<gtk::Entry>()
+        .expect("an entry for the name");
+    entry.set_text("Kitchen Pi card");
+    dialog.response("rename");
+    settle(&window);
+    let rows = view.drive_rows();
+    let card = rows.iter().find(|r| r.0 == CARD).unwrap();
+    assert_eq!(card.1, "Kitchen Pi card");
+    assert!(
+        view.drive_title().starts_with("Kitchen Pi card"),
+        "{}",
+        view.drive_title()
+    );
+    let h = History::open_read_only(&f.path).unwrap();
+    let stored = h.drives().unwrap();
+    assert_eq!(
+        stored
+            .iter()
+            .find(|d| d.id.to_string() == CARD)
+            .and_then(|d| d.name.clone())
+            .as_deref(),
+        Some("Kitchen Pi card")
+    );
+}
+
+fn compare_of_two_runs_shows_each_figure_with_its_ratio(app: &Application) {
+    let f = fixture();
+    let window = history_window(app, &f.path);
+    let view = window.history_view();
+    view.open_drive(CARD);
+    settle(&window);
+    let runs = view.run_rows();
+    // Oldest (12.6 MB/s) on the left, newest (6.3 MB/s) on the right.
+    view.choose(&runs[2].0, "left", true);
+    view.choose(&runs[0].0, "right", true);
+    view.compare_chosen();
+    settle(&window);
+    assert_eq!(view.visible_page(), "compare");
+    let cells = view.compare_view().shown_cells();
+    assert_eq!(cells[0], ["Figure", "Left", "Right", "Change"]);
+    let write = cells
+        .iter()
+        .find(|c| c[0] == "Sequential write")
+        .unwrap_or_else(|| panic!("a sequential write line: {cells:?}"));
+    assert_eq!(write[1], "12.60 MB/s");
+    assert_eq!(write[2], "6.30 MB/s");
+    assert_eq!(write[3], "×0.50 (−50 %)");
+    let read = cells.iter().find(|c| c[0] == "Sequential read").unwrap();
+    assert_eq!(read[3], "×1.00 (±0 %)");
+    assert_fits_360(&window);
+    // Two drives: the stick against the card.
+    view.open_drive(STICK);
+    settle(&window);
+    let stick_run = view.run_rows()[0].0.clone();
+    view.compare(&runs[0].0, &stick_run);
+    settle(&window);
+    let cells = view.compare_view().shown_cells();
+    let write = cells.iter().find(|c| c[0] == "Sequential write").unwrap();
+    assert_eq!(write[3], "×3.97 (+297 %)");
+}
+
+/// The History page fits the window's narrowest width (360 px) on the page shown.
+fn assert_fits_360(window: &Window) {
+    let view = window.history_view();
+    let (min_w, _, _, _) = view.measure(gtk::Orientation::Horizontal, -1);
+    assert!(
+        min_w <= 360,
+        "the {} page needs {min_w} px",
+        view.visible_page()
+    );
+}
+
+/// Checks a PNG file: its signature, and a width and height of at least 200 pixels.
+fn assert_png(path: &Path) {
+    let bytes = std::fs::read(path).expect("the PNG file");
+    assert_eq!(&bytes[..8], b"\x89PNG\r\n\x1a\n", "a PNG signature");
+    assert_eq!(&bytes[12..16], b"IHDR");
+    let width = u32::from_be_bytes(bytes[16..20].try_into().unwrap());
+    let height = u32::from_be_bytes(bytes[20..24].try_into().unwrap());
+    assert!(
+        (200..10_000).contains(&width) && (200..50_000).contains(&height),
+        "{width}×{height}"
+    );
+}
+
+fn save_report_writes_json_markdown_and_png_of_a_stored_run(app: &Application) {
+    let f = fixture();
+    let window = history_window(app, &f.path);
+    let view = window.history_view();
+    view.open_drive(CARD);
+    settle(&window);
+    let newest = view.run_rows()[0].0.clone();
+    view.open_run(&newest);
+    settle(&window);
+    assert_eq!(view.visible_page(), "run");
+    assert_fits_360(&window);
+    let dir = f.path.parent().unwrap();
+    let json = dir.join("run.json");
+    let md = dir.join("run.md");
+    let png = dir.join("run.png");
+    view.save_shown_run(ReportFormat::Json, &json)
+        .expect("JSON saved");
+    view.save_shown_run(ReportFormat::Markdown, &md)
+        .expect("Markdown saved");
+    view.save_shown_run(ReportFormat::Png, &png)
+        .expect("PNG saved");
+    let saved: Report =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).expect("a JSON report");
+    assert_eq!(saved.run_id, newest);
+    assert_eq!(saved, saved.redacted(), "nothing left to redact");
+    let text = std::fs::read_to_string(&md).unwrap();
+    assert!(
+        text.contains("| seq-write") || text.contains("Sequential write"),
+        "{text}"
+    );
+    assert_png(&png);
+    assert_eq!(
+        ReportFormat::from_path(Path::new("a.MD")),
+        Some(ReportFormat::Markdown)
+    );
+    assert_eq!(
+        save_report::suggested_name(&saved, ReportFormat::Png),
+        "agnostics-2026-07-01-0900.png"
+    );
+
+    // A run with a real card's registers: its serial number is in none of the files.
+    let sysfs = card_sysfs(&dir.join("sysfs"), "kingston-sd64g-2019-imx.json", &[], &[]);
+    let card_info = agnostics_core::card::identify(&sysfs, "mmcblk0").expect("the card");
+    let psn = card_info
+        .cid
+        .as_ref()
+        .and_then(|c| c.psn)
+        .expect("a serial number");
+    let sysfs_serial = card_info.sysfs.as_ref().and_then(|s| s.serial.clone());
+    let mut with_card = report_of(
+        &drive(IdentityBasis::Cid, CARD),
+        &format!("{:032x}", 0xca2d_u32),
+        "2026-07-02T09:00:00+00:00",
+        (12e6, 40e6, 900.0, 2000.0),
+        Transport::Sd,
+    );
+    with_card.card = Some(card_info);
+    let raw = serde_json::to_string(&with_card).unwrap();
+    assert!(
+        raw.contains(&psn.to_string()),
+        "the unredacted report has the serial"
+    );
+    History::open(&f.path).unwrap().record(&with_card).unwrap();
+    view.open_run(&with_card.run_id);
+    settle(&window);
+    let serials = [
+        format!("{psn:08x}"),
+        format!("{psn:#010x}"),
+        psn.to_string(),
+        sysfs_serial.unwrap_or_else(|| format!("{psn:#010x}")),
+    ];
+    for format in ReportFormat::ALL {
+        let file = dir.join(format!("card.{}", format.extension()));
+        view.save_shown_run(format, &file).expect("saved");
+        if format == ReportFormat::Png {
+            assert_png(&file);
+            continue;
+        }
+        let text = std::fs::read_to_string(&file).unwrap();
+        for serial in &serials {
+            assert!(
+                !text.contains(serial.as_str()),
+                "{serial} in {}",
+                file.display()
+            );
+        }
+    }
+}
+
+fn forget_run_removes_it_from_the_drive(app: &Application) {
+    let f = fixture();
+    let window = history_window(app, &f.path);
+    let view = window.history_view();
+    view.open_drive(CARD);
+    settle(&window);
+    let newest = view.run_rows()[0].0.clone();
+    view.forget_run(&newest);
+    settle(&window);
+    let runs = view.run_rows();
+    assert_eq!(runs.len(), 2);
+    assert!(runs.iter().all(|r| r.0 != newest));
+    assert_eq!(view.rate_chart().series()[0].points.len(), 2);
+    let rows = view.drive_rows();
+    assert!(rows
+        .iter()
+        .find(|r| r.0 == CARD)
+        .unwrap()
+        .2
+        .contains("2 runs"));
+}
+
+/// Runs the small profile in `dir` in `window` and waits for its end and its recording.
+fn run_small(window: &Window, dir: &Path) -> Report {
+    let profile = profile_file(dir, "small.fio", SMALL_PROFILE);
+    aim(window, dir, Some(profile));
+    let run = window.test_run();
+    window.start_test();
+    wait_until("the test to start", || run.is_busy());
+    wait_until("the test to end", || !run.is_busy());
+    assert_eq!(
+        run.state(),
+        RunState::Finished,
+        "{:?}",
+        run.report().and_then(|r| r.error)
+    );
+    wait_until("the recording", || run.recorded().is_some());
+    settle(window);
+    run.report().unwrap()
+}
+
+fn a_run_in_the_app_is_recorded_and_the_next_shows_its_trend(app: &Application) {
+    let history = scratch_dir();
+    let path = history.path().join("history.sqlite3");
+    let disk = scratch_dir();
+    let window = new_window(app);
+    window.set_history_path(&path);
+    let _stop = StopOnDrop(window.clone());
+    let first = run_small(&window, disk.path());
+    assert!(
+        matches!(
+            window.test_run().recorded(),
+            Some(RecordOutcome::Recorded(..))
+        ),
+        "{:?}",
+        window.test_run().recorded()
+    );
+    assert!(
+        window.results_view().shown_trend().is_empty(),
+        "no earlier run yet"
+    );
+    let h = History::open_read_only(&path).unwrap();
+    let stored = h.report(&first.run_id).expect("the run is in the history");
+    assert_eq!(stored.run_id, first.run_id);
+    drop(h);
+    // The History page shows it without being asked: under its drive, or (where the
+    // filesystem has no UUID link, as in a container) among the drives not identified.
+    let rows = window.history_view().drive_rows();
+    assert_eq!(rows.len(), 1, "{rows:?}");
+    assert!(rows[0].2.contains("1 run"), "{rows:?}");
+    window.history_view().open_drive(&rows[0].0);
+    settle(&window);
+    assert_eq!(window.history_view().run_rows()[0].0, first.run_id);
+
+    // The results page offers Save report, and still fits the window's narrowest width.
+    let results = window.results_view();
+    assert!(
+        results.save_button().is_sensitive(),
+        "win.save-report is enabled"
+    );
+    let (min_w, _, _, _) = results.measure(gtk::Orientation::Horizontal, -1);
+    assert!(min_w <= 360, "the results page needs {min_w} px");
+    // Save report asks where (the save dialog; answered here by the test's own call below).
+    WidgetExt::activate_action(&window, "win.save-report", None).expect("win.save-report");
+    iterate_briefly();
+    let chooser = window.open_chooser().expect("the save dialog");
+    assert_eq!(chooser.action(), gtk::FileChooserAction::Save);
+    assert_eq!(chooser.filters().n_items(), 3, "JSON, Markdown and PNG");
+    chooser.hide();
+    drop(chooser);
+    // The results page saves as PNG too.
+    let png = history.path().join("results.png");
+    save_report::write_report(
+        &first,
+        ReportFormat::Png,
+        &png,
+        &window.results_view().card(),
+    )
+    .expect("the results card as PNG");
+    assert_png(&png);
+
+    let second = run_small(&window, disk.path());
+    assert_ne!(second.run_id, first.run_id);
+    let Some(RecordOutcome::Recorded(recorded, _)) = window.test_run().recorded() else {
+        panic!("the second run is recorded");
+    };
+    let trend = window.results_view().shown_trend();
+    match (&second.drive, &recorded.trend) {
+        (Some(_), Some(t)) => {
+            assert_eq!(trend.len(), t.figures.len());
+            assert!(
+                trend.iter().any(|l| l.contains("1 earlier run")),
+                "{trend:?}"
+            );
+        }
+        // Without an identity there is no drive to compare with.
+        (None, None) => assert!(trend.is_empty(), "{trend:?}"),
+        other => panic!("a trend exactly when the drive is known: {other:?}"),
+    }
+    let rows = window.history_view().drive_rows();
+    assert!(rows[0].2.contains("2 runs"), "{rows:?}");
+}
+
+/// The results page of a run with earlier runs of its drive: a line per figure, and the
+/// advice for a marked decline (the sequential write far below all three earlier runs).
+fn results_show_the_trend_and_the_decline_advice(app: &Application) {
+    let f = fixture();
+    let mut h = History::open(&f.path).unwrap();
+    let card = drive(IdentityBasis::Cid, CARD);
+    let now = report_of(
+        &card,
+        &format!("{:032x}", 0xc0de_1000_u32),
+        "2026-08-01T09:00:00+00:00",
+        (2.0e6, 40e6, 900.0, 2000.0),
+        Transport::Sd,
+    );
+    let recorded = h.record(&now).unwrap();
+    drop(h);
+    let trend = recorded.trend.expect("a trend against three earlier runs");
+    assert!(trend.decline);
+    let window = new_window(app);
+    window.results_view().show_report(&now);
+    window.show_trend(Some(&trend));
+    let lines = window.results_view().shown_trend();
+    assert_eq!(lines.len(), trend.figures.len());
+    let write = lines
+        .iter()
+        .find(|l| l.starts_with("Sequential write"))
+        .unwrap_or_else(|| panic!("{lines:?}"));
+    assert!(write.contains("down"), "{write}");
+    assert!(write.contains("3 earlier runs"), "{write}");
+    assert!(!agnostics_core::history::decline_advice(&trend).is_empty());
+    // Showing another report drops the trend.
+    window.results_view().show_report(&now);
+    assert!(window.results_view().shown_trend().is_empty());
+}
+
+fn a_history_that_cannot_be_written_still_shows_the_results(app: &Application) {
+    let scratch = scratch_dir();
+    // A regular file where the history's folder should be.
+    let blocker = scratch.path().join("not-a-folder");
+    std::fs::write(&blocker, "x").unwrap();
+    let path = blocker.join("history.sqlite3");
+    let disk = scratch_dir();
+    let window = new_window(app);
+    window.set_history_path(&path);
+    let _stop = StopOnDrop(window.clone());
+    let report = run_small(&window, disk.path());
+    assert!(report.error.is_none());
+    assert_eq!(window.visible_page(), "results", "the results are shown");
+    match window.test_run().recorded() {
+        Some(RecordOutcome::Failed(text)) => assert!(!text.is_empty()),
+        other => panic!("the store error is reported: {other:?}"),
+    }
+}
+
+/// Renders the History page, a drive's page and a comparison at 800×480 and 1280×800.
+fn renders_history_screenshots(app: &Application) {
+    let dir = PathBuf::from(std::env::var_os(SCREENSHOTS_ENV).unwrap());
+    let f = fixture();
+    for (suffix, size) in [("", None), ("-1280", Some((1280, 800)))] {
+        let window = history_window(app, &f.path);
+        if let Some((w, h)) = size {
+            let content = window.content().unwrap();
+            let (dw, dh) = window.default_size();
+            let (ew, eh) = (dw - content.width(), dh - content.height());
+            window.set_default_size(w + ew, h + eh);
+            wait_until("the bigger window", || {
+                content.width() == w && content.height() == h
+            });
+            iterate_briefly();
+        }
+        let view = window.history_view();
+        view.rename_drive(CARD, "Kitchen Pi card");
+        settle(&window);
+        save_png(&window, &dir.join(format!("history{suffix}.png")));
+        view.open_drive(CARD);
+        settle(&window);
+        save_png(&window, &dir.join(format!("history-drive{suffix}.png")));
+        let runs = view.run_rows();
+        view.open_run(&runs[0].0);
+        settle(&window);
+        save_png(&window, &dir.join(format!("history-run{suffix}.png")));
+        view.choose(&runs[2].0, "Kitchen Pi card, 2026-05-01 09:00", true);
+        view.choose(&runs[0].0, "Kitchen Pi card, 2026-07-01 09:00", true);
+        view.compare_chosen();
+        settle(&window);
+        save_png(&window, &dir.join(format!("compare{suffix}.png")));
+        window.destroy();
+        iterate_briefly();
+    }
+    // The drive's charts in the dark style (Raspberry Pi OS's dark theme), for a look.
+    let style = adw::StyleManager::default();
+    style.set_color_scheme(adw::ColorScheme::ForceDark);
+    let window = history_window(app, &f.path);
+    window.history_view().open_drive(CARD);
+    settle(&window);
+    save_png(&window, &dir.join("history-drive-dark.png"));
+    style.set_color_scheme(adw::ColorScheme::Default);
+}
