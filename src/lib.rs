@@ -11,6 +11,7 @@
 
 pub mod a11y;
 pub mod application;
+pub mod bench_probe;
 pub mod config;
 pub mod format;
 pub mod rpdiags;
