@@ -6,7 +6,7 @@
 //! app with `--run` and wait for it:
 //!
 //! `ticks=N max_late_ms=F p99_late_ms=F over_16ms=N over_50ms=N run_s=F main_cpu_s=F
-//! process_cpu_s=F`
+//! process_cpu_s=F hwm_before_mib=F hwm_after_mib=F`
 //!
 //! - `max_late_ms`, `p99_late_ms`: the largest and the 99th percentile lateness of a tick
 //!   during the test, milliseconds; `over_16ms`, `over_50ms`: how many ticks were later than
@@ -14,6 +14,8 @@
 //! - `run_s`: the test's wall-clock time, seconds; `main_cpu_s`: the main thread's user +
 //!   system time during it (the UI's cost); `process_cpu_s`: the whole process's (the engine
 //!   thread's I/O too).
+//! - `hwm_before_mib`, `hwm_after_mib`: the process's peak RSS (`VmHWM`) when the test
+//!   started (the window as shown, drives listed) and when it ended, MiB.
 
 use std::cell::RefCell;
 use std::io::Write;
@@ -40,6 +42,21 @@ struct Record {
     /// When the test was first seen running, with the main thread's and the process's CPU
     /// time then, seconds.
     started: Option<(Instant, f64, f64)>,
+    /// Peak RSS then, KiB.
+    hwm_before_kib: u64,
+}
+
+/// The process's peak RSS so far (`VmHWM` of /proc/self/status), KiB; 0 when unknown.
+fn peak_rss_kib() -> u64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|status| {
+            status.lines().find_map(|line| {
+                line.strip_prefix("VmHWM:")
+                    .and_then(|rest| rest.trim().trim_end_matches("kB").trim().parse().ok())
+            })
+        })
+        .unwrap_or(0)
 }
 
 /// User + system CPU time of `who` (`RUSAGE_THREAD` or `RUSAGE_SELF`), seconds.
@@ -82,6 +99,7 @@ pub fn install(app: &Application) {
         let mut record = record.borrow_mut();
         match (record.started, running) {
             (None, true) => {
+                record.hwm_before_kib = peak_rss_kib();
                 record.started = Some((
                     now,
                     cpu_seconds(libc::RUSAGE_THREAD),
@@ -94,7 +112,8 @@ pub fn install(app: &Application) {
                     .push(u32::try_from(late.as_micros()).unwrap_or(u32::MAX));
             }
             (Some(started), false) => {
-                let line = summary(&mut record.late_us, now, started);
+                let hwm_before = record.hwm_before_kib;
+                let line = summary(&mut record.late_us, now, started, hwm_before);
                 if let Err(e) = std::fs::File::create(&path)
                     .and_then(|mut f| f.write_all(format!("{line}\n").as_bytes()))
                 {
@@ -110,8 +129,14 @@ pub fn install(app: &Application) {
 }
 
 /// The probe's line for a test that ran from `started` (instant, main thread's CPU time,
-/// process's CPU time) to `now`, with the ticks' lateness `late_us` (sorted here).
-fn summary(late_us: &mut [u32], now: Instant, started: (Instant, f64, f64)) -> String {
+/// process's CPU time) to `now`, with the ticks' lateness `late_us` (sorted here) and the
+/// peak RSS when it started, `hwm_before` KiB.
+fn summary(
+    late_us: &mut [u32],
+    now: Instant,
+    started: (Instant, f64, f64),
+    hwm_before: u64,
+) -> String {
     late_us.sort_unstable();
     let ms = |us: u32| f64::from(us) / 1000.0;
     let max = late_us.last().copied().unwrap_or(0);
@@ -123,7 +148,7 @@ fn summary(late_us: &mut [u32], now: Instant, started: (Instant, f64, f64)) -> S
     let over = |limit_ms: u32| late_us.iter().filter(|&&us| us > limit_ms * 1000).count();
     format!(
         "ticks={} max_late_ms={:.1} p99_late_ms={:.1} over_16ms={} over_50ms={} run_s={:.2} \
-         main_cpu_s={:.3} process_cpu_s={:.3}",
+         main_cpu_s={:.3} process_cpu_s={:.3} hwm_before_mib={:.1} hwm_after_mib={:.1}",
         late_us.len(),
         ms(max),
         ms(p99),
@@ -132,5 +157,7 @@ fn summary(late_us: &mut [u32], now: Instant, started: (Instant, f64, f64)) -> S
         now.duration_since(started.0).as_secs_f64(),
         cpu_seconds(libc::RUSAGE_THREAD) - started.1,
         cpu_seconds(libc::RUSAGE_SELF) - started.2,
+        hwm_before as f64 / 1024.0,
+        peak_rss_kib() as f64 / 1024.0,
     )
 }
