@@ -60,6 +60,7 @@ mod imp {
             obj.load_style();
             obj.setup_actions();
             obj.watch_signals();
+            crate::bench_probe::install(&obj);
         }
 
         fn activate(&self) {

@@ -12,6 +12,7 @@
 
 pub mod a11y;
 pub mod application;
+pub mod bench_probe;
 pub mod config;
 pub mod format;
 pub mod history_store;

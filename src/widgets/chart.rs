@@ -126,6 +126,15 @@ impl Chart {
                 &[("target", &figure(target))],
             ));
         }
+        // Progress comes ten times a second and a new sample once a second: redraw (and
+        // tell assistive technologies) only when what the chart shows has changed.
+        let unchanged = *imp.values.borrow() == values
+            && imp.random.get() == random
+            && imp.target.get() == target
+            && *imp.description.borrow() == text;
+        if unchanged {
+            return;
+        }
         *imp.values.borrow_mut() = values;
         imp.random.set(random);
         imp.target.set(target);

@@ -133,6 +133,25 @@ impl IoBuffers {
         }
     }
 
+    /// Every buffer as `(start, length in bytes)`, in the order [`IoBuffers::index_of`]
+    /// numbers them (for registering them with the kernel).
+    pub fn regions(&self) -> Vec<(*mut u8, usize)> {
+        let bufs = match self {
+            IoBuffers::Write { slots, .. } => slots,
+            IoBuffers::Read { targets } => targets,
+        };
+        bufs.iter().map(|b| (b.as_ptr(), b.len())).collect()
+    }
+
+    /// Which of [`IoBuffers::regions`] the request in `slot` uses (what
+    /// [`IoBuffers::prepare`] returns the start of).
+    pub fn index_of(&self, slot: usize) -> usize {
+        match self {
+            IoBuffers::Write { .. } => slot,
+            IoBuffers::Read { targets } => slot % targets.len(),
+        }
+    }
+
     /// Where the request in slot `slot` reads from or writes to (`bs` bytes). For a write
     /// this first refills the slot's buffer from the pool with keys from a fresh word of
     /// `rng`: the caller must own the slot (no I/O in flight on it), and
