@@ -158,11 +158,15 @@ pub fn describe(t: &FigureTrend) -> String {
     let runs = fill(&runs, &[("n", &t.earlier_runs)]);
     let percent = crate::i18n::number((t.change_ratio * 100.0).abs(), 0);
     let template = match t.change {
-        // Translators: "Sequential write 6.3 MB/s — down 50 % from 12.6 MB/s on 2026-06-01 (3 earlier runs)".
         Change::Down => {
+            // Translators: "Sequential write 6.3 MB/s — down 50 % from 12.6 MB/s on 2026-06-01 (3 earlier runs)".
+            // xgettext:no-c-format
             gettext("{figure} {now} — down {percent} % from {before} on {date} ({runs})")
         }
-        Change::Up => gettext("{figure} {now} — up {percent} % from {before} on {date} ({runs})"),
+        Change::Up => {
+            // xgettext:no-c-format
+            gettext("{figure} {now} — up {percent} % from {before} on {date} ({runs})")
+        }
         Change::Same => gettext(
             "{figure} {now} — about the same as {before} on {date} (within the spread of {runs})",
         ),
