@@ -160,8 +160,10 @@ pub fn describe(t: &FigureTrend) -> String {
     let template = match t.change {
         // Translators: "Sequential write 6.3 MB/s — down 50 % from 12.6 MB/s on 2026-06-01 (3 earlier runs)".
         Change::Down => {
+            // xgettext:no-c-format
             gettext("{figure} {now} — down {percent} % from {before} on {date} ({runs})")
         }
+        // xgettext:no-c-format
         Change::Up => gettext("{figure} {now} — up {percent} % from {before} on {date} ({runs})"),
         Change::Same => gettext(
             "{figure} {now} — about the same as {before} on {date} (within the spread of {runs})",
