@@ -196,13 +196,18 @@ fn link(s: &Side) -> String {
     text
 }
 
+/// `label · 2026-12-01 21:14 · profile · run 14aaf19e`: the minute and the run's short id
+/// tell two runs of one drive on one day apart.
 fn heading(s: &Side) -> String {
-    format!(
-        "{} · {} · {}",
-        s.label,
-        s.started.get(..10).unwrap_or(&s.started),
-        s.profile
-    )
+    let when = match (s.started.get(..10), s.started.get(11..16)) {
+        (Some(day), Some(time)) => format!("{day} {time}"),
+        _ => s.started.clone(),
+    };
+    let run = fill(
+        &gettext("run {id}"),
+        &[("id", &s.run.0.get(..8).unwrap_or(&s.run.0))],
+    );
+    format!("{} · {when} · {} · {run}", s.label, s.profile)
 }
 
 fn md_cell(s: &str) -> String {
