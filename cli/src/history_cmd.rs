@@ -47,7 +47,12 @@ pub(crate) fn open_for_reading(path: &Path) -> Result<Option<History>, HistoryEr
     if !path.exists() {
         return Ok(None);
     }
-    History::open_read_only(path).map(Some)
+    match History::open_read_only(path) {
+        Ok(h) => Ok(Some(h)),
+        // An empty file: nothing recorded yet.
+        Err(HistoryError::NoHistory { .. }) => Ok(None),
+        Err(e) => Err(e),
+    }
 }
 
 /// Says `e` on stderr (the store's message says what to do) and returns 2.
@@ -437,6 +442,7 @@ fn import(args: &HistoryImportArgs) -> i32 {
                 // The store's messages for a bad file name it; others (a locked store) do not.
                 let message = match &e {
                     HistoryError::Malformed { .. } | HistoryError::Foreign { .. } => e.to_string(),
+                    HistoryError::Io { path, .. } if path == file => e.to_string(),
                     _ => format!("{}: {e}", file.display()),
                 };
                 emit(To::Stderr, format!("agnostics-cli: {message}\n"));
