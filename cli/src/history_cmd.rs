@@ -437,6 +437,17 @@ fn import(args: &HistoryImportArgs) -> i32 {
                 if emit(To::Stdout, line) != 0 {
                     code = 2;
                 }
+                for run in &outcome.conflicting {
+                    let warning = fill(
+                        &gettext(
+                            "{file}: run {run} is already in the history with other contents; \
+                             the stored run is kept and this one was not imported \
+                             (`agnostics-cli history show {run}` shows it)",
+                        ),
+                        &[("file", &file.display()), ("run", &short_id(&run.0))],
+                    );
+                    emit(To::Stderr, format!("agnostics-cli: warning: {warning}\n"));
+                }
             }
             Err(e) => {
                 // The store's messages for a bad file name it; others (a locked store) do not.

@@ -188,6 +188,37 @@ fn an_empty_export_imports_and_an_empty_file_is_refused() {
     assert_eq!(h.runs(&Default::default()).unwrap().len(), 2);
 }
 
+/// A document with a run id the history has, but other contents (edited, or forged to
+/// replace a run), is `conflicting`: the stored run is kept as it was; the same document
+/// again is `already_there`.
+fn a_forged_run_id_keeps_the_stored_run() {
+    let dir = scratch_dir();
+    let mut h = two_drives(&db(dir.path()));
+    let id = "1".repeat(32);
+    let before = serde_json::to_value(h.report(&id).unwrap()).unwrap();
+    let same = dir.path().join("same.json");
+    std::fs::write(
+        &same,
+        serde_json::to_string(&h.report(&id).unwrap()).unwrap(),
+    )
+    .unwrap();
+    let outcome = h.import(&same).unwrap();
+    assert_eq!(outcome.already_there.len(), 1, "{outcome:?}");
+    assert!(outcome.conflicting.is_empty(), "{outcome:?}");
+    let mut forged = h.report(&id).unwrap();
+    forged.runs[0].phases[0].bw_bytes = 1.0;
+    let file = dir.path().join("forged.json");
+    std::fs::write(&file, serde_json::to_string(&forged).unwrap()).unwrap();
+    let outcome = h.import(&file).unwrap();
+    assert!(outcome.added.is_empty() && outcome.already_there.is_empty());
+    assert_eq!(outcome.conflicting.len(), 1, "{outcome:?}");
+    assert_eq!(outcome.conflicting[0].0, id);
+    assert_eq!(
+        serde_json::to_value(h.report(&id).unwrap()).unwrap(),
+        before
+    );
+}
+
 agnostics_testkit::main!(
     a_name_that_reads_as_an_id_is_refused,
     an_id_prefix_wins_over_a_stored_name,
@@ -195,4 +226,5 @@ agnostics_testkit::main!(
     a_folder_or_a_device_is_not_a_history,
     an_empty_file_is_a_history_not_started,
     an_empty_export_imports_and_an_empty_file_is_refused,
+    a_forged_run_id_keeps_the_stored_run,
 );

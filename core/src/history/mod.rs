@@ -224,8 +224,12 @@ pub enum FigureUnit {
 pub struct ImportOutcome {
     /// Runs new to the history.
     pub added: Vec<RunId>,
-    /// Runs it already had (the same run id); nothing of them changed.
+    /// Runs it already had (the same run id and contents); nothing of them changed.
     pub already_there: Vec<RunId>,
+    /// Runs whose id the history already has with other contents (an edited or forged
+    /// document): the stored run is kept unchanged and the file's is not imported.
+    #[serde(default)]
+    pub conflicting: Vec<RunId>,
 }
 
 /// One figure of a run: the fio job name, the unit, the value in that unit.

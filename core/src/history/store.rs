@@ -418,7 +418,8 @@ impl History {
             .conn
             .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
             .map_err(|e| from_sqlite(&self.path, e))?;
-        let added = insert(&tx, &doc, outcome).map_err(|e| from_sqlite(&self.path, e))?;
+        let added =
+            insert(&tx, &doc, outcome).map_err(|e| from_sqlite(&self.path, e))? == Inserted::Added;
         tx.commit().map_err(|e| from_sqlite(&self.path, e))?;
         Ok(Recorded {
             run: RunId(doc.run_id),
@@ -673,7 +674,8 @@ impl History {
     /// Imports `file`: one report (JSON object) or an array of them (the form
     /// [`History::export`] gives; an empty array adds nothing). Every document is checked first (an Agnostics report, a
     /// known schema version, a valid run id, a test that ran); then all are stored in one
-    /// transaction. A run already there is left as it is (`already_there`).
+    /// transaction. A run already there is left as it is (`already_there`; `conflicting` when
+    /// the file's document of that run id differs from the stored one).
     ///
     /// Errors: [`HistoryError::Io`] when the file cannot be read, [`HistoryError::Foreign`]
     /// for JSON that is not an Agnostics report, [`HistoryError::Malformed`] for anything else
@@ -686,12 +688,12 @@ impl History {
             .map_err(|e| from_sqlite(&self.path, e))?;
         let mut outcome = ImportOutcome::default();
         for (doc, kind) in &docs {
-            let added = insert(&tx, doc, *kind).map_err(|e| from_sqlite(&self.path, e))?;
+            let inserted = insert(&tx, doc, *kind).map_err(|e| from_sqlite(&self.path, e))?;
             let id = RunId(doc.run_id.clone());
-            if added {
-                outcome.added.push(id);
-            } else {
-                outcome.already_there.push(id);
+            match inserted {
+                Inserted::Added => outcome.added.push(id),
+                Inserted::Same => outcome.already_there.push(id),
+                Inserted::Different => outcome.conflicting.push(id),
             }
         }
         tx.commit().map_err(|e| from_sqlite(&self.path, e))?;
@@ -837,21 +839,44 @@ fn normalised(report: &Report, file: &Path) -> Result<Report, HistoryError> {
     Ok(doc)
 }
 
-/// Inserts `doc` (normalised) unless its run id is there; true when it was added.
+/// What [`insert`] did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Inserted {
+    /// The run was new: stored.
+    Added,
+    /// The history had this run, with the same contents.
+    Same,
+    /// The history had this run id with other contents: the stored run is kept.
+    Different,
+}
+
+/// Inserts `doc` (normalised) unless its run id is there (the stored run is never replaced).
 fn insert(
     tx: &rusqlite::Transaction<'_>,
     doc: &Report,
     outcome: Outcome,
-) -> rusqlite::Result<bool> {
+) -> rusqlite::Result<Inserted> {
     let json = serde_json::to_string(doc)
         .map_err(|e| rusqlite::Error::ToSqlConversionFailure(Box::new(e)))?;
-    let exists: Option<i64> = tx
-        .query_row("SELECT 1 FROM runs WHERE run_id = ?1", [&doc.run_id], |r| {
-            r.get(0)
-        })
+    let stored: Option<String> = tx
+        .query_row(
+            "SELECT document FROM runs WHERE run_id = ?1",
+            [&doc.run_id],
+            |r| r.get(0),
+        )
         .optional()?;
-    if exists.is_some() {
-        return Ok(false);
+    if let Some(stored) = stored {
+        // Compared as reports, so that key order or a field an older program left out
+        // does not count as a difference.
+        let same = serde_json::from_str::<Report>(&stored)
+            .ok()
+            .and_then(|r| serde_json::to_value(r).ok())
+            == serde_json::to_value(doc).ok();
+        return Ok(if same {
+            Inserted::Same
+        } else {
+            Inserted::Different
+        });
     }
     if let Some(d) = &doc.drive {
         tx.execute(
@@ -878,7 +903,7 @@ fn insert(
             doc.target.as_ref().map(|t| t.transport.as_str()),
         ],
     )?;
-    Ok(true)
+    Ok(Inserted::Added)
 }
 
 /// A value's JSON string form (`"native"` → `native`).
