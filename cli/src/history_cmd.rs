@@ -152,11 +152,14 @@ fn list(args: &HistoryListArgs) -> i32 {
     code
 }
 
-/// A figure for the table: MB/s with one decimal, or whole IOPS; `—` when not measured.
+/// A figure for the table: MB/s with one decimal, or whole IOPS, rounded down as the run's
+/// own table (so 499.7 IOPS is 499, not the 500 it missed); `—` when not measured.
 fn figure(value: Option<f64>, iops: bool) -> String {
+    use agnostics_core::report::whole;
     match value {
-        Some(v) if iops => number(v, 0),
-        Some(v) => number(mb_per_s(v), 1),
+        Some(v) if iops => number(whole(v), 0),
+        // The allowance keeps 2.3 (22.999… tenths in binary) from showing as 2.2.
+        Some(v) => number(whole(mb_per_s(v) * 10.0 + 1e-7) / 10.0, 1),
         None => "—".to_owned(),
     }
 }

@@ -219,6 +219,22 @@ fn a_forged_run_id_keeps_the_stored_run() {
     );
 }
 
+/// The history's figures are rounded down as the run's own table is, so a run that missed a
+/// target never shows the target: 499.7 IOPS is 499, 9.99 MB/s is 9.9.
+fn figures_are_rounded_down_like_the_report() {
+    use agnostics_core::history::{format_figure, FigureUnit};
+    assert_eq!(format_figure(499.7, FigureUnit::Iops), "499 IOPS");
+    assert_eq!(
+        format_figure(9.99e6, FigureUnit::BytesPerSecond),
+        "9.9 MB/s"
+    );
+    assert_eq!(format_figure(2.3e6, FigureUnit::BytesPerSecond), "2.3 MB/s");
+    assert_eq!(
+        format_figure(12.0 * MIB, FigureUnit::BytesPerSecond),
+        "12.5 MB/s"
+    );
+}
+
 agnostics_testkit::main!(
     a_name_that_reads_as_an_id_is_refused,
     an_id_prefix_wins_over_a_stored_name,
@@ -227,4 +243,5 @@ agnostics_testkit::main!(
     an_empty_file_is_a_history_not_started,
     an_empty_export_imports_and_an_empty_file_is_refused,
     a_forged_run_id_keeps_the_stored_run,
+    figures_are_rounded_down_like_the_report,
 );

@@ -272,14 +272,18 @@ pub fn phase_label(phase: &str) -> String {
     }
 }
 
-/// For people: `6.3 MB/s` (MB = 10^6 bytes) or `1,234 IOPS`, with the locale's separators.
+/// For people: `6.3 MB/s` (MB = 10^6 bytes) or `1,234 IOPS`, with the locale's separators;
+/// rounded down like the report's tables (499.7 IOPS is `499 IOPS`), so a figure never shows
+/// a target it missed.
 pub fn format_figure(value: f64, unit: FigureUnit) -> String {
+    use crate::report::whole;
     match unit {
+        // The allowance keeps 2.3 (22.999… tenths in binary) from showing as 2.2.
         FigureUnit::BytesPerSecond => format!(
             "{} MB/s",
-            crate::i18n::number(crate::units::mb_per_s(value), 1)
+            crate::i18n::number(whole(crate::units::mb_per_s(value) * 10.0 + 1e-7) / 10.0, 1)
         ),
-        FigureUnit::Iops => format!("{} IOPS", crate::i18n::number(value, 0)),
+        FigureUnit::Iops => format!("{} IOPS", crate::i18n::number(whole(value), 0)),
     }
 }
 
