@@ -50,7 +50,7 @@ pub enum HistoryError {
     #[error("{}", fill(&gettext("no run or drive {what} in the history; list them with `agnostics-cli history`"), &[("what", .0)]))]
     NotFound(String),
     /// More than one run or drive starts with this prefix (or it is shorter than 6 digits).
-    #[error("{}", fill(&gettext("{what} names more than one run or drive (or is shorter than 6 characters); give more of the id"), &[("what", .0)]))]
+    #[error("{}", ambiguous_message(.0))]
     Ambiguous(String),
     /// There is no history file yet (reading only).
     #[error("{}", fill(&gettext("there is no history at {path} yet: it is made when the first test is stored"), &[("path", &path.display())]))]
@@ -101,6 +101,20 @@ pub enum HistoryError {
         /// The newest version this program knows.
         known: u32,
     },
+}
+
+fn ambiguous_message(what: &str) -> String {
+    if what.chars().count() < 6 {
+        fill(
+            &gettext("{what} is too short to name a run or drive: give 6 or more characters of its id (`agnostics-cli history` lists them)"),
+            &[("what", &what)],
+        )
+    } else {
+        fill(
+            &gettext("{what} names more than one run or drive; give more of the id"),
+            &[("what", &what)],
+        )
+    }
 }
 
 fn corrupt_message(path: &std::path::Path, moved_to: Option<&PathBuf>) -> String {
