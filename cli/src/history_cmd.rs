@@ -331,17 +331,26 @@ fn show(args: &HistoryShowArgs) -> i32 {
 /// `history drives`: each drive with recorded runs, the most recently tested first.
 fn drives(args: &HistoryDrivesArgs) -> i32 {
     let path = path();
-    let drives = match open_for_reading(&path) {
+    let (history, drives) = match open_for_reading(&path) {
         Ok(Some(h)) => match h.drives() {
-            Ok(d) => d,
+            Ok(d) => (Some(h), d),
             Err(e) => return fail(&e),
         },
-        Ok(None) => Vec::new(),
+        Ok(None) => (None, Vec::new()),
         Err(e) => return fail(&e),
     };
     if args.json {
         return print_json(&drives);
     }
+    // The Label column: what the drive is (model and kind, from its latest run), beside the
+    // Name column; the summary's own label is the name when it has one.
+    let model = |d: &agnostics_core::history::DriveSummary| {
+        history
+            .as_ref()
+            .and_then(|h| h.report(&d.last.run.0).ok())
+            .map(|r| agnostics_core::history::compare::drive_label(&r))
+            .unwrap_or_else(|| d.label.clone())
+    };
     if drives.is_empty() {
         let none =
             gettext("No drives recorded yet: each `agnostics-cli run` adds its result here.");
@@ -362,7 +371,7 @@ fn drives(args: &HistoryDrivesArgs) -> i32 {
             vec![
                 short_id(&d.id.to_string()),
                 report::visible(d.name.as_deref().unwrap_or("—")),
-                report::visible(&d.label),
+                report::visible(&model(d)),
                 d.kind.as_str().to_owned(),
                 short_time(&d.last.started),
                 verdict_cell(&d.last),

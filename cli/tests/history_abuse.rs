@@ -145,7 +145,8 @@ fn nix_kill(pid: u32, signal: i32) {
 }
 
 /// `compare` of a run with itself says so; each side's heading has the drive's name (when it
-/// has one), the time to the minute and the run's short id.
+/// has one), the time to the minute and the run's short id. `history drives` shows the name
+/// once, with the drive's model or kind as its label.
 fn compare_names_the_runs_and_a_run_with_itself() -> Ran {
     let env = Env::new()?;
     let out = env.run(&["--json"]);
@@ -160,6 +161,11 @@ fn compare_names_the_runs_and_a_run_with_itself() -> Ran {
     assert_eq!(import.status.code(), Some(0), "{}", text(&import.stderr));
     let name = env.history(&["name", "3f9a2c1d", "Lab 01 card"]);
     assert_eq!(name.status.code(), Some(0), "{}", text(&name.stderr));
+
+    // `history drives`: the name in its column, what the drive is in the Label column.
+    let drives = text(&env.history(&["drives"]).stdout);
+    let row = drives.lines().find(|l| l.starts_with("3f9a2c1d")).unwrap();
+    assert_eq!(row.matches("Lab 01 card").count(), 1, "{drives}");
 
     let same = env.compare(&run[..8], &run);
     assert_eq!(same.status.code(), Some(0), "{}", text(&same.stderr));
