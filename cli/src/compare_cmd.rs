@@ -25,7 +25,22 @@ pub fn main(args: &CompareArgs) -> i32 {
         Ok(r) => r,
         Err(e) => return fail(&e),
     };
-    let comparison = compare::compare(&left, &right);
+    let mut comparison = compare::compare(&left, &right);
+    // The names people gave their drives are the history's, not the reports'.
+    let drives = match history.drives() {
+        Ok(d) => d,
+        Err(e) => return fail(&e),
+    };
+    let name_of = |r: &agnostics_core::report::Report| {
+        let id = r.drive.as_ref()?.id.clone();
+        drives.iter().find(|d| d.id == id)?.name.clone()
+    };
+    if let Some(name) = name_of(&left) {
+        comparison.left.label = name;
+    }
+    if let Some(name) = name_of(&right) {
+        comparison.right.label = name;
+    }
     if args.json {
         print_json(&comparison)
     } else if args.markdown {

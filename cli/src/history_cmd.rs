@@ -47,7 +47,12 @@ pub(crate) fn open_for_reading(path: &Path) -> Result<Option<History>, HistoryEr
     if !path.exists() {
         return Ok(None);
     }
-    History::open_read_only(path).map(Some)
+    match History::open_read_only(path) {
+        Ok(h) => Ok(Some(h)),
+        // An empty file: nothing recorded yet.
+        Err(HistoryError::NoHistory { .. }) => Ok(None),
+        Err(e) => Err(e),
+    }
 }
 
 /// Says `e` on stderr (the store's message says what to do) and returns 2.
@@ -147,11 +152,14 @@ fn list(args: &HistoryListArgs) -> i32 {
     code
 }
 
-/// A figure for the table: MB/s with one decimal, or whole IOPS; `—` when not measured.
+/// A figure for the table: MB/s with one decimal, or whole IOPS, rounded down as the run's
+/// own table (so 499.7 IOPS is 499, not the 500 it missed); `—` when not measured.
 fn figure(value: Option<f64>, iops: bool) -> String {
+    use agnostics_core::report::whole;
     match value {
-        Some(v) if iops => number(v, 0),
-        Some(v) => number(mb_per_s(v), 1),
+        Some(v) if iops => number(whole(v), 0),
+        // The allowance keeps 2.3 (22.999… tenths in binary) from showing as 2.2.
+        Some(v) => number(whole(mb_per_s(v) * 10.0 + 1e-7) / 10.0, 1),
         None => "—".to_owned(),
     }
 }
@@ -323,17 +331,26 @@ fn show(args: &HistoryShowArgs) -> i32 {
 /// `history drives`: each drive with recorded runs, the most recently tested first.
 fn drives(args: &HistoryDrivesArgs) -> i32 {
     let path = path();
-    let drives = match open_for_reading(&path) {
+    let (history, drives) = match open_for_reading(&path) {
         Ok(Some(h)) => match h.drives() {
-            Ok(d) => d,
+            Ok(d) => (Some(h), d),
             Err(e) => return fail(&e),
         },
-        Ok(None) => Vec::new(),
+        Ok(None) => (None, Vec::new()),
         Err(e) => return fail(&e),
     };
     if args.json {
         return print_json(&drives);
     }
+    // The Label column: what the drive is (model and kind, from its latest run), beside the
+    // Name column; the summary's own label is the name when it has one.
+    let model = |d: &agnostics_core::history::DriveSummary| {
+        history
+            .as_ref()
+            .and_then(|h| h.report(&d.last.run.0).ok())
+            .map(|r| agnostics_core::history::compare::drive_label(&r))
+            .unwrap_or_else(|| d.label.clone())
+    };
     if drives.is_empty() {
         let none =
             gettext("No drives recorded yet: each `agnostics-cli run` adds its result here.");
@@ -354,7 +371,7 @@ fn drives(args: &HistoryDrivesArgs) -> i32 {
             vec![
                 short_id(&d.id.to_string()),
                 report::visible(d.name.as_deref().unwrap_or("—")),
-                report::visible(&d.label),
+                report::visible(&model(d)),
                 d.kind.as_str().to_owned(),
                 short_time(&d.last.started),
                 verdict_cell(&d.last),
@@ -432,11 +449,23 @@ fn import(args: &HistoryImportArgs) -> i32 {
                 if emit(To::Stdout, line) != 0 {
                     code = 2;
                 }
+                for run in &outcome.conflicting {
+                    let warning = fill(
+                        &gettext(
+                            "{file}: run {run} is already in the history with other contents; \
+                             the stored run is kept and this one was not imported \
+                             (`agnostics-cli history show {run}` shows it)",
+                        ),
+                        &[("file", &file.display()), ("run", &short_id(&run.0))],
+                    );
+                    emit(To::Stderr, format!("agnostics-cli: warning: {warning}\n"));
+                }
             }
             Err(e) => {
                 // The store's messages for a bad file name it; others (a locked store) do not.
                 let message = match &e {
                     HistoryError::Malformed { .. } | HistoryError::Foreign { .. } => e.to_string(),
+                    HistoryError::Io { path, .. } if path == file => e.to_string(),
                     _ => format!("{}: {e}", file.display()),
                 };
                 emit(To::Stderr, format!("agnostics-cli: {message}\n"));

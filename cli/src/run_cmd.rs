@@ -62,6 +62,7 @@ pub fn main(args: &RunArgs) -> i32 {
     let bar = Progress::new(std::io::stderr().is_terminal() && !args.json && !args.markdown);
     let on_event = |event: Event| bar.event(event);
     let report = sdtest::run(&opts, &cancel, &on_event);
+    signals.test_over();
     bar.finish();
 
     let recorded = if args.no_history {
@@ -251,25 +252,38 @@ fn refuse_profile(
 /// drive, removes its file and exits 128 + the signal (130 for SIGINT, 129 for SIGHUP). Each
 /// signal says on stderr why the program is still waiting: on a slow card the requests in
 /// flight (up to iodepth × bs, 128 MiB for the standard test) can take a minute, and neither
-/// the program nor the kernel can abandon an O_DIRECT write already sent.
+/// the program nor the kernel can abandon an O_DIRECT write already sent. A signal after the
+/// test has ended ([`Stopper::test_over`]) only says that the result is being saved and shown.
 struct Stopper {
     first: Arc<AtomicI32>,
+    over: Arc<AtomicBool>,
 }
 
 impl Stopper {
     fn start(cancel: Arc<AtomicBool>) -> Stopper {
         let first = Arc::new(AtomicI32::new(0));
+        let over = Arc::new(AtomicBool::new(false));
         let mut signals = match Signals::new([SIGINT, SIGTERM, SIGHUP]) {
             Ok(s) => s,
             Err(e) => {
                 let warning = fill(&gettext("warning: {error}"), &[("error", &e)]);
                 emit(To::Stderr, format!("agnostics-cli: {warning}\n"));
-                return Stopper { first };
+                return Stopper { first, over };
             }
         };
         let seen = Arc::clone(&first);
+        let test_over = Arc::clone(&over);
         std::thread::spawn(move || {
             for signal in signals.forever() {
+                if test_over.load(Ordering::SeqCst) {
+                    // Nothing is left to stop: the test file is gone and the result complete.
+                    let finished = gettext(
+                        "The test had already finished and its test file is removed: \
+                         its result is being saved and shown.",
+                    );
+                    emit(To::Stderr, format!("{finished}\n"));
+                    continue;
+                }
                 let _ = seen.compare_exchange(0, signal, Ordering::SeqCst, Ordering::SeqCst);
                 cancel.store(true, Ordering::SeqCst);
                 let stopping = gettext(
@@ -279,7 +293,13 @@ impl Stopper {
                 emit(To::Stderr, format!("{stopping}\n"));
             }
         });
-        Stopper { first }
+        Stopper { first, over }
+    }
+
+    /// The test has ended (its file removed): a signal from now on changes nothing, and says
+    /// so, while the result is stored and printed.
+    fn test_over(&self) {
+        self.over.store(true, Ordering::SeqCst);
     }
 
     /// The first signal received, if any.

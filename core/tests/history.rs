@@ -971,7 +971,7 @@ fn trend_rule() {
     assert_eq!(up.figures[0].change, Change::Up);
     assert!(!up.decline);
     assert!(
-        describe(&up.figures[0]).contains("up 18 % from 14.7 MB/s on 2026-06-03 (2 earlier runs)"),
+        describe(&up.figures[0]).contains("up 18 % from 14.6 MB/s on 2026-06-03 (2 earlier runs)"),
         "{}",
         describe(&up.figures[0])
     );
@@ -1023,7 +1023,7 @@ fn compare_side_by_side() {
     assert!(!c.different_measurement);
     let md = comparison_markdown(&c);
     assert!(
-        md.contains("| Sequential write | 12.6 MB/s | 37.7 MB/s | ×3.00 |"),
+        md.contains("| Sequential write | 12.5 MB/s | 37.7 MB/s | ×3.00 |"),
         "{md}"
     );
     assert!(md.contains("at most 25.0 MB/s"), "{md}");

@@ -210,6 +210,23 @@ fn heading(s: &Side) -> String {
     format!("{} · {when} · {} · {run}", s.label, s.profile)
 }
 
+/// The text form's heading of a side: its label, start time to the minute, profile and
+/// short run id (`SD64G (SD) · 2026-06-01 14:03 · sd_bench · run 1b2c3d4e`), so that two runs
+/// of one day can be told apart and found again with `history show`.
+fn text_heading(s: &Side) -> String {
+    let when: String = s.started.chars().take(16).collect();
+    let run: String = s.run.0.chars().take(8).collect();
+    fill(
+        &gettext("{drive} · {when} · {profile} · run {run}"),
+        &[
+            ("drive", &s.label),
+            ("when", &when.replacen('T', " ", 1)),
+            ("profile", &s.profile),
+            ("run", &run),
+        ],
+    )
+}
+
 fn md_cell(s: &str) -> String {
     s.replace('|', "\\|").replace('\n', " ")
 }
@@ -275,12 +292,12 @@ pub fn comparison_text(c: &Comparison) -> String {
     let mut s = String::new();
     s.push_str(&fill(
         &gettext("Left:  {side}"),
-        &[("side", &heading(&c.left))],
+        &[("side", &text_heading(&c.left))],
     ));
     s.push('\n');
     s.push_str(&fill(
         &gettext("Right: {side}"),
-        &[("side", &heading(&c.right))],
+        &[("side", &text_heading(&c.right))],
     ));
     s.push_str("\n\n");
     for r in &rows {
@@ -312,6 +329,12 @@ pub fn comparison_text(c: &Comparison) -> String {
     s.push('\n');
     if c.different_measurement {
         s.push_str(&note());
+        s.push('\n');
+    }
+    if c.left.run == c.right.run {
+        s.push_str(&gettext(
+            "Note: both sides are the same run; give two different runs to compare them.",
+        ));
         s.push('\n');
     }
     without_home(&s)

@@ -21,6 +21,12 @@ pub enum HistoryError {
         /// The database file.
         path: PathBuf,
     },
+    /// The path names a folder, a device or anything else but a regular file.
+    #[error("{}", fill(&gettext("the history {path} is not a file (a folder or a device); name a file with AGNOSTICS_HISTORY"), &[("path", &path.display())]))]
+    NotAFile {
+        /// The path.
+        path: PathBuf,
+    },
     /// The filesystem holding the database is full.
     #[error("{}", fill(&gettext("the disk holding the history {path} is full; free some space and run again"), &[("path", &path.display())]))]
     Full {
@@ -34,7 +40,7 @@ pub enum HistoryError {
         /// The database file.
         path: PathBuf,
         /// Where the damaged file now is (`history.sqlite3.corrupt-<timestamp>`), or `None`
-        /// when it could not be moved.
+        /// when it was not moved (opened for reading only).
         moved_to: Option<PathBuf>,
     },
     /// The report is not a test that ran (refused before it started): not stored.
@@ -44,7 +50,7 @@ pub enum HistoryError {
     #[error("{}", fill(&gettext("no run or drive {what} in the history; list them with `agnostics-cli history`"), &[("what", .0)]))]
     NotFound(String),
     /// More than one run or drive starts with this prefix (or it is shorter than 6 digits).
-    #[error("{}", fill(&gettext("{what} names more than one run or drive (or is shorter than 6 characters); give more of the id"), &[("what", .0)]))]
+    #[error("{}", ambiguous_message(.0))]
     Ambiguous(String),
     /// There is no history file yet (reading only).
     #[error("{}", fill(&gettext("there is no history at {path} yet: it is made when the first test is stored"), &[("path", &path.display())]))]
@@ -52,9 +58,14 @@ pub enum HistoryError {
         /// The database file.
         path: PathBuf,
     },
-    /// A name for a drive that is too long (over 100 characters) or has control characters.
+    /// A name for a drive that is too long (over 100 characters) or has control characters
+    /// (the name as shown: escaped and cut to 40 characters).
     #[error("{}", fill(&gettext("“{name}” cannot be a drive's name: at most 100 characters, no control characters"), &[("name", .0)]))]
     BadName(String),
+    /// A name for a drive that is 6 or more hex digits and nothing else: it would read as a
+    /// run or drive id.
+    #[error("{}", fill(&gettext("“{name}” cannot be a drive's name: 6 or more hex digits read as a drive or run id; add a word, such as “Card {name}”"), &[("name", .0)]))]
+    NameLikeId(String),
     /// An imported file is not a valid Agnostics report (or array of them).
     #[error("{}", fill(&gettext("{file}: not a valid Agnostics report: {reason}; nothing was imported from it"), &[("file", &file.display()), ("reason", reason)]))]
     Malformed {
@@ -92,6 +103,20 @@ pub enum HistoryError {
     },
 }
 
+fn ambiguous_message(what: &str) -> String {
+    if what.chars().count() < 6 {
+        fill(
+            &gettext("{what} is too short to name a run or drive: give 6 or more characters of its id (`agnostics-cli history` lists them)"),
+            &[("what", &what)],
+        )
+    } else {
+        fill(
+            &gettext("{what} names more than one run or drive; give more of the id"),
+            &[("what", &what)],
+        )
+    }
+}
+
 fn corrupt_message(path: &std::path::Path, moved_to: Option<&PathBuf>) -> String {
     match moved_to {
         Some(to) => fill(
@@ -99,7 +124,7 @@ fn corrupt_message(path: &std::path::Path, moved_to: Option<&PathBuf>) -> String
             &[("path", &path.display()), ("moved", &to.display())],
         ),
         None => fill(
-            &gettext("the history {path} is damaged (not a readable database) and could not be moved aside; move or delete it by hand"),
+            &gettext("the history {path} is damaged (not a readable database); the next test moves it aside and starts a new history, or move it aside yourself"),
             &[("path", &path.display())],
         ),
     }

@@ -224,8 +224,12 @@ pub enum FigureUnit {
 pub struct ImportOutcome {
     /// Runs new to the history.
     pub added: Vec<RunId>,
-    /// Runs it already had (the same run id); nothing of them changed.
+    /// Runs it already had (the same run id and contents); nothing of them changed.
     pub already_there: Vec<RunId>,
+    /// Runs whose id the history already has with other contents (an edited or forged
+    /// document): the stored run is kept unchanged and the file's is not imported.
+    #[serde(default)]
+    pub conflicting: Vec<RunId>,
 }
 
 /// One figure of a run: the fio job name, the unit, the value in that unit.
@@ -268,14 +272,18 @@ pub fn phase_label(phase: &str) -> String {
     }
 }
 
-/// For people: `6.3 MB/s` (MB = 10^6 bytes) or `1,234 IOPS`, with the locale's separators.
+/// For people: `6.3 MB/s` (MB = 10^6 bytes) or `1,234 IOPS`, with the locale's separators;
+/// rounded down like the report's tables (499.7 IOPS is `499 IOPS`), so a figure never shows
+/// a target it missed.
 pub fn format_figure(value: f64, unit: FigureUnit) -> String {
+    use crate::report::whole;
     match unit {
+        // The allowance keeps 2.3 (22.999… tenths in binary) from showing as 2.2.
         FigureUnit::BytesPerSecond => format!(
             "{} MB/s",
-            crate::i18n::number(crate::units::mb_per_s(value), 1)
+            crate::i18n::number(whole(crate::units::mb_per_s(value) * 10.0 + 1e-7) / 10.0, 1)
         ),
-        FigureUnit::Iops => format!("{} IOPS", crate::i18n::number(value, 0)),
+        FigureUnit::Iops => format!("{} IOPS", crate::i18n::number(whole(value), 0)),
     }
 }
 

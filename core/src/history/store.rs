@@ -48,6 +48,16 @@ pub(crate) fn started_key(started: &str) -> i64 {
     chrono::DateTime::parse_from_rfc3339(started).map_or(0, |t| t.timestamp())
 }
 
+/// A refused name as it can be shown in a message: control characters escaped (`\u{1b}`),
+/// cut to its first 40 characters (with `…`).
+fn shown_name(name: &str) -> String {
+    let mut out: String = name.chars().take(40).flat_map(char::escape_debug).collect();
+    if name.chars().count() > 40 {
+        out.push('…');
+    }
+    out
+}
+
 /// True for 32 lowercase hex digits.
 fn is_run_id(s: &str) -> bool {
     s.len() == 32
@@ -130,6 +140,17 @@ fn move_companions(path: &Path, to: &Path) {
     }
 }
 
+/// `NotAFile` when `path` (its symlinks followed) exists and is not a regular file: SQLite
+/// would answer a folder or `/dev/null` with a bare "disk I/O error".
+fn regular_or_missing(path: &Path) -> Result<(), HistoryError> {
+    match std::fs::metadata(path) {
+        Ok(m) if !m.is_file() => Err(HistoryError::NotAFile {
+            path: path.to_path_buf(),
+        }),
+        _ => Ok(()),
+    }
+}
+
 /// True when the file at `path` exists, is not empty and does not start with SQLite's header.
 fn foreign_bytes(path: &Path) -> bool {
     use std::io::Read;
@@ -188,7 +209,8 @@ impl History {
     /// A file that is not a readable SQLite database is moved aside (see
     /// [`History::moved_aside`]) and a new history started in its place.
     ///
-    /// Errors: [`HistoryError::ReadOnly`], [`HistoryError::Full`], [`HistoryError::Locked`],
+    /// Errors: [`HistoryError::NotAFile`] (a folder or a device), [`HistoryError::ReadOnly`],
+    /// [`HistoryError::Full`], [`HistoryError::Locked`],
     /// [`HistoryError::NewerSchema`], [`HistoryError::Corrupt`] (when the damaged file cannot
     /// be moved), [`HistoryError::Io`], [`HistoryError::Sqlite`].
     pub fn open(path: &Path) -> Result<History, HistoryError> {
@@ -202,6 +224,7 @@ impl History {
                     .map_err(|e| io_error(dir, e))?;
             }
         }
+        regular_or_missing(path)?;
         let mut moved = None;
         if foreign_bytes(path) {
             moved = Some(move_aside(path)?);
@@ -289,11 +312,15 @@ impl History {
     }
 
     /// Opens the history at `path` for reading only: nothing is created, migrated or moved.
-    /// Errors: [`HistoryError::NoHistory`] when there is no file, [`HistoryError::Corrupt`]
+    /// Errors: [`HistoryError::NoHistory`] when there is no file or it is empty,
+    /// [`HistoryError::NotAFile`] for a folder or a device, [`HistoryError::Corrupt`]
     /// (not moved) for a damaged one, [`HistoryError::NewerSchema`], or one older than this
     /// program's schema that was never opened for writing ([`HistoryError::Sqlite`]).
     pub fn open_read_only(path: &Path) -> Result<History, HistoryError> {
-        if !path.exists() {
+        regular_or_missing(path)?;
+        // An empty file is a history not started yet (SQLite makes its header on the first
+        // write), not one of an older schema.
+        if std::fs::metadata(path).map_or(true, |m| m.len() == 0) {
             return Err(HistoryError::NoHistory {
                 path: path.to_path_buf(),
             });
@@ -391,7 +418,8 @@ impl History {
             .conn
             .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
             .map_err(|e| from_sqlite(&self.path, e))?;
-        let added = insert(&tx, &doc, outcome).map_err(|e| from_sqlite(&self.path, e))?;
+        let added =
+            insert(&tx, &doc, outcome).map_err(|e| from_sqlite(&self.path, e))? == Inserted::Added;
         tx.commit().map_err(|e| from_sqlite(&self.path, e))?;
         Ok(Recorded {
             run: RunId(doc.run_id),
@@ -441,35 +469,32 @@ impl History {
     }
 
     /// The drive `drive` names: its id, a unique prefix of at least [`MIN_PREFIX`] hex digits,
-    /// or the name given to it. Errors: `NotFound`, `Ambiguous`.
+    /// or the name given to it. An id prefix that matches a drive wins over a name (so a
+    /// drive's short id, as `history drives` prints it, always selects that drive, whatever
+    /// names an older history holds). Errors: `NotFound`, `Ambiguous`.
     pub fn resolve_drive(&self, drive: &str) -> Result<DriveId, HistoryError> {
+        let prefix = drive.to_ascii_lowercase();
+        let hex = !prefix.is_empty() && prefix.bytes().all(|b| b.is_ascii_hexdigit());
+        if hex && prefix.len() >= MIN_PREFIX {
+            let ids = self
+                .strings(
+                    "SELECT drive_id FROM drives WHERE substr(drive_id, 1, length(?1)) = ?1",
+                    &prefix,
+                )
+                .map_err(|e| self.err(e))?;
+            match ids.len() {
+                0 => {}
+                1 => return Ok(DriveId::from_str_unchecked(&ids[0])),
+                _ => return Err(HistoryError::Ambiguous(drive.to_owned())),
+            }
+        }
         let named: Vec<String> = self
             .strings("SELECT drive_id FROM drives WHERE name = ?1", drive)
             .map_err(|e| self.err(e))?;
         match named.len() {
-            1 => return Ok(DriveId::from_str_unchecked(&named[0])),
-            0 => {}
-            _ => return Err(HistoryError::Ambiguous(drive.to_owned())),
-        }
-        let prefix = drive.to_ascii_lowercase();
-        if prefix.len() < MIN_PREFIX || !prefix.bytes().all(|b| b.is_ascii_hexdigit()) {
-            return Err(
-                if prefix.bytes().all(|b| b.is_ascii_hexdigit()) && !prefix.is_empty() {
-                    HistoryError::Ambiguous(drive.to_owned())
-                } else {
-                    HistoryError::NotFound(drive.to_owned())
-                },
-            );
-        }
-        let ids = self
-            .strings(
-                "SELECT drive_id FROM drives WHERE substr(drive_id, 1, length(?1)) = ?1",
-                &prefix,
-            )
-            .map_err(|e| self.err(e))?;
-        match ids.len() {
+            1 => Ok(DriveId::from_str_unchecked(&named[0])),
+            0 if hex && prefix.len() < MIN_PREFIX => Err(HistoryError::Ambiguous(drive.to_owned())),
             0 => Err(HistoryError::NotFound(drive.to_owned())),
-            1 => Ok(DriveId::from_str_unchecked(&ids[0])),
             _ => Err(HistoryError::Ambiguous(drive.to_owned())),
         }
     }
@@ -625,12 +650,16 @@ impl History {
 
     /// Gives the drive `drive` (id, prefix or current name) the name `name` (trimmed; empty
     /// clears it). Errors: `NotFound`, `Ambiguous`, `BadName` (over 100 characters or control
-    /// characters).
+    /// characters), `NameLikeId` (6 or more hex digits and nothing else: it would read as an
+    /// id, and could select another drive).
     pub fn name_drive(&mut self, drive: &str, name: &str) -> Result<DriveId, HistoryError> {
         let id = self.resolve_drive(drive)?;
         let name = name.trim();
         if name.chars().count() > 100 || name.chars().any(char::is_control) {
-            return Err(HistoryError::BadName(name.to_owned()));
+            return Err(HistoryError::BadName(shown_name(name)));
+        }
+        if name.len() >= MIN_PREFIX && name.bytes().all(|b| b.is_ascii_hexdigit()) {
+            return Err(HistoryError::NameLikeId(name.to_owned()));
         }
         let name = (!name.is_empty()).then_some(name);
         self.conn
@@ -643,9 +672,10 @@ impl History {
     }
 
     /// Imports `file`: one report (JSON object) or an array of them (the form
-    /// [`History::export`] gives). Every document is checked first (an Agnostics report, a
+    /// [`History::export`] gives; an empty array adds nothing). Every document is checked first (an Agnostics report, a
     /// known schema version, a valid run id, a test that ran); then all are stored in one
-    /// transaction. A run already there is left as it is (`already_there`).
+    /// transaction. A run already there is left as it is (`already_there`; `conflicting` when
+    /// the file's document of that run id differs from the stored one).
     ///
     /// Errors: [`HistoryError::Io`] when the file cannot be read, [`HistoryError::Foreign`]
     /// for JSON that is not an Agnostics report, [`HistoryError::Malformed`] for anything else
@@ -658,12 +688,12 @@ impl History {
             .map_err(|e| from_sqlite(&self.path, e))?;
         let mut outcome = ImportOutcome::default();
         for (doc, kind) in &docs {
-            let added = insert(&tx, doc, *kind).map_err(|e| from_sqlite(&self.path, e))?;
+            let inserted = insert(&tx, doc, *kind).map_err(|e| from_sqlite(&self.path, e))?;
             let id = RunId(doc.run_id.clone());
-            if added {
-                outcome.added.push(id);
-            } else {
-                outcome.already_there.push(id);
+            match inserted {
+                Inserted::Added => outcome.added.push(id),
+                Inserted::Same => outcome.already_there.push(id),
+                Inserted::Different => outcome.conflicting.push(id),
             }
         }
         tx.commit().map_err(|e| from_sqlite(&self.path, e))?;
@@ -809,21 +839,44 @@ fn normalised(report: &Report, file: &Path) -> Result<Report, HistoryError> {
     Ok(doc)
 }
 
-/// Inserts `doc` (normalised) unless its run id is there; true when it was added.
+/// What [`insert`] did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Inserted {
+    /// The run was new: stored.
+    Added,
+    /// The history had this run, with the same contents.
+    Same,
+    /// The history had this run id with other contents: the stored run is kept.
+    Different,
+}
+
+/// Inserts `doc` (normalised) unless its run id is there (the stored run is never replaced).
 fn insert(
     tx: &rusqlite::Transaction<'_>,
     doc: &Report,
     outcome: Outcome,
-) -> rusqlite::Result<bool> {
+) -> rusqlite::Result<Inserted> {
     let json = serde_json::to_string(doc)
         .map_err(|e| rusqlite::Error::ToSqlConversionFailure(Box::new(e)))?;
-    let exists: Option<i64> = tx
-        .query_row("SELECT 1 FROM runs WHERE run_id = ?1", [&doc.run_id], |r| {
-            r.get(0)
-        })
+    let stored: Option<String> = tx
+        .query_row(
+            "SELECT document FROM runs WHERE run_id = ?1",
+            [&doc.run_id],
+            |r| r.get(0),
+        )
         .optional()?;
-    if exists.is_some() {
-        return Ok(false);
+    if let Some(stored) = stored {
+        // Compared as reports, so that key order or a field an older program left out
+        // does not count as a difference.
+        let same = serde_json::from_str::<Report>(&stored)
+            .ok()
+            .and_then(|r| serde_json::to_value(r).ok())
+            == serde_json::to_value(doc).ok();
+        return Ok(if same {
+            Inserted::Same
+        } else {
+            Inserted::Different
+        });
     }
     if let Some(d) = &doc.drive {
         tx.execute(
@@ -850,7 +903,7 @@ fn insert(
             doc.target.as_ref().map(|t| t.transport.as_str()),
         ],
     )?;
-    Ok(true)
+    Ok(Inserted::Added)
 }
 
 /// A value's JSON string form (`"native"` → `native`).
@@ -872,15 +925,18 @@ fn read_documents(file: &Path) -> Result<Vec<(Report, Outcome)>, HistoryError> {
         path: file.to_path_buf(),
         source: e,
     })?;
+    if bytes.iter().all(u8::is_ascii_whitespace) {
+        return Err(malformed(
+            "the file is empty (a run that was cut short?)".to_owned(),
+        ));
+    }
     let value: serde_json::Value =
         serde_json::from_slice(&bytes).map_err(|e| malformed(format!("not JSON ({e})")))?;
     let (items, array) = match value {
         serde_json::Value::Array(v) => (v, true),
         other => (vec![other], false),
     };
-    if items.is_empty() {
-        return Err(malformed("an empty list".to_owned()));
-    }
+    // An empty array is what `export` gives for an empty history: nothing to add.
     let mut out = Vec::new();
     for (i, item) in items.into_iter().enumerate() {
         let at = |reason: String| {
