@@ -196,21 +196,7 @@ fn link(s: &Side) -> String {
     text
 }
 
-/// `label · 2026-12-01 21:14 · profile · run 14aaf19e`: the minute and the run's short id
-/// tell two runs of one drive on one day apart.
-fn heading(s: &Side) -> String {
-    let when = match (s.started.get(..10), s.started.get(11..16)) {
-        (Some(day), Some(time)) => format!("{day} {time}"),
-        _ => s.started.clone(),
-    };
-    let run = fill(
-        &gettext("run {id}"),
-        &[("id", &s.run.0.get(..8).unwrap_or(&s.run.0))],
-    );
-    format!("{} · {when} · {} · {run}", s.label, s.profile)
-}
-
-/// The text form's heading of a side: its label, start time to the minute, profile and
+/// The heading of a side (text and Markdown): its label, start time to the minute, profile and
 /// short run id (`SD64G (SD) · 2026-06-01 14:03 · sd_bench · run 1b2c3d4e`), so that two runs
 /// of one day can be told apart and found again with `history show`.
 fn text_heading(s: &Side) -> String {
@@ -239,8 +225,8 @@ pub fn comparison_markdown(c: &Comparison) -> String {
     s.push_str(&format!(
         "| {} | {} | {} | {} |\n|---|---:|---:|---:|\n",
         md_cell(&gettext("Figure")),
-        md_cell(&heading(&c.left)),
-        md_cell(&heading(&c.right)),
+        md_cell(&text_heading(&c.left)),
+        md_cell(&text_heading(&c.right)),
         md_cell(&gettext("Ratio"))
     ));
     for f in &c.figures {
