@@ -1,6 +1,6 @@
 //! The main window, three pages in a view stack. **SD Card**: ready (choose a drive, **Run SD
 //! card test**) → running (phase, progress, live figure, chart, **Cancel**) → results
-//! (PASS/FAIL rows and advice, the card, **Run again**, **Copy results**, **Save report**); errors in a dialog
+//! (PASS/FAIL rows and advice, the card, **Run Again**, **Copy Results**, **Save report**); errors in a dialog
 //! that says what happened and what to do, then back to ready. **All Tests**: upstream's list
 //! of tests with **Run Tests**, **Show Log** and **Reset** (see [`tests`]). **History**: the
 //! drives tested, their trend charts and runs, compare and save (see [`history`] and
@@ -342,7 +342,7 @@ impl Window {
     }
 
     /// Starts the test on the selected drive (the `win.run` action: **Run SD card test**,
-    /// **Run again**).
+    /// **Run Again**).
     pub fn start_test(&self) {
         let imp = self.imp();
         if imp.test_run.is_busy() || !imp.drives_loaded.get() {
@@ -389,7 +389,7 @@ impl Window {
     }
 
     /// Copies the report as plain text, upstream's compat lines included (the
-    /// `win.copy-results` action, **Copy results**).
+    /// `win.copy-results` action, **Copy Results**).
     pub fn copy_results(&self) {
         if let Some(report) = self.imp().test_run.report() {
             self.clipboard().set_text(&report::to_text(&report));
