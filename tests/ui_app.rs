@@ -7,6 +7,10 @@
 //! drive's page, a run's page), and from the primary menu; each is then translated with every
 //! catalogue (`po/<lang>.po`; an untranslated message stays English, as gettext shows it) and
 //! the access keys compared, case-insensitively as GTK compares them.
+//!
+//! The About window's icon comes from the app's own resources (nothing is installed here), and
+//! the primary menu has **Keyboard Shortcuts** (Ctrl+?, GTK's shortcuts window of the app's
+//! accelerators) and **About Raspberry Pi Diagnostics**, in header capitalisation.
 
 #[path = "../core/tests/common/po.rs"]
 mod po;
@@ -27,7 +31,11 @@ fn main() {
     let scratch = scratch_dir();
     std::env::set_var("AGNOSTICS_LOG", scratch.path().join("rpdiags.txt"));
     std::env::set_var("AGNOSTICS_HISTORY", scratch.path().join("history.sqlite3"));
-    let tests = crate::ui_tests![no_page_has_two_controls_with_one_access_key_in_any_language];
+    let tests = crate::ui_tests![
+        no_page_has_two_controls_with_one_access_key_in_any_language,
+        the_about_window_has_the_application_icon_from_the_build_tree,
+        the_primary_menu_opens_keyboard_shortcuts_and_about,
+    ];
     let conclusion = agnostics_testkit::harness::conclude_on_this_thread(tests);
     drop(scratch);
     conclusion.exit()
@@ -245,4 +253,138 @@ fn window_menu(window: &Window) -> Option<gio::MenuModel> {
         None
     }
     find(window.upcast_ref())?.menu_model()
+}
+
+/// The open windows of `app` of type `T`.
+fn windows_of<T: IsA<gtk::Window>>(app: &Application) -> Vec<T> {
+    app.windows()
+        .into_iter()
+        .filter_map(|w| w.downcast::<T>().ok())
+        .collect()
+}
+
+fn the_about_window_has_the_application_icon_from_the_build_tree(app: &Application) {
+    let window = new_window(app);
+    WidgetExt::activate_action(&window, "app.about", None).expect("app.about");
+    wait_until("the About window", || {
+        !windows_of::<adw::AboutWindow>(app).is_empty()
+    });
+    let about = windows_of::<adw::AboutWindow>(app).remove(0);
+    iterate_briefly();
+    let icon = about.application_icon();
+    assert_eq!(icon, agnostics::config::APP_ID);
+    let theme = gtk::IconTheme::for_display(&WidgetExt::display(&about));
+    assert!(
+        theme.has_icon(&icon),
+        "no icon {icon:?} in the icon theme (search path {:?}, resources {:?})",
+        theme.search_path(),
+        theme.resource_path()
+    );
+    let found = theme.lookup_icon(
+        &icon,
+        &[],
+        128,
+        1,
+        gtk::TextDirection::Ltr,
+        gtk::IconLookupFlags::empty(),
+    );
+    let uri = found
+        .file()
+        .map(|f| f.uri().to_string())
+        .unwrap_or_default();
+    assert!(
+        uri.starts_with("resource:///io/github/agnostics_rs/Agnostics/icons/"),
+        "the icon is the app's own, not {uri:?}"
+    );
+    about.close();
+}
+
+fn the_primary_menu_opens_keyboard_shortcuts_and_about(app: &Application) {
+    let window = new_window(app);
+    let menu = window_menu(&window).expect("the primary menu");
+    let mut items = Vec::new();
+    fn actions(model: &gio::MenuModel, out: &mut Vec<(String, String)>) {
+        for i in 0..model.n_items() {
+            let label = model.item_attribute_value(i, "label", None);
+            let action = model.item_attribute_value(i, "action", None);
+            if let (Some(label), Some(action)) = (label, action) {
+                out.push((
+                    label.str().unwrap_or_default().to_owned(),
+                    action.str().unwrap_or_default().to_owned(),
+                ));
+            }
+            if let Some(inner) = model.item_link(i, "section") {
+                actions(&inner, out);
+            }
+        }
+    }
+    actions(&menu, &mut items);
+    let expected: Vec<(String, String)> = [
+        ("_Keyboard Shortcuts", "win.show-help-overlay"),
+        ("_About Raspberry Pi Diagnostics", "app.about"),
+        ("_Quit", "app.quit"),
+    ]
+    .iter()
+    .map(|(l, a)| (l.to_string(), a.to_string()))
+    .collect();
+    assert_eq!(items, expected);
+    assert_eq!(
+        app.accels_for_action("win.show-help-overlay")
+            .iter()
+            .map(|a| a.to_string())
+            .collect::<Vec<_>>(),
+        ["<Control>question"],
+        "Ctrl+? opens the Keyboard Shortcuts"
+    );
+
+    WidgetExt::activate_action(&window, "win.show-help-overlay", None)
+        .expect("win.show-help-overlay");
+    let shortcuts = window
+        .help_overlay()
+        .expect("GtkApplication gave the window its Keyboard Shortcuts");
+    assert!(
+        try_wait_until(std::time::Duration::from_secs(30), || shortcuts
+            .is_visible()),
+        "the Keyboard Shortcuts window is shown"
+    );
+    iterate_briefly();
+    // Every accelerator the application sets is listed, with the window's own (Alt+Left).
+    let shown: Vec<String> = descendants(shortcuts.upcast_ref())
+        .into_iter()
+        .filter_map(|w| w.downcast::<gtk::ShortcutsShortcut>().ok())
+        .map(|s| {
+            let name: Option<String> = s.property("action-name");
+            let accel: Option<String> = s.property("accelerator");
+            name.unwrap_or_default() + "|" + &accel.unwrap_or_default()
+        })
+        .collect();
+    for action in [
+        "app.quit",
+        "window.close",
+        "win.save-report",
+        "win.show-help-overlay",
+    ] {
+        assert!(
+            shown.iter().any(|s| s.starts_with(&format!("{action}|"))),
+            "{action} is not in the Keyboard Shortcuts: {shown:?}"
+        );
+    }
+    assert!(shown.iter().any(|s| s.ends_with("|<Alt>Left")), "{shown:?}");
+    shortcuts.close();
+
+    WidgetExt::activate_action(&window, "app.about", None).expect("app.about");
+    wait_until("the About window", || {
+        !windows_of::<adw::AboutWindow>(app).is_empty()
+    });
+}
+
+/// `widget` and everything inside it.
+fn descendants(widget: &gtk::Widget) -> Vec<gtk::Widget> {
+    let mut found = vec![widget.clone()];
+    let mut child = widget.first_child();
+    while let Some(c) = child {
+        found.extend(descendants(&c));
+        child = c.next_sibling();
+    }
+    found
 }

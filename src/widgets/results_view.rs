@@ -39,7 +39,7 @@ mod imp {
     use super::*;
 
     #[derive(Debug, Default, gtk::CompositeTemplate)]
-    #[template(file = "results_view.ui")]
+    #[template(resource = "/io/github/agnostics_rs/Agnostics/ui/results_view.ui")]
     pub struct ResultsView {
         #[template_child]
         pub scroller: TemplateChild<gtk::ScrolledWindow>,
@@ -86,6 +86,7 @@ mod imp {
         type ParentType = gtk::Box;
 
         fn class_init(klass: &mut Self::Class) {
+            crate::resources::register();
             klass.bind_template();
         }
 

@@ -40,7 +40,7 @@ mod imp {
     use super::*;
 
     #[derive(Debug, Default, gtk::CompositeTemplate)]
-    #[template(file = "window.ui")]
+    #[template(resource = "/io/github/agnostics_rs/Agnostics/ui/window.ui")]
     pub struct Window {
         #[template_child]
         pub back_button: TemplateChild<gtk::Button>,
@@ -102,6 +102,7 @@ mod imp {
             ResultsView::ensure_type();
             TestsView::ensure_type();
             HistoryView::ensure_type();
+            crate::resources::register();
             klass.bind_template();
             klass.install_action("win.run", None, |win, _, _| win.start_test());
             klass.install_action("win.cancel", None, |win, _, _| win.cancel_test());
