@@ -370,6 +370,12 @@ fn the_primary_menu_opens_keyboard_shortcuts_and_about(app: &Application) {
         );
     }
     assert!(shown.iter().any(|s| s.ends_with("|<Alt>Left")), "{shown:?}");
+    if let Some(dir) = std::env::var_os("AGNOSTICS_SCREENSHOTS") {
+        save_widget_png(
+            shortcuts.upcast_ref(),
+            &std::path::Path::new(&dir).join("shortcuts.png"),
+        );
+    }
     shortcuts.close();
 
     WidgetExt::activate_action(&window, "app.about", None).expect("app.about");
@@ -387,4 +393,19 @@ fn descendants(widget: &gtk::Widget) -> Vec<gtk::Widget> {
         child = c.next_sibling();
     }
     found
+}
+
+/// Renders a top-level window other than the main one (its own renderer) to a PNG file.
+fn save_widget_png(window: &gtk::Window, path: &std::path::Path) {
+    iterate_briefly();
+    let (w, h) = (window.width(), window.height());
+    let paintable = gtk::WidgetPaintable::new(Some(window));
+    let snapshot = gtk::Snapshot::new();
+    paintable.snapshot(&snapshot, f64::from(w), f64::from(h));
+    let node = snapshot.to_node().expect("something was drawn");
+    let renderer = gtk::prelude::NativeExt::renderer(window).expect("the window is realized");
+    let bounds = gtk::graphene::Rect::new(0.0, 0.0, w as f32, h as f32);
+    let texture = renderer.render_texture(&node, Some(&bounds));
+    texture.save_to_png(path).expect("the PNG is written");
+    println!("  wrote {} ({w}×{h})", path.display());
 }
