@@ -43,6 +43,12 @@ mod imp {
     impl ObjectImpl for Application {
         fn constructed(&self) {
             self.parent_constructed();
+            // The resources' path whatever the application ID: GtkApplication loads the
+            // Keyboard Shortcuts window (win.show-help-overlay, Ctrl+?) from gtk/help-overlay.ui
+            // under it.
+            crate::resources::register();
+            self.obj()
+                .set_resource_base_path(Some(crate::resources::BASE));
             self.obj().add_options();
         }
     }
@@ -236,8 +242,11 @@ impl Application {
         let Some(display) = gdk::Display::default() else {
             return;
         };
+        // The application icon from the resources, so that the About window and the window
+        // list show it also when the program runs from the build tree.
+        gtk::IconTheme::for_display(&display).add_resource_path(&crate::resources::icon_path());
         let provider = gtk::CssProvider::new();
-        provider.load_from_data(include_str!("style.css"));
+        provider.load_from_resource(&format!("{}/style.css", crate::resources::BASE));
         gtk::style_context_add_provider_for_display(
             &display,
             &provider,

@@ -16,6 +16,7 @@ pub mod bench_probe;
 pub mod config;
 pub mod format;
 pub mod history_store;
+pub mod resources;
 pub mod rpdiags;
 pub mod scripts_worker;
 pub mod test_run;

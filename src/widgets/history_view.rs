@@ -1,7 +1,7 @@
 //! The History page: every drive tested (its name or label, kind, number of runs, last
 //! verdict and date); a drive's page with its trend charts (MB/s and IOPS over the dates of
 //! its runs), the list of its runs, **Rename**; a stored run's results with **Save report**
-//! and **Forget run**; and **Compare** of two chosen runs (from one drive or two). Everything
+//! and **Forget Run**; and **Compare** of two chosen runs (from one drive or two). Everything
 //! the history stores is read and written off the main loop ([`crate::history_store`] in
 //! `gio::spawn_blocking`); [`HistoryView::reload`] shows a newly recorded run.
 
@@ -369,7 +369,7 @@ impl HistoryView {
             self,
             move |_| view.imp().stack.set_visible_child_name("drive")
         ));
-        let save = gtk::Button::with_mnemonic(&gettext("_Save report…"));
+        let save = gtk::Button::with_mnemonic(&gettext("Save _Report…"));
         save.set_tooltip_text(Some(&gettext(
             "Save this run as JSON, Markdown or a picture of the results",
         )));
@@ -378,7 +378,7 @@ impl HistoryView {
             self,
             move |_| view.ask_save_run()
         ));
-        let forget = gtk::Button::with_mnemonic(&gettext("_Forget run"));
+        let forget = gtk::Button::with_mnemonic(&gettext("_Forget Run"));
         forget.add_css_class("destructive-action");
         forget.set_tooltip_text(Some(&gettext("Remove this run from the history")));
         forget.connect_clicked(glib::clone!(

@@ -16,7 +16,7 @@ mod imp {
     use super::*;
 
     #[derive(Debug, Default, gtk::CompositeTemplate)]
-    #[template(file = "progress_view.ui")]
+    #[template(resource = "/io/github/agnostics_rs/Agnostics/ui/progress_view.ui")]
     pub struct ProgressView {
         #[template_child]
         pub heading: TemplateChild<gtk::Label>,
@@ -46,6 +46,7 @@ mod imp {
 
         fn class_init(klass: &mut Self::Class) {
             Chart::ensure_type();
+            crate::resources::register();
             klass.bind_template();
         }
 

@@ -2,7 +2,7 @@
 //! write, random read) with its value in clear units, its target and a PASS/FAIL badge, the
 //! advice under a failing row, the ungraded figures, the A2 result, each run when there were
 //! several, which drive was tested, the card or drive with its claims against the
-//! measurements, and **Run again** / **Copy results**.
+//! measurements, and **Run Again** / **Copy Results**.
 
 use std::cell::RefCell;
 
@@ -39,7 +39,7 @@ mod imp {
     use super::*;
 
     #[derive(Debug, Default, gtk::CompositeTemplate)]
-    #[template(file = "results_view.ui")]
+    #[template(resource = "/io/github/agnostics_rs/Agnostics/ui/results_view.ui")]
     pub struct ResultsView {
         #[template_child]
         pub scroller: TemplateChild<gtk::ScrolledWindow>,
@@ -86,6 +86,7 @@ mod imp {
         type ParentType = gtk::Box;
 
         fn class_init(klass: &mut Self::Class) {
+            crate::resources::register();
             klass.bind_template();
         }
 
@@ -572,24 +573,24 @@ impl ResultsView {
         self.imp().results_card.get().upcast()
     }
 
-    /// Shows or hides the buttons at the bottom (**Copy results**, **Save report**, **Run
+    /// Shows or hides the buttons at the bottom (**Copy Results**, **Save report**, **Run
     /// again**): a stored run's results have their own.
     pub fn set_actions_visible(&self, visible: bool) {
         self.imp().actions.set_visible(visible);
         self.imp().actions_separator.set_visible(visible);
     }
 
-    /// **Save report…** (an icon button beside **Copy results**).
+    /// **Save Report…** (an icon button beside **Copy Results**).
     pub fn save_button(&self) -> gtk::Button {
         self.imp().save_button.get()
     }
 
-    /// **Run again**.
+    /// **Run Again**.
     pub fn run_again_button(&self) -> gtk::Button {
         self.imp().run_again_button.get()
     }
 
-    /// **Copy results**.
+    /// **Copy Results**.
     pub fn copy_button(&self) -> gtk::Button {
         self.imp().copy_button.get()
     }

@@ -33,7 +33,7 @@ mod imp {
     use super::*;
 
     #[derive(Debug, Default, gtk::CompositeTemplate)]
-    #[template(file = "tests_view.ui")]
+    #[template(resource = "/io/github/agnostics_rs/Agnostics/ui/tests_view.ui")]
     pub struct TestsView {
         #[template_child]
         pub group: TemplateChild<adw::PreferencesGroup>,
@@ -58,6 +58,7 @@ mod imp {
         type ParentType = gtk::Box;
 
         fn class_init(klass: &mut Self::Class) {
+            crate::resources::register();
             klass.bind_template();
         }
 

@@ -54,7 +54,7 @@ impl Window {
         self.imp().results_view.show_trend(&lines, &advice);
     }
 
-    /// Saves the results shown (the `win.save-report` action, **Save report…**): asks where,
+    /// Saves the results shown (the `win.save-report` action, **Save Report…**): asks where,
     /// as JSON, Markdown or a PNG picture of the results.
     pub fn save_report(&self) {
         let imp = self.imp();

@@ -1,6 +1,6 @@
 //! The main window, three pages in a view stack. **SD Card**: ready (choose a drive, **Run SD
 //! card test**) → running (phase, progress, live figure, chart, **Cancel**) → results
-//! (PASS/FAIL rows and advice, the card, **Run again**, **Copy results**, **Save report**); errors in a dialog
+//! (PASS/FAIL rows and advice, the card, **Run Again**, **Copy Results**, **Save report**); errors in a dialog
 //! that says what happened and what to do, then back to ready. **All Tests**: upstream's list
 //! of tests with **Run Tests**, **Show Log** and **Reset** (see [`tests`]). **History**: the
 //! drives tested, their trend charts and runs, compare and save (see [`history`] and
@@ -40,7 +40,7 @@ mod imp {
     use super::*;
 
     #[derive(Debug, Default, gtk::CompositeTemplate)]
-    #[template(file = "window.ui")]
+    #[template(resource = "/io/github/agnostics_rs/Agnostics/ui/window.ui")]
     pub struct Window {
         #[template_child]
         pub back_button: TemplateChild<gtk::Button>,
@@ -102,6 +102,7 @@ mod imp {
             ResultsView::ensure_type();
             TestsView::ensure_type();
             HistoryView::ensure_type();
+            crate::resources::register();
             klass.bind_template();
             klass.install_action("win.run", None, |win, _, _| win.start_test());
             klass.install_action("win.cancel", None, |win, _, _| win.cancel_test());
@@ -342,7 +343,7 @@ impl Window {
     }
 
     /// Starts the test on the selected drive (the `win.run` action: **Run SD card test**,
-    /// **Run again**).
+    /// **Run Again**).
     pub fn start_test(&self) {
         let imp = self.imp();
         if imp.test_run.is_busy() || !imp.drives_loaded.get() {
@@ -389,7 +390,7 @@ impl Window {
     }
 
     /// Copies the report as plain text, upstream's compat lines included (the
-    /// `win.copy-results` action, **Copy results**).
+    /// `win.copy-results` action, **Copy Results**).
     pub fn copy_results(&self) {
         if let Some(report) = self.imp().test_run.report() {
             self.clipboard().set_text(&report::to_text(&report));

@@ -1,0 +1,411 @@
+//! UI tests of the application as a GNOME app, on a real display (run under `xvfb-run -a cargo
+//! test -p agnostics --test ui_app`): no two controls shown together share an access key
+//! (mnemonic) in English or in any catalogue of `po/LINGUAS`.
+//!
+//! The mnemonic labels of each page are read from the real window, in English, in each state a
+//! user meets (ready, running, results, All Tests idle and running, History with a run, a
+//! drive's page, a run's page), and from the primary menu; each is then translated with every
+//! catalogue (`po/<lang>.po`; an untranslated message stays English, as gettext shows it) and
+//! the access keys compared, case-insensitively as GTK compares them.
+//!
+//! The About window's icon comes from the app's own resources (nothing is installed here), and
+//! the primary menu has **Keyboard Shortcuts** (Ctrl+?, GTK's shortcuts window of the app's
+//! accelerators) and **About Raspberry Pi Diagnostics**, in header capitalisation.
+
+#[path = "../core/tests/common/po.rs"]
+mod po;
+#[path = "ui_support/mod.rs"]
+mod support;
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use adw::prelude::*;
+use agnostics::{Application, Window};
+use gtk::gio;
+
+use support::*;
+
+fn main() {
+    // Keep the tester's own ~/rpdiags.txt and history out of it (set before any thread starts).
+    let scratch = scratch_dir();
+    std::env::set_var("AGNOSTICS_LOG", scratch.path().join("rpdiags.txt"));
+    std::env::set_var("AGNOSTICS_HISTORY", scratch.path().join("history.sqlite3"));
+    let tests = crate::ui_tests![
+        no_page_has_two_controls_with_one_access_key_in_any_language,
+        the_about_window_has_the_application_icon_from_the_build_tree,
+        the_primary_menu_opens_keyboard_shortcuts_and_about,
+    ];
+    let conclusion = agnostics_testkit::harness::conclude_on_this_thread(tests);
+    drop(scratch);
+    conclusion.exit()
+}
+
+/// The access key of a label written with underscores (`"Run _Again"` → `a`,
+/// `"もう一度実行(_R)"` → `r`): the letter after the first single underscore, lower-cased.
+fn access_key(label: &str) -> Option<char> {
+    let mut chars = label.chars();
+    while let Some(c) = chars.next() {
+        if c == '_' {
+            match chars.next() {
+                Some('_') => continue,
+                Some(key) => return key.to_lowercase().next(),
+                None => return None,
+            }
+        }
+    }
+    None
+}
+
+/// The raw text (underscores kept) of every label with an access key that `root` shows now.
+fn shown_mnemonics(root: &gtk::Widget) -> Vec<String> {
+    let mut found = Vec::new();
+    let mut child = root.first_child();
+    while let Some(c) = child {
+        if c.is_mapped() {
+            if let Ok(label) = c.clone().downcast::<gtk::Label>() {
+                let text = label.label().to_string();
+                if label.uses_underline() && access_key(&text).is_some() {
+                    found.push(text);
+                }
+            }
+            found.extend(shown_mnemonics(&c));
+        }
+        child = c.next_sibling();
+    }
+    found
+}
+
+/// The labels of a menu model's items, sections and submenus included.
+fn menu_labels(model: &gio::MenuModel) -> Vec<String> {
+    let mut found = Vec::new();
+    for i in 0..model.n_items() {
+        if let Some(label) = model.item_attribute_value(i, "label", None) {
+            if let Some(text) = label.str() {
+                found.push(text.to_owned());
+            }
+        }
+        for link in ["section", "submenu"] {
+            if let Some(inner) = model.item_link(i, link) {
+                found.extend(menu_labels(&inner));
+            }
+        }
+    }
+    found
+}
+
+/// Every clash of `pages` (state → English labels shown together) in English and in each
+/// catalogue: "lang, state: key in label, label".
+fn clashes(pages: &BTreeMap<String, Vec<String>>) -> Vec<String> {
+    let mut languages: Vec<(String, Vec<po::Entry>)> = vec![("en".into(), Vec::new())];
+    for lang in po::linguas() {
+        let entries = po::read(&po::po_dir().join(format!("{lang}.po")));
+        languages.push((lang, entries));
+    }
+    let mut found = Vec::new();
+    for (lang, entries) in &languages {
+        for (state, labels) in pages {
+            let mut by_key: BTreeMap<char, Vec<String>> = BTreeMap::new();
+            for msgid in labels {
+                let shown = po::lookup(entries, msgid).unwrap_or(msgid);
+                match access_key(shown) {
+                    Some(key) => by_key.entry(key).or_default().push(shown.to_owned()),
+                    None => found.push(format!("{lang}, {state}: {shown:?} has no access key")),
+                }
+            }
+            for (key, shown) in by_key {
+                if shown.len() > 1 {
+                    found.push(format!("{lang}, {state}: '{key}' in {shown:?}"));
+                }
+            }
+        }
+    }
+    found
+}
+
+fn record(pages: &mut BTreeMap<String, Vec<String>>, window: &Window, state: &str) {
+    // A page fading out is still mapped during the transition: wait until it has gone.
+    wait_until("the page transition to end", || window.page_settled());
+    iterate_briefly();
+    iterate_briefly();
+    let labels = shown_mnemonics(window.upcast_ref());
+    println!("  {state}: {labels:?}");
+    assert!(!labels.is_empty(), "{state}: no access keys at all");
+    pages.insert(state.to_owned(), labels);
+}
+
+/// A folder with one quick script and one that sleeps, so that All Tests can be seen running.
+fn scripts(dir: &std::path::Path) -> PathBuf {
+    let folder = dir.join("scripts");
+    std::fs::create_dir_all(&folder).expect("the scripts folder");
+    std::fs::write(
+        folder.join("pass.sh"),
+        "#NAME=Passes\n#DESC=Exits with status 0\necho fine\n",
+    )
+    .expect("a script");
+    std::fs::write(
+        folder.join("slow.sh"),
+        "#NAME=Slow\n#DESC=Sleeps a minute\nsleep 60\n",
+    )
+    .expect("a script");
+    folder
+}
+
+fn no_page_has_two_controls_with_one_access_key_in_any_language(app: &Application) {
+    let dir = scratch_dir();
+    let mut pages = BTreeMap::new();
+    let window = new_window(app);
+    let _stop = StopOnDrop(window.clone());
+
+    // The SD Card page: ready, running (a long phase, cancelled), results (a small run).
+    let long = profile_file(dir.path(), "long.fio", LONG_PROFILE);
+    aim(&window, dir.path(), Some(long));
+    record(&mut pages, &window, "ready");
+    window.run_button().activate();
+    let progress = window.progress_view();
+    wait_until("a live figure", || progress.figure_text().ends_with("IOPS"));
+    record(&mut pages, &window, "running");
+    progress.cancel_button().activate();
+    wait_until("the ready page", || !window.test_run().is_busy());
+
+    let small = profile_file(dir.path(), "small.fio", SMALL_PROFILE);
+    aim(&window, dir.path(), Some(small));
+    window.run_button().activate();
+    wait_until("the results", || {
+        window.visible_page() == "results" || window.open_dialog().is_some()
+    });
+    assert!(window.open_dialog().is_none(), "no error dialog");
+    record(&mut pages, &window, "results");
+
+    // All Tests: idle, then running the slow script.
+    let empty = dir.path().join("empty");
+    std::fs::create_dir(&empty).expect("an empty folder");
+    let before = std::env::var_os("XDG_DATA_DIRS");
+    std::env::set_var("XDG_DATA_DIRS", &empty);
+    window.set_script_dirs(vec![scripts(dir.path())]);
+    match before {
+        Some(value) => std::env::set_var("XDG_DATA_DIRS", value),
+        None => std::env::remove_var("XDG_DATA_DIRS"),
+    }
+    wait_until("the list of tests", || window.scripts_loaded());
+    window.set_visible_view("tests");
+    record(&mut pages, &window, "All Tests");
+    let view = window.tests_view();
+    for row in 0..2 {
+        view.set_selected(row, false);
+    }
+    view.run_button().emit_clicked();
+    wait_until("the script to start", || window.is_running_tests());
+    record(&mut pages, &window, "All Tests, running");
+    view.stop_button().emit_clicked();
+    wait_until("the tests to end", || !window.is_running_tests());
+    record(&mut pages, &window, "All Tests, ended");
+
+    // History: the run above, its drive's page and the run's page.
+    window.set_visible_view("history");
+    let history = window.history_view();
+    wait_until("the history", || {
+        !history.is_loading() && !history.drive_rows().is_empty()
+    });
+    record(&mut pages, &window, "History");
+    let drive = history.drive_rows()[0].0.clone();
+    history.open_drive(&drive);
+    wait_until("the drive's page", || {
+        !history.is_loading() && !history.run_rows().is_empty()
+    });
+    record(&mut pages, &window, "History, drive");
+    let run = history.run_rows()[0].0.clone();
+    history.open_run(&run);
+    wait_until("the run's page", || {
+        !history.is_loading() && history.visible_page() == "run"
+    });
+    record(&mut pages, &window, "History, run");
+
+    let menu = app
+        .menubar()
+        .or_else(|| window_menu(&window))
+        .expect("the primary menu");
+    let items = menu_labels(&menu);
+    println!("  primary menu: {items:?}");
+    pages.insert("primary menu".into(), items);
+
+    let found = clashes(&pages);
+    assert!(
+        found.is_empty(),
+        "access keys shared on one page:\n{}",
+        found.join("\n")
+    );
+}
+
+/// The model of the header bar's menu button.
+fn window_menu(window: &Window) -> Option<gio::MenuModel> {
+    fn find(widget: &gtk::Widget) -> Option<gtk::MenuButton> {
+        let mut child = widget.first_child();
+        while let Some(c) = child {
+            if let Ok(button) = c.clone().downcast::<gtk::MenuButton>() {
+                return Some(button);
+            }
+            if let Some(button) = find(&c) {
+                return Some(button);
+            }
+            child = c.next_sibling();
+        }
+        None
+    }
+    find(window.upcast_ref())?.menu_model()
+}
+
+/// The open windows of `app` of type `T`.
+fn windows_of<T: IsA<gtk::Window>>(app: &Application) -> Vec<T> {
+    app.windows()
+        .into_iter()
+        .filter_map(|w| w.downcast::<T>().ok())
+        .collect()
+}
+
+fn the_about_window_has_the_application_icon_from_the_build_tree(app: &Application) {
+    let window = new_window(app);
+    WidgetExt::activate_action(&window, "app.about", None).expect("app.about");
+    wait_until("the About window", || {
+        !windows_of::<adw::AboutWindow>(app).is_empty()
+    });
+    let about = windows_of::<adw::AboutWindow>(app).remove(0);
+    iterate_briefly();
+    let icon = about.application_icon();
+    assert_eq!(icon, agnostics::config::APP_ID);
+    let theme = gtk::IconTheme::for_display(&WidgetExt::display(&about));
+    assert!(
+        theme.has_icon(&icon),
+        "no icon {icon:?} in the icon theme (search path {:?}, resources {:?})",
+        theme.search_path(),
+        theme.resource_path()
+    );
+    let found = theme.lookup_icon(
+        &icon,
+        &[],
+        128,
+        1,
+        gtk::TextDirection::Ltr,
+        gtk::IconLookupFlags::empty(),
+    );
+    let uri = found
+        .file()
+        .map(|f| f.uri().to_string())
+        .unwrap_or_default();
+    assert!(
+        uri.starts_with("resource:///io/github/agnostics_rs/Agnostics/icons/"),
+        "the icon is the app's own, not {uri:?}"
+    );
+    about.close();
+}
+
+fn the_primary_menu_opens_keyboard_shortcuts_and_about(app: &Application) {
+    let window = new_window(app);
+    let menu = window_menu(&window).expect("the primary menu");
+    let mut items = Vec::new();
+    fn actions(model: &gio::MenuModel, out: &mut Vec<(String, String)>) {
+        for i in 0..model.n_items() {
+            let label = model.item_attribute_value(i, "label", None);
+            let action = model.item_attribute_value(i, "action", None);
+            if let (Some(label), Some(action)) = (label, action) {
+                out.push((
+                    label.str().unwrap_or_default().to_owned(),
+                    action.str().unwrap_or_default().to_owned(),
+                ));
+            }
+            if let Some(inner) = model.item_link(i, "section") {
+                actions(&inner, out);
+            }
+        }
+    }
+    actions(&menu, &mut items);
+    let expected: Vec<(String, String)> = [
+        ("_Keyboard Shortcuts", "win.show-help-overlay"),
+        ("_About Raspberry Pi Diagnostics", "app.about"),
+        ("_Quit", "app.quit"),
+    ]
+    .iter()
+    .map(|(l, a)| (l.to_string(), a.to_string()))
+    .collect();
+    assert_eq!(items, expected);
+    assert_eq!(
+        app.accels_for_action("win.show-help-overlay")
+            .iter()
+            .map(|a| a.to_string())
+            .collect::<Vec<_>>(),
+        ["<Control>question"],
+        "Ctrl+? opens the Keyboard Shortcuts"
+    );
+
+    WidgetExt::activate_action(&window, "win.show-help-overlay", None)
+        .expect("win.show-help-overlay");
+    let shortcuts = window
+        .help_overlay()
+        .expect("GtkApplication gave the window its Keyboard Shortcuts");
+    assert!(
+        try_wait_until(std::time::Duration::from_secs(30), || shortcuts
+            .is_visible()),
+        "the Keyboard Shortcuts window is shown"
+    );
+    iterate_briefly();
+    // Every accelerator the application sets is listed, with the window's own (Alt+Left).
+    let shown: Vec<String> = descendants(shortcuts.upcast_ref())
+        .into_iter()
+        .filter_map(|w| w.downcast::<gtk::ShortcutsShortcut>().ok())
+        .map(|s| {
+            let name: Option<String> = s.property("action-name");
+            let accel: Option<String> = s.property("accelerator");
+            name.unwrap_or_default() + "|" + &accel.unwrap_or_default()
+        })
+        .collect();
+    for action in [
+        "app.quit",
+        "window.close",
+        "win.save-report",
+        "win.show-help-overlay",
+    ] {
+        assert!(
+            shown.iter().any(|s| s.starts_with(&format!("{action}|"))),
+            "{action} is not in the Keyboard Shortcuts: {shown:?}"
+        );
+    }
+    assert!(shown.iter().any(|s| s.ends_with("|<Alt>Left")), "{shown:?}");
+    if let Some(dir) = std::env::var_os("AGNOSTICS_SCREENSHOTS") {
+        save_widget_png(
+            shortcuts.upcast_ref(),
+            &std::path::Path::new(&dir).join("shortcuts.png"),
+        );
+    }
+    shortcuts.close();
+
+    WidgetExt::activate_action(&window, "app.about", None).expect("app.about");
+    wait_until("the About window", || {
+        !windows_of::<adw::AboutWindow>(app).is_empty()
+    });
+}
+
+/// `widget` and everything inside it.
+fn descendants(widget: &gtk::Widget) -> Vec<gtk::Widget> {
+    let mut found = vec![widget.clone()];
+    let mut child = widget.first_child();
+    while let Some(c) = child {
+        found.extend(descendants(&c));
+        child = c.next_sibling();
+    }
+    found
+}
+
+/// Renders a top-level window other than the main one (its own renderer) to a PNG file.
+fn save_widget_png(window: &gtk::Window, path: &std::path::Path) {
+    iterate_briefly();
+    let (w, h) = (window.width(), window.height());
+    let paintable = gtk::WidgetPaintable::new(Some(window));
+    let snapshot = gtk::Snapshot::new();
+    paintable.snapshot(&snapshot, f64::from(w), f64::from(h));
+    let node = snapshot.to_node().expect("something was drawn");
+    let renderer = gtk::prelude::NativeExt::renderer(window).expect("the window is realized");
+    let bounds = gtk::graphene::Rect::new(0.0, 0.0, w as f32, h as f32);
+    let texture = renderer.render_texture(&node, Some(&bounds));
+    texture.save_to_png(path).expect("the PNG is written");
+    println!("  wrote {} ({w}×{h})", path.display());
+}
