@@ -18,6 +18,7 @@ pub mod format;
 pub mod history_store;
 pub mod rpdiags;
 pub mod scripts_worker;
+pub mod settings;
 pub mod test_run;
 pub mod theme;
 pub mod widgets;

@@ -456,7 +456,9 @@ fn set_engine_error(report: &mut Report, e: &EngineError) {
     report.advice.push(e.advice());
 }
 
-fn advice_for_target(e: &TargetError) -> Advice {
+/// The advice for a target the pre-flight checks refused (what the error dialog and the ready
+/// page say to do).
+pub fn advice_for_target(e: &TargetError) -> Advice {
     match e {
         TargetError::Missing { .. }
         | TargetError::NotADirectory { .. }

@@ -7,6 +7,7 @@ pub mod chart;
 pub mod compare_view;
 pub mod drive_row;
 pub mod history_view;
+pub mod log_view;
 pub mod progress_view;
 mod results_rows;
 pub mod results_view;

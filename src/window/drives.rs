@@ -57,7 +57,9 @@ impl Window {
                 imp.drive_row.set_choices(list, selected);
                 imp.drives_loaded.set(true);
                 win.update_folder_label();
+                win.check_target();
                 win.sync_actions();
+                win.give_launch_focus();
                 if imp.run_when_ready.take() {
                     win.start_test();
                 }

@@ -33,6 +33,7 @@ use crate::widgets::{DriveRow, HistoryView, ProgressView, ResultsView, TestsView
 mod dialogs;
 mod drives;
 mod history;
+mod ready;
 mod state;
 mod tests;
 
@@ -58,6 +59,8 @@ mod imp {
         pub profile_row: TemplateChild<adw::ComboRow>,
         #[template_child]
         pub folder_label: TemplateChild<gtk::Label>,
+        #[template_child]
+        pub problem_label: TemplateChild<gtk::Label>,
         #[template_child]
         pub run_button: TemplateChild<gtk::Button>,
         #[template_child]
@@ -88,6 +91,8 @@ mod imp {
         pub session: RefCell<Option<tests::Session>>,
         /// The SD card test started has not had its result logged yet.
         pub sd_log_pending: Cell<bool>,
+        /// The ready page's part: the chosen drive's refusal, settings (see [`ready`]).
+        pub ready: ready::ReadyState,
     }
 
     #[glib::object_subclass]
@@ -141,6 +146,7 @@ mod imp {
                 return glib::Propagation::Stop;
             }
             obj.uninhibit();
+            obj.save_settings();
             self.parent_close_request()
         }
     }
@@ -170,6 +176,7 @@ impl Window {
         // The name of the menu entry, which the taskbar shows too.
         self.set_title(Some(&gettext("Raspberry Pi Diagnostics")));
         imp.profile.replace(Some(Profile::sd_bench()));
+        self.restore_settings();
         self.setup_profile_row();
         self.update_intro();
 
@@ -191,7 +198,10 @@ impl Window {
         imp.drive_row.connect_selected_notify(glib::clone!(
             #[weak(rename_to = win)]
             self,
-            move |_| win.update_folder_label()
+            move |_| {
+                win.update_folder_label();
+                win.check_target();
+            }
         ));
         imp.view_stack
             .connect_visible_child_name_notify(glib::clone!(
@@ -249,7 +259,7 @@ impl Window {
         let refs: Vec<&str> = titles.iter().map(String::as_str).collect();
         imp.profile_row
             .set_model(Some(&gtk::StringList::new(&refs)));
-        imp.profile_row.set_selected(0);
+        imp.profile_row.set_selected(self.saved_profile_index());
         imp.profile_row.connect_selected_notify(glib::clone!(
             #[weak(rename_to = win)]
             self,
@@ -279,6 +289,8 @@ impl Window {
         imp.profile_row.set_subtitle(&subtitle);
         imp.profile.replace(Some(profile));
         self.update_intro();
+        self.profile_saved();
+        self.check_target();
     }
 
     /// Chooses `profile` in the profile row: its built-in entry, or the job file's entry
@@ -335,7 +347,7 @@ impl Window {
         self.imp().intro_label.set_label(&fill(
             &gettext("The test writes a {size} file on the drive you choose and measures how fast the drive writes and reads it, like Raspberry Pi Diagnostics. It needs {space} of free space and takes a few minutes; the file is removed afterwards."),
             &[
-                ("size", &units::human_bytes(size)),
+                ("size", &units::si_bytes(size)),
                 ("space", &about_size(target_dir::needed_bytes(size))),
             ],
         ));
@@ -351,6 +363,7 @@ impl Window {
         let Some(choice) = imp.drive_row.selected_choice() else {
             return;
         };
+        self.drive_saved(&choice.dir);
         let opts = TestOptions {
             target: choice.dir.clone(),
             profile: self.profile(),
