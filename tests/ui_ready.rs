@@ -46,6 +46,7 @@ fn main() {
         memory_target_is_refused_on_the_ready_page,
         too_little_space_is_refused_on_the_ready_page_in_one_unit,
         show_log_shows_the_log_inside_the_app,
+        advice_on_a_slow_drive_that_is_not_an_sd_card,
         remembers_the_drive_profile_and_window_size,
     ];
     let conclusion = agnostics_testkit::harness::conclude_on_this_thread(tests);
@@ -298,5 +299,65 @@ fn remembers_the_drive_profile_and_window_size(app: &Application) -> agnostics_t
         "the drive"
     );
     assert_eq!(window.default_size(), (820, 500), "the window size");
+    Ok(())
+}
+
+/// A slow drive that is not an SD card (a throttled loop device): the "reference only" note
+/// comes first, beside the verdict; no "A1 or A2 card" advice; and the slow sequential write
+/// says how to reformat without losing anything, not only that the card may need it.
+fn advice_on_a_slow_drive_that_is_not_an_sd_card(app: &Application) -> agnostics_testkit::Ran {
+    agnostics_testkit::require_root("a loop device and a blkio throttle")?;
+    let disk = match ThrottledDisk::new(64, 2_000_000, 50_000_000, 100, 100) {
+        Ok(disk) => disk,
+        Err(reason) => return agnostics_testkit::skip(&reason),
+    };
+    let profile = profile_file(disk.path(), "small.fio", SMALL_PROFILE);
+    let window = new_window(app);
+    let _stop = StopOnDrop(window.clone());
+    aim(&window, disk.path(), Some(profile));
+    window.start_test();
+    wait_until("the results", || {
+        window.visible_page() == "results" || window.open_dialog().is_some()
+    });
+    let report = window.last_report().expect("a report");
+    assert!(report.error.is_none(), "{:?}", report.error);
+    assert!(
+        matches!(report.advice.first(), Some(Advice::NotAnSdCard { .. })),
+        "{:?}",
+        report.advice
+    );
+    assert!(
+        report.advice.contains(&Advice::SeqWriteSlow),
+        "{:?}",
+        report.advice
+    );
+    assert!(
+        report
+            .advice
+            .contains(&Advice::ReformatSafely { system: false }),
+        "{:?}",
+        report.advice
+    );
+    assert!(
+        !report.advice.contains(&Advice::RandomIoSlow),
+        "{:?}",
+        report.advice
+    );
+    let shown: Vec<String> = window
+        .results_view()
+        .shown_checks()
+        .into_iter()
+        .flat_map(|c| c.advice)
+        .collect();
+    assert!(
+        shown.iter().all(|a| !a.contains("A1 or A2")),
+        "card advice for a loop device: {shown:?}"
+    );
+    assert!(
+        shown
+            .iter()
+            .any(|a| a.contains("copy off what you want to keep")),
+        "{shown:?}"
+    );
     Ok(())
 }

@@ -15,7 +15,7 @@ pub mod mounts;
 
 pub use cache::cached_reason;
 pub(crate) use inspect::writable;
-pub use inspect::{inspect, preflight};
+pub use inspect::{inspect, is_system_drive, preflight};
 pub use list::{default_target, list};
 
 use std::path::PathBuf;
