@@ -3,9 +3,20 @@
 //! are named, targets refused before **Run** is pressed, one unit for space, the log shown in
 //! the app, and the last drive, profile and window size remembered (GSettings, with the
 //! schema compiled into a scratch folder and the memory backend).
+//!
+//! `AGNOSTICS_SCREENSHOTS=DIR` also renders the ready page, a refused drive (tmpfs) and a
+//! drive without enough space at 800×480 to `DIR/ready-{,refused-,nospace-}LANG.png`, LANG
+//! from `LANGUAGE` (`en` when unset; `de` and `ja` from the catalogues in `po/`).
 
 #[path = "ui_support/mod.rs"]
 mod support;
+
+#[path = "../core/tests/common/locale.rs"]
+#[allow(dead_code)]
+mod locale;
+#[path = "../core/tests/common/po.rs"]
+#[allow(dead_code)]
+mod po;
 
 use std::path::Path;
 use std::process::Command;
@@ -39,7 +50,13 @@ fn main() {
         "AGNOSTICS_TEST_SCHEMA_COMPILED",
         if compiled { "1" } else { "0" },
     );
-    let tests = crate::ui_tests![
+    let lang = std::env::var("LANGUAGE").unwrap_or_default();
+    if !lang.is_empty() && lang != "en" && std::env::var_os(SCREENSHOTS_ENV).is_some() {
+        let catalogues = locale::catalogue_dir(scratch.path());
+        locale::compile_catalogues(&catalogues, &[lang.as_str()]);
+        agnostics_core::i18n::init(&catalogues);
+    }
+    let mut tests = crate::ui_tests![
         launch_focus_is_on_the_run_button,
         enter_elsewhere_does_not_start_a_test,
         drive_entries_show_kind_name_mount_point_and_free_space,
@@ -49,9 +66,42 @@ fn main() {
         advice_on_a_slow_drive_that_is_not_an_sd_card,
         remembers_the_drive_profile_and_window_size,
     ];
+    if std::env::var_os(SCREENSHOTS_ENV).is_some() {
+        tests.extend(crate::ui_tests![renders_ready_screenshots]);
+    }
     let conclusion = agnostics_testkit::harness::conclude_on_this_thread(tests);
     drop(scratch);
     conclusion.exit()
+}
+
+/// Where [`renders_ready_screenshots`] writes its PNG files.
+const SCREENSHOTS_ENV: &str = "AGNOSTICS_SCREENSHOTS";
+
+/// The ready page (default drive), a refused tmpfs folder and a folder without enough space,
+/// at 800×480, in the language of `LANGUAGE`.
+fn renders_ready_screenshots(app: &Application) {
+    let out = std::path::PathBuf::from(std::env::var_os(SCREENSHOTS_ENV).unwrap());
+    let lang = std::env::var("LANGUAGE")
+        .ok()
+        .filter(|l| !l.is_empty())
+        .unwrap_or_else(|| "en".into());
+    let window = new_window(app);
+    save_png(&window, &out.join(format!("ready-{lang}.png")));
+    if let Some(tmpfs) = TmpfsDir::new() {
+        aim(&window, tmpfs.path(), None);
+        let _ = try_wait_until(std::time::Duration::from_secs(20), || {
+            window.ready_problem().is_some()
+        });
+        save_png(&window, &out.join(format!("ready-refused-{lang}.png")));
+    }
+    let dir = scratch_dir();
+    let text = SMALL_PROFILE.replace("size=8m", "size=100000g");
+    let profile = profile_file(dir.path(), "huge.fio", &text);
+    aim(&window, dir.path(), Some(profile));
+    let _ = try_wait_until(std::time::Duration::from_secs(20), || {
+        window.ready_problem().is_some()
+    });
+    save_png(&window, &out.join(format!("ready-nospace-{lang}.png")));
 }
 
 /// A scratch folder on disk (ext4 under the build tree), aimed at with the small profile.

@@ -14,15 +14,13 @@ use agnostics_core::sdtest::advice_for_target;
 use agnostics_core::target_dir;
 use gtk::{gio, glib};
 
-use super::dialogs::error_heading;
 use super::Window;
 use crate::settings;
 
 /// The ready page's state, owned by the window.
 #[derive(Debug, Default)]
 pub struct ReadyState {
-    /// Why the chosen drive would be refused (heading, what happened, what to do, one a line),
-    /// if it would.
+    /// Why the chosen drive would be refused (what happened, then what to do), if it would.
     pub problem: RefCell<Option<String>>,
     /// Counts the checks started: a late answer about an earlier choice is dropped.
     pub check_generation: Cell<u64>,
@@ -53,14 +51,9 @@ impl Window {
         let size = self.profile().file_size_bytes();
         let sysfs = imp.sysfs_root.borrow().clone();
         let checking = gio::spawn_blocking(move || {
-            target_dir::preflight(&dir, size, &sysfs).err().map(|e| {
-                [
-                    error_heading(e.kind()),
-                    e.message(),
-                    advice_for_target(&e).text(),
-                ]
-                .join("\n")
-            })
+            target_dir::preflight(&dir, size, &sysfs)
+                .err()
+                .map(|e| (e.message(), advice_for_target(&e).text()))
         });
         glib::spawn_future_local(glib::clone!(
             #[weak(rename_to = win)]
@@ -68,7 +61,9 @@ impl Window {
             async move {
                 let problem = checking.await.ok().flatten();
                 if win.imp().ready.check_generation.get() == generation {
-                    win.set_problem(problem);
+                    // What happened and what to do, compactly (the heading the error
+                    // dialog would show mostly says the same as the advice).
+                    win.set_problem(problem.map(|(what, todo)| format!("{what}. {todo}")));
                 }
             }
         ));
@@ -79,6 +74,9 @@ impl Window {
         let label = &imp.problem_label;
         label.set_label(problem.as_deref().unwrap_or(""));
         label.set_visible(problem.is_some());
+        // The problem names the folder: the line that names it is not needed then.
+        imp.folder_label
+            .set_visible(problem.is_none() && !imp.folder_label.label().is_empty());
         let had_focus = imp.run_button.has_focus();
         imp.ready.problem.replace(problem);
         self.sync_actions();
