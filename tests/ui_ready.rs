@@ -12,10 +12,8 @@
 mod support;
 
 #[path = "../core/tests/common/locale.rs"]
-#[allow(dead_code)]
 mod locale;
 #[path = "../core/tests/common/po.rs"]
-#[allow(dead_code)]
 mod po;
 
 use std::path::Path;
@@ -238,9 +236,9 @@ fn memory_target_is_refused_on_the_ready_page(app: &Application) -> agnostics_te
 /// labels, none in MiB (block sizes, fio's terms, stay binary).
 fn too_little_space_is_refused_on_the_ready_page_in_one_unit(app: &Application) {
     let dir = scratch_dir();
-    let free = nix::sys::statvfs::statvfs(dir.path())
-        .map(|s| s.blocks_available() as u64 * s.fragment_size() as u64)
-        .expect("statvfs");
+    let free = agnostics_core::target_dir::fs::space(dir.path())
+        .expect("statvfs")
+        .free_bytes;
     let size = free.saturating_mul(2).max(1 << 30);
     let text = SMALL_PROFILE.replace("size=8m", &format!("size={size}"));
     let profile = profile_file(dir.path(), "huge.fio", &text);
