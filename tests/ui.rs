@@ -391,10 +391,8 @@ fn runs_a_small_profile_and_shows_the_engines_verdicts(app: &Application) {
             0
         }
     );
-    assert_eq!(
-        window.default_widget(),
-        Some(results.run_again_button().upcast())
-    );
+    // No default widget: Enter on a result row does not start a new test.
+    assert_eq!(window.default_widget(), None);
     assert_fits_800x480(&window, "results");
 
     // Copy results: the plain text report, upstream's compat lines included.
@@ -621,7 +619,8 @@ fn cancel_in_the_middle_removes_the_test_file_and_returns_to_ready(app: &Applica
     );
     assert_eq!(
         window.default_widget(),
-        Some(progress.cancel_button().upcast())
+        None,
+        "Enter anywhere does not cancel"
     );
     assert!(
         !test_files(dir.path()).is_empty(),
@@ -836,10 +835,11 @@ fn runs_the_selected_scripts_shows_their_results_and_logs_them(app: &Application
         .iter()
         .all(|t| t.selected && t.result.is_empty()));
     assert_eq!(
-        window.default_widget(),
+        gtk::prelude::GtkWindowExt::focus(&window),
         Some(view.run_button().upcast()),
-        "Enter runs the tests"
+        "Enter on the focused Run Tests runs them"
     );
+    assert_eq!(window.default_widget(), None, "Enter elsewhere does not");
     assert_fits_800x480(&window, "tests");
 
     // The scripts only.

@@ -61,7 +61,7 @@ impl Window {
     fn choose_another_drive(&self) {
         self.set_visible_view("sd");
         self.show_ready();
-        self.imp().drive_row.grab_focus();
+        self.imp().ready_view.drive_row().grab_focus();
     }
 
     pub(super) fn show_error(&self, report: &Report) {
@@ -214,7 +214,7 @@ impl Window {
             self,
             async move {
                 let info = inspecting.await.ok().flatten();
-                win.imp().drive_row.add_folder(dir, info);
+                win.imp().ready_view.drive_row().add_folder(dir, info);
             }
         ));
     }

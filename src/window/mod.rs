@@ -28,7 +28,7 @@ use gtk::{gdk, gio, glib};
 use crate::config::APP_ID;
 use crate::format::{about_size, drive_label};
 use crate::test_run::TestRun;
-use crate::widgets::{DriveRow, HistoryView, ProgressView, ResultsView, TestsView};
+use crate::widgets::{DriveRow, HistoryView, ProgressView, ReadyView, ResultsView, TestsView};
 
 mod dialogs;
 mod drives;
@@ -52,17 +52,7 @@ mod imp {
         #[template_child]
         pub stack: TemplateChild<gtk::Stack>,
         #[template_child]
-        pub intro_label: TemplateChild<gtk::Label>,
-        #[template_child]
-        pub drive_row: TemplateChild<DriveRow>,
-        #[template_child]
-        pub profile_row: TemplateChild<adw::ComboRow>,
-        #[template_child]
-        pub folder_label: TemplateChild<gtk::Label>,
-        #[template_child]
-        pub problem_label: TemplateChild<gtk::Label>,
-        #[template_child]
-        pub run_button: TemplateChild<gtk::Button>,
+        pub ready_view: TemplateChild<ReadyView>,
         #[template_child]
         pub progress_view: TemplateChild<ProgressView>,
         #[template_child]
@@ -102,7 +92,7 @@ mod imp {
         type ParentType = adw::ApplicationWindow;
 
         fn class_init(klass: &mut Self::Class) {
-            DriveRow::ensure_type();
+            ReadyView::ensure_type();
             ProgressView::ensure_type();
             ResultsView::ensure_type();
             TestsView::ensure_type();
@@ -195,14 +185,16 @@ impl Window {
             self,
             move |_, text| win.toast(text)
         ));
-        imp.drive_row.connect_selected_notify(glib::clone!(
-            #[weak(rename_to = win)]
-            self,
-            move |_| {
-                win.update_folder_label();
-                win.check_target();
-            }
-        ));
+        imp.ready_view
+            .drive_row()
+            .connect_selected_notify(glib::clone!(
+                #[weak(rename_to = win)]
+                self,
+                move |_| {
+                    win.update_folder_label();
+                    win.check_target();
+                }
+            ));
         imp.view_stack
             .connect_visible_child_name_notify(glib::clone!(
                 #[weak(rename_to = win)]
@@ -257,21 +249,26 @@ impl Window {
         let imp = self.imp();
         let titles: Vec<String> = builtin::ALL.iter().map(|b| b.title()).collect();
         let refs: Vec<&str> = titles.iter().map(String::as_str).collect();
-        imp.profile_row
+        imp.ready_view
+            .profile_row()
             .set_model(Some(&gtk::StringList::new(&refs)));
-        imp.profile_row.set_selected(self.saved_profile_index());
-        imp.profile_row.connect_selected_notify(glib::clone!(
-            #[weak(rename_to = win)]
-            self,
-            move |_| win.profile_chosen()
-        ));
+        imp.ready_view
+            .profile_row()
+            .set_selected(self.saved_profile_index());
+        imp.ready_view
+            .profile_row()
+            .connect_selected_notify(glib::clone!(
+                #[weak(rename_to = win)]
+                self,
+                move |_| win.profile_chosen()
+            ));
         self.profile_chosen();
     }
 
     /// The profile row's choice becomes the profile the next test runs.
     fn profile_chosen(&self) {
         let imp = self.imp();
-        let index = imp.profile_row.selected() as usize;
+        let index = imp.ready_view.profile_row().selected() as usize;
         let (profile, subtitle) = match builtin::ALL.get(index) {
             Some(b) => (b.profile(), b.description()),
             None => match imp.file_profile.borrow().clone() {
@@ -286,7 +283,7 @@ impl Window {
                 None => return,
             },
         };
-        imp.profile_row.set_subtitle(&subtitle);
+        imp.ready_view.profile_row().set_subtitle(&subtitle);
         imp.profile.replace(Some(profile));
         self.update_intro();
         self.profile_saved();
@@ -301,12 +298,13 @@ impl Window {
             .iter()
             .position(|b| profile.source.is_none() && b.profile() == profile);
         if let Some(index) = index {
-            imp.profile_row.set_selected(index as u32);
+            imp.ready_view.profile_row().set_selected(index as u32);
             self.profile_chosen();
             return;
         }
         let Some(list) = imp
-            .profile_row
+            .ready_view
+            .profile_row()
             .model()
             .and_then(|m| m.downcast::<gtk::StringList>().ok())
         else {
@@ -324,13 +322,13 @@ impl Window {
             list.append(&label);
         }
         imp.file_profile.replace(Some(profile));
-        imp.profile_row.set_selected(file_index);
+        imp.ready_view.profile_row().set_selected(file_index);
         self.profile_chosen();
     }
 
     /// The profile row, for tests.
     pub fn profile_row(&self) -> adw::ComboRow {
-        self.imp().profile_row.get()
+        self.imp().ready_view.profile_row()
     }
 
     /// The profile the next test runs.
@@ -344,7 +342,7 @@ impl Window {
 
     fn update_intro(&self) {
         let size = self.profile().file_size_bytes();
-        self.imp().intro_label.set_label(&fill(
+        self.imp().ready_view.intro_label().set_label(&fill(
             &gettext("The test writes a {size} file on the drive you choose and measures how fast the drive writes and reads it, like Raspberry Pi Diagnostics. It needs {space} of free space and takes a few minutes; the file is removed afterwards."),
             &[
                 ("size", &units::si_bytes(size)),
@@ -360,7 +358,7 @@ impl Window {
         if imp.test_run.is_busy() || !imp.drives_loaded.get() {
             return;
         }
-        let Some(choice) = imp.drive_row.selected_choice() else {
+        let Some(choice) = imp.ready_view.drive_row().selected_choice() else {
             return;
         };
         self.drive_saved(&choice.dir);
@@ -478,12 +476,12 @@ impl Window {
 
     /// **Run SD card test**.
     pub fn run_button(&self) -> gtk::Button {
-        self.imp().run_button.get()
+        self.imp().ready_view.run_button()
     }
 
     /// The drive chooser.
     pub fn drive_row(&self) -> DriveRow {
-        self.imp().drive_row.get()
+        self.imp().ready_view.drive_row()
     }
 
     /// The running page.

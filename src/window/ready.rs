@@ -44,7 +44,7 @@ impl Window {
         let generation = imp.ready.check_generation.get() + 1;
         imp.ready.check_generation.set(generation);
         self.set_problem(None);
-        let Some(choice) = imp.drive_row.selected_choice() else {
+        let Some(choice) = imp.ready_view.drive_row().selected_choice() else {
             return;
         };
         let dir = choice.dir.clone();
@@ -71,17 +71,18 @@ impl Window {
 
     fn set_problem(&self, problem: Option<String>) {
         let imp = self.imp();
-        let label = &imp.problem_label;
+        let label = &imp.ready_view.problem_label();
         label.set_label(problem.as_deref().unwrap_or(""));
         label.set_visible(problem.is_some());
         // The problem names the folder: the line that names it is not needed then.
-        imp.folder_label
-            .set_visible(problem.is_none() && !imp.folder_label.label().is_empty());
-        let had_focus = imp.run_button.has_focus();
+        imp.ready_view
+            .folder_label()
+            .set_visible(problem.is_none() && !imp.ready_view.folder_label().label().is_empty());
+        let had_focus = imp.ready_view.run_button().has_focus();
         imp.ready.problem.replace(problem);
         self.sync_actions();
-        if had_focus && !imp.run_button.is_sensitive() {
-            imp.drive_row.grab_focus();
+        if had_focus && !imp.ready_view.run_button().is_sensitive() {
+            imp.ready_view.drive_row().grab_focus();
         }
     }
 
@@ -140,7 +141,7 @@ impl Window {
         let Some(settings) = settings.as_ref() else {
             return;
         };
-        if let Some(b) = builtin::ALL.get(imp.profile_row.selected() as usize) {
+        if let Some(b) = builtin::ALL.get(imp.ready_view.profile_row().selected() as usize) {
             let _ = settings.set_string("profile", b.name);
         }
     }
@@ -157,7 +158,7 @@ impl Window {
     /// Remembers the window's size and the drive chosen, when the window closes.
     pub(super) fn save_settings(&self) {
         let imp = self.imp();
-        if let Some(choice) = imp.drive_row.selected_choice() {
+        if let Some(choice) = imp.ready_view.drive_row().selected_choice() {
             self.drive_saved(&choice.dir);
         }
         let settings = imp.ready.settings.borrow();

@@ -40,13 +40,13 @@ impl Window {
             match imp.stack.visible_child_name().as_deref() {
                 Some("running") => imp.progress_view.cancel_button().upcast(),
                 Some("results") => imp.results_view.run_again_button().upcast(),
-                _ => imp.run_button.get().upcast(),
+                _ => imp.ready_view.run_button().upcast(),
             }
         };
         self.set_default_widget(None::<&gtk::Widget>);
         if !focus.is_sensitive() && imp.stack.visible_child_name().as_deref() == Some("ready") {
             // Run is off (no drive yet, or one the test refuses): the chooser instead.
-            imp.drive_row.grab_focus();
+            imp.ready_view.drive_row().grab_focus();
         } else {
             focus.grab_focus();
         }
