@@ -63,7 +63,9 @@ impl Window {
                 if win.imp().ready.check_generation.get() == generation {
                     // What happened and what to do, compactly (the heading the error
                     // dialog would show mostly says the same as the advice).
-                    win.set_problem(problem.map(|(what, todo)| format!("{what}. {todo}")));
+                    win.set_problem(
+                        problem.map(|(what, todo)| format!("{}. {todo}", sentence(&what))),
+                    );
                 }
             }
         ));
@@ -172,5 +174,15 @@ impl Window {
             let _ = settings.set_int("window-width", width);
             let _ = settings.set_int("window-height", height);
         }
+    }
+}
+
+/// `text` with its first letter upper-case: the engine's messages are made to follow
+/// "Error: ", and here one starts a sentence.
+fn sentence(text: &str) -> String {
+    let mut chars = text.chars();
+    match chars.next() {
+        Some(first) => first.to_uppercase().chain(chars).collect(),
+        None => String::new(),
     }
 }
