@@ -80,16 +80,24 @@ pub fn drive_label(
     parts.join(" · ")
 }
 
-/// A writable filesystem from the engine's list, as the drive chooser shows it.
+/// A writable filesystem from the engine's list, as the drive chooser shows it: kind, name,
+/// where it is mounted (which tells two sticks of one model apart), filesystem and free
+/// space: "USB drive · SanDisk Ultra · /media/pi/STICK · exfat · 640 MB free".
 pub fn target_info_label(info: &TargetInfo) -> String {
     let device = info.device.as_ref();
-    drive_label(
+    let name = drive_label(
         info.transport,
         device.map(|d| d.disk.as_str()),
         device.and_then(|d| d.model.as_deref()),
-        &info.fs_type,
-        Some(info.free_bytes),
-    )
+        "",
+        None,
+    );
+    let mut parts = vec![name, info.mount_point.display().to_string()];
+    if !info.fs_type.is_empty() {
+        parts.push(info.fs_type.clone());
+    }
+    parts.push(free_space(info.free_bytes));
+    parts.join(" · ")
 }
 
 /// The tested drive as a report names it (without the free space, which the test changed).

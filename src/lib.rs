@@ -19,6 +19,7 @@ pub mod history_store;
 pub mod resources;
 pub mod rpdiags;
 pub mod scripts_worker;
+pub mod settings;
 pub mod test_run;
 pub mod theme;
 pub mod widgets;

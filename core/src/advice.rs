@@ -15,8 +15,17 @@ pub enum Advice {
     MeetsA2,
     /// Sequential write below target: upstream's reformatting note.
     SeqWriteSlow,
-    /// Random 4 KiB I/O below target: an A1- or A2-rated card would help.
+    /// After [`Advice::SeqWriteSlow`]: what reformatting means and how to do it without losing
+    /// anything; `system` when the drive is the one the system runs from (reformatting it
+    /// erases the operating system).
+    ReformatSafely {
+        /// The drive is the one the running system is on.
+        system: bool,
+    },
+    /// Random 4 KiB I/O below target on an SD card: an A1- or A2-rated card would help.
     RandomIoSlow,
+    /// Random 4 KiB I/O below target on a drive that is not an SD card (no A1/A2 to suggest).
+    RandomIoSlowDrive,
     /// The device is not an SD card: the SD targets are a reference, not a rating.
     NotAnSdCard {
         /// The transport name as in the report (`USB`, `NVMe`, `loop`, …).
@@ -69,6 +78,9 @@ impl Advice {
             Advice::MeetsA2 => gettext("Your card also meets the faster A2 targets. A2 only makes a difference on a Raspberry Pi 5 or later."),
             // Translators: upstream agnostics' own advice after a slow sequential write.
             Advice::SeqWriteSlow => gettext("Note that sequential write speed declines over time as a card is used - your card may require reformatting"),
+            Advice::ReformatSafely { system: true } => gettext("This is the drive the system runs from: reformatting it erases Raspberry Pi OS and your files. Back up your files first, then write Raspberry Pi OS to it again with Raspberry Pi Imager, or replace it with a new card."),
+            Advice::ReformatSafely { system: false } => gettext("Reformatting erases everything on the drive: copy off what you want to keep first, then reformat it (Raspberry Pi Imager can, with “Erase”), or replace it."),
+            Advice::RandomIoSlowDrive => gettext("Random reads or writes are too slow: the desktop and programs will feel sluggish if the system runs from this drive."),
             Advice::RandomIoSlow => gettext("Random reads or writes are too slow: the desktop and programs will feel sluggish. A card marked A1 or A2 will do better."),
             Advice::NotAnSdCard { transport } => fill(
                 // Translators: {transport} is USB, NVMe, loop, other, … The targets are the SD

@@ -87,7 +87,8 @@ pub fn run(opts: &TestOptions, cancel: &AtomicBool, on_event: &(dyn Fn(Event) + 
             break;
         }
     }
-    finish(&mut report, &info, cached);
+    let system = target_dir::is_system_drive(&info, &opts.sysfs_root);
+    finish(&mut report, &info, cached, system);
     report
 }
 
@@ -279,12 +280,24 @@ fn run_once(
 /// error makes both verdicts ERROR; else the deciding run's verdicts, the card's findings (a
 /// run the link cannot carry is not graded, and the test is an error), and the advice. The
 /// results table of the profile, when it has one, in every case something was measured.
-fn finish(report: &mut Report, info: &target_dir::TargetInfo, cached: Option<String>) {
-    settle(report, info, cached);
+/// `system`: the target is on the drive the system runs from (see
+/// [`target_dir::is_system_drive`]).
+fn finish(
+    report: &mut Report,
+    info: &target_dir::TargetInfo,
+    cached: Option<String>,
+    system: bool,
+) {
+    settle(report, info, cached, system);
     report.table = crate::report::table::table(report);
 }
 
-fn settle(report: &mut Report, info: &target_dir::TargetInfo, cached: Option<String>) {
+fn settle(
+    report: &mut Report,
+    info: &target_dir::TargetInfo,
+    cached: Option<String>,
+    system: bool,
+) {
     if let Some(reason) = cached {
         not_graded_cached(report, reason);
     }
@@ -329,7 +342,7 @@ fn settle(report: &mut Report, info: &target_dir::TargetInfo, cached: Option<Str
         report.a2_verdict = Verdict::Error;
     }
     let run = report.deciding_run().cloned().unwrap_or(run);
-    advise(report, &run, info);
+    advise(report, &run, info, system);
 }
 
 /// Every run not graded because a cache answered (`reason`), and, unless another error came
@@ -364,12 +377,22 @@ fn not_graded_implausible(report: &mut Report) -> Option<String> {
     first_implausible
 }
 
-/// The advice that follows from the deciding `run` on the target `info`.
-fn advise(report: &mut Report, run: &RunReport, info: &target_dir::TargetInfo) {
+/// The advice that follows from the deciding `run` on the target `info` (`system`: the drive
+/// the system runs from). A drive that is not an SD card is said so first, beside the
+/// verdict, before any advice about the grade; advice that only an SD card can follow (A1 or
+/// A2 cards) is given for SD cards only; a slow sequential write says what reformatting means
+/// for this drive and how to do it safely.
+fn advise(report: &mut Report, run: &RunReport, info: &target_dir::TargetInfo, system: bool) {
     use crate::verdict::{Metric, Standard};
     let failed = |m| run.check(m, Standard::A1).map(|c| c.verdict) == Some(Verdict::Fail);
+    let sd = info.transport == Transport::Sd;
+    if !sd {
+        report.advice.push(Advice::NotAnSdCard {
+            transport: info.transport.as_str().to_owned(),
+        });
+    }
     // "Your card meets A1" only where the SD targets rate the device.
-    if run.verdict == Verdict::Pass && info.transport == Transport::Sd {
+    if run.verdict == Verdict::Pass && sd {
         report.advice.push(Advice::MeetsA1);
         if run.a2_verdict == Verdict::Pass {
             report.advice.push(Advice::MeetsA2);
@@ -377,13 +400,13 @@ fn advise(report: &mut Report, run: &RunReport, info: &target_dir::TargetInfo) {
     }
     if failed(Metric::SeqWrite) {
         report.advice.push(Advice::SeqWriteSlow);
+        report.advice.push(Advice::ReformatSafely { system });
     }
     if failed(Metric::RandWrite) || failed(Metric::RandRead) {
-        report.advice.push(Advice::RandomIoSlow);
-    }
-    if info.transport != Transport::Sd {
-        report.advice.push(Advice::NotAnSdCard {
-            transport: info.transport.as_str().to_owned(),
+        report.advice.push(if sd {
+            Advice::RandomIoSlow
+        } else {
+            Advice::RandomIoSlowDrive
         });
     }
     if !info.warnings.is_empty() {
@@ -456,7 +479,9 @@ fn set_engine_error(report: &mut Report, e: &EngineError) {
     report.advice.push(e.advice());
 }
 
-fn advice_for_target(e: &TargetError) -> Advice {
+/// The advice for a target the pre-flight checks refused (what the error dialog and the ready
+/// page say to do).
+pub fn advice_for_target(e: &TargetError) -> Advice {
     match e {
         TargetError::Missing { .. }
         | TargetError::NotADirectory { .. }

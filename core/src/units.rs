@@ -113,9 +113,37 @@ pub fn human_bytes(bytes: u64) -> String {
     }
 }
 
+/// A byte count in SI units, the way disk labels and file managers give space: `67.1 MB`,
+/// `640 MB`, `21.3 GB`, `512 kB` (1 MB = 1 000 000 bytes), with the locale's decimal
+/// separator. For free and needed space, so that sizes on one page share one unit system.
+pub fn si_bytes(bytes: u64) -> String {
+    use crate::i18n::number;
+    let b = bytes as f64;
+    if b >= GB {
+        format!("{} GB", number(b / GB, 1))
+    } else if b >= 100.0 * MB {
+        format!("{} MB", number(b / MB, 0))
+    } else if b >= MB {
+        format!("{} MB", number(b / MB, 1))
+    } else if b >= 1000.0 {
+        format!("{} kB", number(b / 1000.0, 0))
+    } else {
+        format!("{bytes} B")
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn si_sizes_are_powers_of_1000() {
+        assert_eq!(si_bytes(64 * MIB), "67.1 MB");
+        assert_eq!(si_bytes(640_000_000), "640 MB");
+        assert_eq!(si_bytes(21_300_000_000), "21.3 GB");
+        assert_eq!(si_bytes(512_000), "512 kB");
+        assert_eq!(si_bytes(12), "12 B");
+    }
 
     #[test]
     fn sizes_are_powers_of_1024_like_fio() {

@@ -1,6 +1,6 @@
 //! The drive chooser: the engine's list of writable mounted filesystems
 //! ([`agnostics_core::target_dir::list`]), each shown the way a person knows it ("SD card ·
-//! mmcblk0 · ext4 · 21.3 GB free"), with the default target (docs/design.md, "Where the test runs")
+//! mmcblk0 · /media/pi/CARD · ext4 · 21.3 GB free"), wrapped rather than cut, with the default target (docs/design.md, "Where the test runs")
 //! or the folder given with `--target` selected.
 
 use std::cell::RefCell;
@@ -66,6 +66,38 @@ pub fn choices(
     }
 }
 
+/// The popup list's entries: each drive's whole label, wrapped (at a space, or inside a long
+/// path) rather than cut, so that the mount point and free space are never lost.
+fn wrapping_factory() -> gtk::SignalListItemFactory {
+    let factory = gtk::SignalListItemFactory::new();
+    factory.connect_setup(|_, item| {
+        let Some(item) = item.downcast_ref::<gtk::ListItem>() else {
+            return;
+        };
+        let label = gtk::Label::builder()
+            .xalign(0.0)
+            .wrap(true)
+            .wrap_mode(gtk::pango::WrapMode::WordChar)
+            .max_width_chars(48)
+            .build();
+        item.set_child(Some(&label));
+    });
+    factory.connect_bind(|_, item| {
+        let Some(item) = item.downcast_ref::<gtk::ListItem>() else {
+            return;
+        };
+        let text = item
+            .item()
+            .and_downcast::<gtk::StringObject>()
+            .map(|s| s.string().to_string())
+            .unwrap_or_default();
+        if let Some(label) = item.child().and_downcast::<gtk::Label>() {
+            label.set_label(&text);
+        }
+    });
+    factory
+}
+
 mod imp {
     use super::*;
 
@@ -88,6 +120,9 @@ mod imp {
             let obj = self.obj();
             obj.set_model(Some(&self.model));
             obj.set_use_subtitle(true);
+            // The chosen drive in full, wrapped: its path is what tells drives apart.
+            obj.set_subtitle_lines(0);
+            obj.set_list_factory(Some(&wrapping_factory()));
             obj.set_title(&gettext("_Drive to test"));
             obj.set_use_underline(true);
             obj.set_loading();

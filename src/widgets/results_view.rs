@@ -128,8 +128,13 @@ impl Default for ResultsView {
 fn advice_for(metric: Metric, advice: &Advice) -> bool {
     matches!(
         (metric, advice),
-        (Metric::SeqWrite, Advice::SeqWriteSlow)
-            | (Metric::RandWrite | Metric::RandRead, Advice::RandomIoSlow)
+        (
+            Metric::SeqWrite,
+            Advice::SeqWriteSlow | Advice::ReformatSafely { .. }
+        ) | (
+            Metric::RandWrite | Metric::RandRead,
+            Advice::RandomIoSlow | Advice::RandomIoSlowDrive
+        )
     )
 }
 

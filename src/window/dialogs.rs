@@ -37,7 +37,33 @@ pub fn error_heading(kind: ErrorKind) -> String {
     }
 }
 
+/// True for the errors that another drive or folder avoids (the dialog then offers **Choose
+/// Another Drive**).
+pub fn offers_another_drive(kind: ErrorKind) -> bool {
+    matches!(
+        kind,
+        ErrorKind::Missing
+            | ErrorKind::NotADirectory
+            | ErrorKind::NotWritable
+            | ErrorKind::NotStorage
+            | ErrorKind::Inspect
+            | ErrorKind::ReadOnly
+            | ErrorKind::Memory
+            | ErrorKind::NoSpace
+            | ErrorKind::DirectIoRefused
+            | ErrorKind::Cached
+            | ErrorKind::Implausible
+    )
+}
+
 impl Window {
+    /// The SD Card page's drive chooser, focused (what **Choose Another Drive** does).
+    fn choose_another_drive(&self) {
+        self.set_visible_view("sd");
+        self.show_ready();
+        self.imp().ready_view.drive_row().grab_focus();
+    }
+
     pub(super) fn show_error(&self, report: &Report) {
         let Some(error) = &report.error else {
             return;
@@ -49,6 +75,9 @@ impl Window {
             &[("what", &error.message), ("todo", &error.hint)],
         );
         let dialog = self.message_dialog(&heading, &body);
+        if offers_another_drive(error.kind) {
+            dialog.add_response("choose", &gettext("Choose Another _Drive"));
+        }
         dialog.add_responses(&[
             ("copy", &gettext("C_opy Details")),
             ("close", &gettext("_Close")),
@@ -62,9 +91,13 @@ impl Window {
                 #[weak(rename_to = win)]
                 self,
                 move |_, response| {
-                    if response == "copy" {
-                        win.clipboard().set_text(&text);
-                        win.toast(&gettext("Details copied"));
+                    match response {
+                        "copy" => {
+                            win.clipboard().set_text(&text);
+                            win.toast(&gettext("Details copied"));
+                        }
+                        "choose" => win.choose_another_drive(),
+                        _ => {}
                     }
                 }
             ),
@@ -181,7 +214,7 @@ impl Window {
             self,
             async move {
                 let info = inspecting.await.ok().flatten();
-                win.imp().drive_row.add_folder(dir, info);
+                win.imp().ready_view.drive_row().add_folder(dir, info);
             }
         ));
     }

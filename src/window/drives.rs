@@ -21,7 +21,7 @@ impl Window {
         imp.drives_loaded.set(false);
         let generation = imp.drives_generation.get() + 1;
         imp.drives_generation.set(generation);
-        imp.drive_row.set_loading();
+        imp.ready_view.drive_row().set_loading();
         self.update_folder_label();
         self.sync_actions();
 
@@ -54,10 +54,12 @@ impl Window {
                 if imp.drives_generation.get() != generation {
                     return;
                 }
-                imp.drive_row.set_choices(list, selected);
+                imp.ready_view.drive_row().set_choices(list, selected);
                 imp.drives_loaded.set(true);
                 win.update_folder_label();
+                win.check_target();
                 win.sync_actions();
+                win.give_launch_focus();
                 if imp.run_when_ready.take() {
                     win.start_test();
                 }
@@ -90,15 +92,15 @@ impl Window {
 
     pub(super) fn update_folder_label(&self) {
         let imp = self.imp();
-        let text = match imp.drive_row.selected_choice() {
+        let text = match imp.ready_view.drive_row().selected_choice() {
             Some(choice) => fill(
                 &gettext("The test file goes in {folder}"),
                 &[("folder", &choice.dir.display())],
             ),
             None => String::new(),
         };
-        imp.folder_label.set_label(&text);
-        imp.folder_label.set_visible(!text.is_empty());
+        imp.ready_view.folder_label().set_label(&text);
+        imp.ready_view.folder_label().set_visible(!text.is_empty());
     }
 }
 

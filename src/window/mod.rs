@@ -28,11 +28,12 @@ use gtk::{gdk, gio, glib};
 use crate::config::APP_ID;
 use crate::format::{about_size, drive_label};
 use crate::test_run::TestRun;
-use crate::widgets::{DriveRow, HistoryView, ProgressView, ResultsView, TestsView};
+use crate::widgets::{DriveRow, HistoryView, ProgressView, ReadyView, ResultsView, TestsView};
 
 mod dialogs;
 mod drives;
 mod history;
+mod ready;
 mod state;
 mod tests;
 
@@ -51,15 +52,7 @@ mod imp {
         #[template_child]
         pub stack: TemplateChild<gtk::Stack>,
         #[template_child]
-        pub intro_label: TemplateChild<gtk::Label>,
-        #[template_child]
-        pub drive_row: TemplateChild<DriveRow>,
-        #[template_child]
-        pub profile_row: TemplateChild<adw::ComboRow>,
-        #[template_child]
-        pub folder_label: TemplateChild<gtk::Label>,
-        #[template_child]
-        pub run_button: TemplateChild<gtk::Button>,
+        pub ready_view: TemplateChild<ReadyView>,
         #[template_child]
         pub progress_view: TemplateChild<ProgressView>,
         #[template_child]
@@ -88,6 +81,8 @@ mod imp {
         pub session: RefCell<Option<tests::Session>>,
         /// The SD card test started has not had its result logged yet.
         pub sd_log_pending: Cell<bool>,
+        /// The ready page's part: the chosen drive's refusal, settings (see [`ready`]).
+        pub ready: ready::ReadyState,
     }
 
     #[glib::object_subclass]
@@ -97,7 +92,7 @@ mod imp {
         type ParentType = adw::ApplicationWindow;
 
         fn class_init(klass: &mut Self::Class) {
-            DriveRow::ensure_type();
+            ReadyView::ensure_type();
             ProgressView::ensure_type();
             ResultsView::ensure_type();
             TestsView::ensure_type();
@@ -142,6 +137,7 @@ mod imp {
                 return glib::Propagation::Stop;
             }
             obj.uninhibit();
+            obj.save_settings();
             self.parent_close_request()
         }
     }
@@ -171,6 +167,7 @@ impl Window {
         // The name of the menu entry, which the taskbar shows too.
         self.set_title(Some(&gettext("Raspberry Pi Diagnostics")));
         imp.profile.replace(Some(Profile::sd_bench()));
+        self.restore_settings();
         self.setup_profile_row();
         self.update_intro();
 
@@ -189,11 +186,16 @@ impl Window {
             self,
             move |_, text| win.toast(text)
         ));
-        imp.drive_row.connect_selected_notify(glib::clone!(
-            #[weak(rename_to = win)]
-            self,
-            move |_| win.update_folder_label()
-        ));
+        imp.ready_view
+            .drive_row()
+            .connect_selected_notify(glib::clone!(
+                #[weak(rename_to = win)]
+                self,
+                move |_| {
+                    win.update_folder_label();
+                    win.check_target();
+                }
+            ));
         imp.view_stack
             .connect_visible_child_name_notify(glib::clone!(
                 #[weak(rename_to = win)]
@@ -248,21 +250,26 @@ impl Window {
         let imp = self.imp();
         let titles: Vec<String> = builtin::ALL.iter().map(|b| b.title()).collect();
         let refs: Vec<&str> = titles.iter().map(String::as_str).collect();
-        imp.profile_row
+        imp.ready_view
+            .profile_row()
             .set_model(Some(&gtk::StringList::new(&refs)));
-        imp.profile_row.set_selected(0);
-        imp.profile_row.connect_selected_notify(glib::clone!(
-            #[weak(rename_to = win)]
-            self,
-            move |_| win.profile_chosen()
-        ));
+        imp.ready_view
+            .profile_row()
+            .set_selected(self.saved_profile_index());
+        imp.ready_view
+            .profile_row()
+            .connect_selected_notify(glib::clone!(
+                #[weak(rename_to = win)]
+                self,
+                move |_| win.profile_chosen()
+            ));
         self.profile_chosen();
     }
 
     /// The profile row's choice becomes the profile the next test runs.
     fn profile_chosen(&self) {
         let imp = self.imp();
-        let index = imp.profile_row.selected() as usize;
+        let index = imp.ready_view.profile_row().selected() as usize;
         let (profile, subtitle) = match builtin::ALL.get(index) {
             Some(b) => (b.profile(), b.description()),
             None => match imp.file_profile.borrow().clone() {
@@ -277,9 +284,11 @@ impl Window {
                 None => return,
             },
         };
-        imp.profile_row.set_subtitle(&subtitle);
+        imp.ready_view.profile_row().set_subtitle(&subtitle);
         imp.profile.replace(Some(profile));
         self.update_intro();
+        self.profile_saved();
+        self.check_target();
     }
 
     /// Chooses `profile` in the profile row: its built-in entry, or the job file's entry
@@ -290,12 +299,13 @@ impl Window {
             .iter()
             .position(|b| profile.source.is_none() && b.profile() == profile);
         if let Some(index) = index {
-            imp.profile_row.set_selected(index as u32);
+            imp.ready_view.profile_row().set_selected(index as u32);
             self.profile_chosen();
             return;
         }
         let Some(list) = imp
-            .profile_row
+            .ready_view
+            .profile_row()
             .model()
             .and_then(|m| m.downcast::<gtk::StringList>().ok())
         else {
@@ -313,13 +323,13 @@ impl Window {
             list.append(&label);
         }
         imp.file_profile.replace(Some(profile));
-        imp.profile_row.set_selected(file_index);
+        imp.ready_view.profile_row().set_selected(file_index);
         self.profile_chosen();
     }
 
     /// The profile row, for tests.
     pub fn profile_row(&self) -> adw::ComboRow {
-        self.imp().profile_row.get()
+        self.imp().ready_view.profile_row()
     }
 
     /// The profile the next test runs.
@@ -333,10 +343,10 @@ impl Window {
 
     fn update_intro(&self) {
         let size = self.profile().file_size_bytes();
-        self.imp().intro_label.set_label(&fill(
+        self.imp().ready_view.intro_label().set_label(&fill(
             &gettext("The test writes a {size} file on the drive you choose and measures how fast the drive writes and reads it, like Raspberry Pi Diagnostics. It needs {space} of free space and takes a few minutes; the file is removed afterwards."),
             &[
-                ("size", &units::human_bytes(size)),
+                ("size", &units::si_bytes(size)),
                 ("space", &about_size(target_dir::needed_bytes(size))),
             ],
         ));
@@ -349,9 +359,10 @@ impl Window {
         if imp.test_run.is_busy() || !imp.drives_loaded.get() {
             return;
         }
-        let Some(choice) = imp.drive_row.selected_choice() else {
+        let Some(choice) = imp.ready_view.drive_row().selected_choice() else {
             return;
         };
+        self.drive_saved(&choice.dir);
         let opts = TestOptions {
             target: choice.dir.clone(),
             profile: self.profile(),
@@ -466,12 +477,12 @@ impl Window {
 
     /// **Run SD card test**.
     pub fn run_button(&self) -> gtk::Button {
-        self.imp().run_button.get()
+        self.imp().ready_view.run_button()
     }
 
     /// The drive chooser.
     pub fn drive_row(&self) -> DriveRow {
-        self.imp().drive_row.get()
+        self.imp().ready_view.drive_row()
     }
 
     /// The running page.

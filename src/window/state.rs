@@ -25,7 +25,9 @@ impl Window {
             .set_visible(results && self.visible_view() == "sd");
     }
 
-    /// Enter presses the main button of the page shown, which has the focus.
+    /// The main button of the page shown gets the focus, so that Enter or Space presses it;
+    /// there is no default widget, so Enter elsewhere (the drive chooser, a result row) does
+    /// what that widget does and never starts a test.
     pub(super) fn sync_focus(&self) {
         let imp = self.imp();
         let focus: gtk::Widget = if self.visible_view() == "tests" {
@@ -38,18 +40,26 @@ impl Window {
             match imp.stack.visible_child_name().as_deref() {
                 Some("running") => imp.progress_view.cancel_button().upcast(),
                 Some("results") => imp.results_view.run_again_button().upcast(),
-                _ => imp.run_button.get().upcast(),
+                _ => imp.ready_view.run_button().upcast(),
             }
         };
-        self.set_default_widget(Some(&focus));
-        focus.grab_focus();
+        self.set_default_widget(None::<&gtk::Widget>);
+        if !focus.is_sensitive() && imp.stack.visible_child_name().as_deref() == Some("ready") {
+            // Run is off (no drive yet, or one the test refuses): the chooser instead.
+            imp.ready_view.drive_row().grab_focus();
+        } else {
+            focus.grab_focus();
+        }
     }
 
     pub(super) fn sync_actions(&self) {
         let imp = self.imp();
         let busy = self.is_busy();
         let page = imp.stack.visible_child_name();
-        self.action_set_enabled("win.run", !busy && imp.drives_loaded.get());
+        self.action_set_enabled(
+            "win.run",
+            !busy && imp.drives_loaded.get() && self.ready_problem().is_none(),
+        );
         self.action_set_enabled("win.run-tests", !busy && imp.drives_loaded.get());
         self.action_set_enabled("win.cancel-tests", self.is_running_tests());
         self.action_set_enabled("win.reset-tests", !busy);

@@ -286,22 +286,13 @@ impl Window {
             self.toast(&gettext("There is no log yet: run a test first"));
             return;
         }
-        let uri = gio::File::for_path(&path).uri();
-        let context = WidgetExt::display(self).app_launch_context();
-        glib::spawn_future_local(glib::clone!(
-            #[weak(rename_to = win)]
-            self,
-            async move {
-                let launched =
-                    gio::AppInfo::launch_default_for_uri_future(&uri, Some(&context)).await;
-                if let Err(e) = launched {
-                    win.toast(&fill(
-                        &gettext("The log could not be opened: {error}"),
-                        &[("error", &e)],
-                    ));
-                }
-            }
-        ));
+        match crate::widgets::log_view::read_log(&path) {
+            Ok(text) => crate::widgets::log_view::log_window(self, &path, &text).present(),
+            Err(e) => self.toast(&fill(
+                &gettext("The log could not be opened: {error}"),
+                &[("error", &e)],
+            )),
+        }
     }
 }
 

@@ -262,6 +262,22 @@ pub fn preflight(
     Ok(info)
 }
 
+/// True when `info` is on the drive the running system is on: the root filesystem, or
+/// another filesystem on the same disk as `/` (the boot partition of the system's card).
+/// Reformatting such a drive erases the operating system. False when `/` cannot be inspected.
+pub fn is_system_drive(info: &TargetInfo, sysfs_root: &Path) -> bool {
+    if info.mount_point == Path::new("/") {
+        return true;
+    }
+    let Some(disk) = info.device.as_ref().map(|d| d.disk.clone()) else {
+        return false;
+    };
+    inspect(Path::new("/"), sysfs_root)
+        .ok()
+        .and_then(|root| root.device)
+        .is_some_and(|d| d.disk == disk)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -15,7 +15,7 @@ pub mod mounts;
 
 pub use cache::cached_reason;
 pub(crate) use inspect::writable;
-pub use inspect::{inspect, preflight};
+pub use inspect::{inspect, is_system_drive, preflight};
 pub use list::{default_target, list};
 
 use std::path::PathBuf;
@@ -233,7 +233,8 @@ impl TargetError {
     /// What happened, for people, translated (the `Display` form stays English for logs).
     pub fn message(&self) -> String {
         use crate::i18n::{fill, gettext};
-        use crate::units::human_bytes;
+        // Space in SI units, like the drive chooser's "21.3 GB free".
+        use crate::units::si_bytes as human_bytes;
         match self {
             TargetError::Missing { path } => fill(
                 &gettext("{path} does not exist"),
@@ -264,7 +265,7 @@ impl TargetError {
                 free_bytes,
                 needed_bytes,
             } => fill(
-                // Translators: {free} and {needed} are sizes such as "120 MiB" or "21.3 GB".
+                // Translators: {free} and {needed} are sizes such as "120 MB" or "21.3 GB".
                 &gettext("not enough free space in {path}: {free} free, {needed} needed"),
                 &[
                     ("path", &path.display()),
