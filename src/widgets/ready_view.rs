@@ -14,7 +14,7 @@ mod imp {
     use super::*;
 
     #[derive(Debug, Default, gtk::CompositeTemplate)]
-    #[template(file = "ready_view.ui")]
+    #[template(resource = "/io/github/agnostics_rs/Agnostics/ui/ready_view.ui")]
     pub struct ReadyView {
         #[template_child]
         pub intro_label: TemplateChild<gtk::Label>,
@@ -38,6 +38,7 @@ mod imp {
 
         fn class_init(klass: &mut Self::Class) {
             DriveRow::ensure_type();
+            crate::resources::register();
             klass.bind_template();
         }
 
