@@ -61,7 +61,7 @@ impl Window {
                 win.sync_actions();
                 win.give_launch_focus();
                 if imp.run_when_ready.take() {
-                    win.start_test();
+                    win.start_when_drawn();
                 }
             }
         ));

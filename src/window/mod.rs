@@ -231,11 +231,52 @@ impl Window {
         }
         if run {
             if imp.drives_loaded.get() {
-                self.start_test();
+                self.start_when_drawn();
             } else {
                 imp.run_when_ready.set(true);
             }
         }
+    }
+
+    /// Starts the test once the window has drawn a frame, as a test started from the Run
+    /// button always is: the first frame (where a software GL renderer compiles its shaders)
+    /// then never holds up the main loop while the engine's events come in.
+    pub(super) fn start_when_drawn(&self) {
+        let Some(clock) = self.frame_clock() else {
+            // Not realized yet: its first frame comes after realize.
+            let handler: std::rc::Rc<Cell<Option<glib::SignalHandlerId>>> = Default::default();
+            let id = self.connect_realize(glib::clone!(
+                #[strong]
+                handler,
+                move |win| {
+                    if let Some(id) = handler.take() {
+                        win.disconnect(id);
+                    }
+                    win.start_when_drawn();
+                }
+            ));
+            handler.set(Some(id));
+            return;
+        };
+        let handler: std::rc::Rc<Cell<Option<glib::SignalHandlerId>>> = Default::default();
+        let id = clock.connect_after_paint(glib::clone!(
+            #[weak(rename_to = win)]
+            self,
+            #[strong]
+            handler,
+            move |clock| {
+                if let Some(id) = handler.take() {
+                    clock.disconnect(id);
+                }
+                glib::idle_add_local_once(glib::clone!(
+                    #[weak]
+                    win,
+                    move || win.start_test()
+                ));
+            }
+        ));
+        handler.set(Some(id));
+        self.queue_draw();
     }
 
     /// Where sysfs is (`/sys`; a fixture tree in tests); lists the drives again.
