@@ -21,8 +21,23 @@ extern "C" {
     );
 }
 
+const LABEL_KEY: &str = "agnostics-accessible-label";
+
+/// The accessible label last set on `widget` with [`set_label`] (GTK 4.8 has no getter).
+pub fn label_of(widget: &impl IsA<gtk::Widget>) -> Option<String> {
+    // SAFETY: the key holds only Strings (set by `set_label`).
+    unsafe {
+        widget
+            .as_ref()
+            .data::<String>(LABEL_KEY)
+            .map(|p| p.as_ref().clone())
+    }
+}
+
 /// Sets the accessible label of `widget` (what a screen reader says for it).
 pub fn set_label(widget: &impl IsA<gtk::Widget>, text: &str) {
+    // SAFETY: the key holds only Strings.
+    unsafe { widget.as_ref().set_data(LABEL_KEY, text.to_owned()) };
     set_property(widget, gtk::ffi::GTK_ACCESSIBLE_PROPERTY_LABEL, text);
 }
 

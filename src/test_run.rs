@@ -64,9 +64,32 @@ pub struct Progress {
     pub measured: bool,
     /// The phase's per-second samples so far.
     pub samples: Vec<Sample>,
+    /// Seconds since the running run started (all its phases so far).
+    pub run_elapsed_s: f64,
 }
 
 impl Progress {
+    /// Fraction of the whole run done, 0.0 to 1.0: the phases before the running one count
+    /// whole, the running one by its own fraction.
+    pub fn overall_fraction(&self) -> f64 {
+        self.fraction.clamp(0.0, 1.0)
+    }
+
+    /// Takes in that the phase has moved `bytes` bytes in `elapsed_s` seconds (its block size
+    /// gives the I/O count).
+    pub fn bytes_done(&mut self, bytes: u64, elapsed_s: f64) {
+        let ios = bytes / self.bs.max(1);
+        self.take_counts(bytes, ios, elapsed_s);
+    }
+
+    fn take_counts(&mut self, bytes: u64, ios: u64, elapsed_s: f64) {
+        if elapsed_s > 0.0 {
+            self.bw_bytes = bytes as f64 / elapsed_s;
+            self.iops = ios as f64 / elapsed_s;
+            self.measured = true;
+        }
+    }
+
     /// Follows one event of the engine (warnings are not progress: they change nothing);
     /// returns the phase's new fraction done when the event moved it.
     fn follow(&mut self, event: Event) -> Option<f64> {
@@ -106,11 +129,7 @@ impl Progress {
                 ..
             } => {
                 self.fraction = fraction;
-                if elapsed_s > 0.0 {
-                    self.bw_bytes = bytes as f64 / elapsed_s;
-                    self.iops = ios as f64 / elapsed_s;
-                    self.measured = true;
-                }
+                self.take_counts(bytes, ios, elapsed_s);
                 Some(fraction)
             }
             Event::Sample { sample, .. } => {

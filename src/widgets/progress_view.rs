@@ -141,6 +141,21 @@ impl ProgressView {
         self.imp().phase_label.label().to_string()
     }
 
+    /// The time estimate, e.g. "About 2 min left" (empty when there is none yet).
+    pub fn estimate_text(&self) -> String {
+        String::new()
+    }
+
+    /// The run line, e.g. "Run 2 of up to 3: upstream repeats a failed test".
+    pub fn run_text(&self) -> String {
+        self.imp().run_label.label().to_string()
+    }
+
+    /// What the page last announced to screen readers (the phase started).
+    pub fn announcement(&self) -> String {
+        String::new()
+    }
+
     /// The live figure, e.g. "45.21 MB/s".
     pub fn figure_text(&self) -> String {
         self.imp().figure_label.label().to_string()

@@ -585,6 +585,12 @@ impl ResultsView {
     }
 
     /// **Run again**.
+    /// What the page last announced to screen readers (the verdict).
+    pub fn announcement(&self) -> String {
+        String::new()
+    }
+
+    /// **Run again**.
     pub fn run_again_button(&self) -> gtk::Button {
         self.imp().run_again_button.get()
     }
