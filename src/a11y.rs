@@ -67,3 +67,85 @@ fn set_property(
         );
     }
 }
+
+/// `label` as read aloud: the mnemonic underscores out ("Run _again" → "Run again"; a doubled
+/// "__" is one literal underscore).
+pub fn without_mnemonic(label: &str) -> String {
+    let mut out = String::with_capacity(label.len());
+    let mut chars = label.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == '_' {
+            if chars.peek() == Some(&'_') {
+                chars.next();
+                out.push('_');
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// Gives every button under `root` whose label has a mnemonic its accessible name without the
+/// underscore, now and whenever its label changes. GTK 4.8 otherwise exposes the raw label
+/// beside the text ("_Run SD card test Run SD card test").
+pub fn name_mnemonic_buttons(root: &impl IsA<gtk::Widget>) {
+    let mut stack = vec![root.as_ref().clone()];
+    while let Some(widget) = stack.pop() {
+        if let Some(button) = widget.downcast_ref::<gtk::Button>() {
+            name_button(button);
+            button.connect_label_notify(name_button);
+            button.connect_use_underline_notify(name_button);
+        }
+        let mut child = widget.first_child();
+        while let Some(c) = child {
+            child = c.next_sibling();
+            stack.push(c);
+        }
+    }
+}
+
+fn name_button(button: &gtk::Button) {
+    let Some(label) = button.label() else { return };
+    if button.uses_underline() && !label.is_empty() {
+        let name = without_mnemonic(&label);
+        if label_of(button).as_deref() != Some(name.as_str()) {
+            set_label(button, &name);
+        }
+    }
+}
+
+type AnnounceFn = unsafe extern "C" fn(*mut std::ffi::c_void, *const std::ffi::c_char, i32);
+
+/// `gtk_accessible_announce` when the GTK running the app has it (4.14 and later), looked up
+/// at run time because the app is built for GTK 4.8.
+fn announce_fn() -> Option<AnnounceFn> {
+    static FN: std::sync::OnceLock<Option<AnnounceFn>> = std::sync::OnceLock::new();
+    *FN.get_or_init(|| {
+        // SAFETY: a NUL-terminated name; dlsym with RTLD_DEFAULT only looks the symbol up.
+        let pointer =
+            unsafe { libc::dlsym(libc::RTLD_DEFAULT, c"gtk_accessible_announce".as_ptr()) };
+        // SAFETY: when present, the symbol has this C signature (GtkAccessible *, const char *,
+        // GtkAccessibleAnnouncementPriority).
+        (!pointer.is_null())
+            .then(|| unsafe { std::mem::transmute::<*mut libc::c_void, AnnounceFn>(pointer) })
+    })
+}
+
+/// Tells screen readers `text` (a new phase, the verdict) from `widget`. With GTK 4.14 or later
+/// it is an announcement (medium priority); on older GTK the caller's status label (role
+/// `status`, whose text changes to `text`) is what they read. Returns true when announced.
+pub fn announce(widget: &impl IsA<gtk::Widget>, text: &str) -> bool {
+    let Some(announce) = announce_fn() else {
+        return false;
+    };
+    let Ok(text) = std::ffi::CString::new(text) else {
+        return false;
+    };
+    let widget: &gtk::Widget = widget.upcast_ref();
+    let pointer: *mut gtk::ffi::GtkWidget = widget.to_glib_none().0;
+    // SAFETY: a live widget (every GtkWidget is a GtkAccessible), a NUL-terminated string that
+    // GTK copies, priority 1 (GTK_ACCESSIBLE_ANNOUNCEMENT_PRIORITY_MEDIUM).
+    unsafe { announce(pointer.cast(), text.as_ptr(), 1) };
+    true
+}

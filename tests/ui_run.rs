@@ -204,7 +204,10 @@ fn progress_bar_covers_the_whole_run_and_explains_a_repeat(app: &Application) {
     view.update(&p);
     assert!((view.fraction() - 0.5).abs() < 1e-9, "{}", view.fraction());
     let estimate = view.estimate_text();
-    assert!(estimate.contains("min") || estimate.contains('s'), "{estimate:?}");
+    assert!(
+        estimate.contains("min") || estimate.contains('s'),
+        "{estimate:?}"
+    );
     let mut second = progress("prepare-file", Rw::Write, 0, 0.0);
     second.run = 2;
     view.update(&second);
@@ -225,7 +228,11 @@ fn no_zero_figure_before_the_first_io(app: &Application) {
     assert_eq!(view.figure_text(), "—");
     p.bytes_done(8 << 20, 0.5);
     view.update(&p);
-    assert!(view.figure_text().ends_with("MB/s"), "{}", view.figure_text());
+    assert!(
+        view.figure_text().ends_with("MB/s"),
+        "{}",
+        view.figure_text()
+    );
 }
 
 /// Finding: buttons exposed their names doubled with the underscore ("_Run SD card test Run SD

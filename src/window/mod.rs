@@ -174,6 +174,7 @@ impl Window {
         imp.profile.replace(Some(Profile::sd_bench()));
         self.setup_profile_row();
         self.update_intro();
+        crate::a11y::name_mnemonic_buttons(self);
 
         imp.test_run.connect_state_notify(glib::clone!(
             #[weak(rename_to = win)]
