@@ -19,6 +19,12 @@ extern "C" {
         properties: *mut gtk::ffi::GtkAccessibleProperty,
         values: *const glib::gobject_ffi::GValue,
     );
+    // GTK 4.0+: void gtk_accessible_reset_relation (GtkAccessible *self,
+    //   GtkAccessibleRelation relation);
+    fn gtk_accessible_reset_relation(
+        accessible: *mut std::ffi::c_void,
+        relation: gtk::ffi::GtkAccessibleRelation,
+    );
 }
 
 const LABEL_KEY: &str = "agnostics-accessible-label";
@@ -34,6 +40,19 @@ pub fn label_of(widget: &impl IsA<gtk::Widget>) -> Option<String> {
     }
 }
 
+const DESCRIPTION_KEY: &str = "agnostics-accessible-description";
+
+/// The accessible description last set on `widget` with [`set_description`].
+pub fn description_of(widget: &impl IsA<gtk::Widget>) -> Option<String> {
+    // SAFETY: the key holds only Strings (set by `set_description`).
+    unsafe {
+        widget
+            .as_ref()
+            .data::<String>(DESCRIPTION_KEY)
+            .map(|p| p.as_ref().clone())
+    }
+}
+
 /// Sets the accessible label of `widget` (what a screen reader says for it).
 pub fn set_label(widget: &impl IsA<gtk::Widget>, text: &str) {
     // SAFETY: the key holds only Strings.
@@ -44,6 +63,8 @@ pub fn set_label(widget: &impl IsA<gtk::Widget>, text: &str) {
 /// Sets the accessible description of `widget` (what a screen reader says after its label,
 /// e.g. a chart's content in words).
 pub fn set_description(widget: &impl IsA<gtk::Widget>, text: &str) {
+    // SAFETY: the key holds only Strings.
+    unsafe { widget.as_ref().set_data(DESCRIPTION_KEY, text.to_owned()) };
     set_property(widget, gtk::ffi::GTK_ACCESSIBLE_PROPERTY_DESCRIPTION, text);
 }
 
@@ -87,8 +108,9 @@ pub fn without_mnemonic(label: &str) -> String {
 }
 
 /// Gives every button under `root` whose label has a mnemonic its accessible name without the
-/// underscore, now and whenever its label changes. GTK 4.8 otherwise exposes the raw label
-/// beside the text ("_Run SD card test Run SD card test").
+/// underscore, once, now and whenever its label changes. GTK 4.8 otherwise joins the raw label
+/// and the name of the label inside that it is "labelled by" ("_Run SD card test Run SD card
+/// test"): the label is set without its underscore and the relation dropped.
 pub fn name_mnemonic_buttons(root: &impl IsA<gtk::Widget>) {
     let mut stack = vec![root.as_ref().clone()];
     while let Some(widget) = stack.pop() {
@@ -109,9 +131,16 @@ fn name_button(button: &gtk::Button) {
     let Some(label) = button.label() else { return };
     if button.uses_underline() && !label.is_empty() {
         let name = without_mnemonic(&label);
-        if label_of(button).as_deref() != Some(name.as_str()) {
-            set_label(button, &name);
-        }
+        set_label(button, &name);
+        let widget: &gtk::Widget = button.upcast_ref();
+        let pointer: *mut gtk::ffi::GtkWidget = widget.to_glib_none().0;
+        // SAFETY: a live widget; every GtkWidget implements GtkAccessible.
+        unsafe {
+            gtk_accessible_reset_relation(
+                pointer.cast(),
+                gtk::ffi::GTK_ACCESSIBLE_RELATION_LABELLED_BY,
+            )
+        };
     }
 }
 

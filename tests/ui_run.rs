@@ -29,6 +29,7 @@ fn main() {
         no_zero_figure_before_the_first_io,
         buttons_are_named_without_their_underscore,
         phase_changes_and_the_verdict_are_announced,
+        result_rows_say_their_value_and_verdict,
     ];
     let conclusion = agnostics_testkit::harness::conclude_on_this_thread(tests);
     drop(log_dir);
@@ -274,4 +275,39 @@ fn phase_changes_and_the_verdict_are_announced(app: &Application) {
     view.reset("Disk image");
     view.update(&progress("seq-read", Rw::Read, 2, 0.1));
     assert_eq!(view.announcement(), "Sequential read, 3 of 5");
+}
+
+/// Finding: result rows were named by their title only; the value and the verdict were not in
+/// their name or description. Each row's description says its value and, when graded, its
+/// verdict (the badge's text).
+fn result_rows_say_their_value_and_verdict(app: &Application) {
+    let (window, _dir, _) = run_small(app);
+    let mut checked = 0;
+    let mut wrong = Vec::new();
+    walk(window.results_view().upcast_ref(), &mut |w| {
+        let Some(row) = w.downcast_ref::<adw::ActionRow>() else {
+            return;
+        };
+        let subtitle = row.subtitle().map(|s| s.to_string()).unwrap_or_default();
+        if subtitle.is_empty() {
+            return;
+        }
+        let mut badge = None;
+        walk(row.upcast_ref(), &mut |b| {
+            if let Some(b) = b.downcast_ref::<agnostics::widgets::Badge>() {
+                badge = Some(b.text());
+            }
+        });
+        let description = a11y::description_of(row).unwrap_or_default();
+        checked += 1;
+        let ok = description.contains(&subtitle)
+            && badge
+                .as_ref()
+                .is_none_or(|b| description.contains(b.as_str()));
+        if !ok {
+            wrong.push((row.title().to_string(), description, badge));
+        }
+    });
+    assert!(checked >= 3, "{checked} rows with a value");
+    assert!(wrong.is_empty(), "{wrong:#?}");
 }

@@ -110,6 +110,7 @@ impl ProgressView {
         imp.cancelling.set(false);
         imp.announced.replace(String::new());
         imp.phase_label.set_label(&gettext("Starting…"));
+        crate::a11y::set_label(&*imp.phase_label, &gettext("Starting…"));
         imp.run_label.set_visible(false);
         imp.estimate_label.set_visible(false);
         imp.progress_bar.set_fraction(0.0);
@@ -139,6 +140,7 @@ impl ProgressView {
         if !imp.cancelling.get() {
             if imp.phase_label.label() != phase_line {
                 imp.phase_label.set_label(&phase_line);
+                crate::a11y::set_label(&*imp.phase_label, &phase_line);
             }
             if *imp.announced.borrow() != phase_line {
                 crate::a11y::announce(&*imp.phase_label, &phase_line);
@@ -185,8 +187,10 @@ impl ProgressView {
     pub fn set_cancelling(&self) {
         let imp = self.imp();
         imp.cancelling.set(true);
-        imp.phase_label
-            .set_label(&gettext("Stopping the test and removing its test file…"));
+        let stopping = gettext("Stopping the test and removing its test file…");
+        imp.phase_label.set_label(&stopping);
+        crate::a11y::set_label(&*imp.phase_label, &stopping);
+        crate::a11y::announce(&*imp.phase_label, &stopping);
         imp.cancel_button.set_label(&gettext("Stopping…"));
     }
 

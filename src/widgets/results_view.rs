@@ -198,6 +198,7 @@ impl ResultsView {
                 ("title", &title),
             ],
         );
+        crate::a11y::set_label(&*imp.title_label, &said);
         crate::a11y::announce(&*imp.title_label, &said);
         imp.announced.replace(said);
         let subtitle = match &report.target {
