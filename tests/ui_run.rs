@@ -21,7 +21,7 @@ use support::*;
 fn main() {
     let log_dir = scratch_dir();
     std::env::set_var("AGNOSTICS_LOG", log_dir.path().join("rpdiags.txt"));
-    let tests = crate::ui_tests![
+    let mut tests = crate::ui_tests![
         results_focus_the_run_again_button_and_select_no_text,
         toasts_leave_the_bottom_buttons_clear,
         stopping_message_stays_until_the_test_has_stopped,
@@ -30,7 +30,13 @@ fn main() {
         buttons_are_named_without_their_underscore,
         phase_changes_and_the_verdict_are_announced,
         result_rows_say_their_value_and_verdict,
+        chart_has_labelled_axes_from_half_a_megabyte_to_20_gigabytes,
+        chart_shows_a_reference_and_a_short_phase,
     ];
+    // Rendering is a tool, not a test: only with AGNOSTICS_SCREENSHOTS=DIR.
+    if std::env::var_os("AGNOSTICS_SCREENSHOTS").is_some() {
+        tests.extend(crate::ui_tests![renders_run_screenshots]);
+    }
     let conclusion = agnostics_testkit::harness::conclude_on_this_thread(tests);
     drop(log_dir);
     conclusion.exit()
@@ -174,6 +180,7 @@ fn stopping_message_stays_until_the_test_has_stopped(app: &Application) {
     view.update(&later);
     view.update(&progress("seq-read", Rw::Read, 2, 0.0));
     assert_eq!(view.phase_text(), stopping, "a progress event replaced it");
+    assert_eq!(view.estimate_text(), "", "no time estimate while stopping");
     view.reset("Disk image");
     assert!(!view.phase_text().starts_with("Stopping"));
 }
@@ -310,4 +317,148 @@ fn result_rows_say_their_value_and_verdict(app: &Application) {
     });
     assert!(checked >= 3, "{checked} rows with a value");
     assert!(wrong.is_empty(), "{wrong:#?}");
+}
+
+/// Finding: the chart had no axes, scale or units. The value axis has round, distinct, short
+/// ticks in MB/s, GB/s or IOPS whatever the figure, from 0.5 MB/s to 20 GB/s.
+fn chart_has_labelled_axes_from_half_a_megabyte_to_20_gigabytes(app: &Application) {
+    use agnostics::widgets::chart::value_axis;
+    let _window = new_window(app);
+    let cases: &[(f64, bool, &str)] = &[
+        (0.5e6, false, "MB/s"),
+        (3.2e6, false, "MB/s"),
+        (45e6, false, "MB/s"),
+        (420e6, false, "MB/s"),
+        (1.9e9, false, "GB/s"),
+        (20e9, false, "GB/s"),
+        (35.0, true, "IOPS"),
+        (1500.0, true, "IOPS"),
+        (62_000.0, true, "IOPS"),
+    ];
+    for &(highest, random, unit) in cases {
+        let axis = value_axis(highest, random);
+        assert_eq!(axis.unit, unit, "{highest}");
+        let labels = axis.labels();
+        assert!((3..=7).contains(&labels.len()), "{highest}: {labels:?}");
+        let mut distinct = labels.clone();
+        distinct.dedup();
+        assert_eq!(distinct, labels, "{highest}: ticks repeat");
+        assert!(
+            labels.iter().all(|l| l.chars().count() <= 5),
+            "{highest}: {labels:?}"
+        );
+        assert_eq!(labels[0], "0");
+        assert!(
+            axis.top * axis.divisor >= highest,
+            "{highest}: top {}",
+            axis.top
+        );
+        assert!(
+            axis.top * axis.divisor <= highest * 3.0,
+            "{highest}: top {}",
+            axis.top
+        );
+    }
+    let chart = agnostics::widgets::Chart::new();
+    let samples: Vec<_> = (1..=4)
+        .map(|i| agnostics_core::engine::Sample {
+            t_s: f64::from(i),
+            bw_bytes: 40e6,
+            iops: 40.0,
+        })
+        .collect();
+    chart.set_samples("Sequential write", false, &samples, Some(10e6), Some(40e6));
+    assert_eq!(chart.y_axis_name(), "MB/s");
+    assert_eq!(chart.x_axis_name(), "Seconds");
+    assert!(
+        chart.description().contains("MB/s"),
+        "{}",
+        chart.description()
+    );
+}
+
+/// Finding: an ungraded phase had no reference line and a phase shorter than a second an
+/// empty box. An ungraded phase shows its average as the line; a phase without per-second
+/// figures shows its average as one bar.
+fn chart_shows_a_reference_and_a_short_phase(app: &Application) {
+    let _window = new_window(app);
+    let chart = agnostics::widgets::Chart::new();
+    let samples: Vec<_> = (1..=3)
+        .map(|i| agnostics_core::engine::Sample {
+            t_s: f64::from(i),
+            bw_bytes: 30e6 * f64::from(i),
+            iops: 30.0,
+        })
+        .collect();
+    chart.set_samples("Sequential read", false, &samples, None, Some(60e6));
+    assert_eq!(
+        chart.reference(),
+        Some((60e6, false)),
+        "the average, not a target"
+    );
+    assert!(
+        chart.description().contains("average"),
+        "{}",
+        chart.description()
+    );
+    chart.set_samples("Sequential write", false, &samples, Some(10e6), Some(60e6));
+    assert_eq!(chart.reference(), Some((10e6, true)), "the A1 target");
+    chart.set_samples("Preparing the test file", false, &[], None, Some(500e6));
+    assert_eq!(chart.len(), 1, "the average as one bar");
+    assert!(
+        chart.description().contains("500"),
+        "{}",
+        chart.description()
+    );
+}
+
+/// With `AGNOSTICS_SCREENSHOTS=DIR`: the running page (a sequential phase with its axes and
+/// average line, and a random one with the A1 target), the "Stopping…" page, and the results
+/// page with a toast, at 800×480, as `DIR/run-{seq,rand,stopping,results-toast}-LANG.png`
+/// (`LANG` from `LANGUAGE`, `en` without it).
+fn renders_run_screenshots(app: &Application) {
+    let out = std::path::PathBuf::from(std::env::var_os("AGNOSTICS_SCREENSHOTS").unwrap());
+    let lang = std::env::var("LANGUAGE")
+        .ok()
+        .and_then(|l| l.split([':', '_', '.']).next().map(str::to_owned))
+        .filter(|l| !l.is_empty())
+        .unwrap_or_else(|| "en".to_owned());
+    let png = |name: &str| out.join(format!("run-{name}-{lang}.png"));
+    let dir = scratch_dir();
+    let profile = profile_file(
+        dir.path(),
+        "shots.fio",
+        "[global]\nioengine=libaio\ndirect=1\niodepth=1\nsize=1g\n\n\
+         [seq-read]\nrw=read\nbs=4k\nruntime=20\nstonewall\n\n\
+         [rand-4k-write]\nrw=randwrite\nbs=4k\nruntime=20\nstonewall\n",
+    );
+    let window = new_window(app);
+    let _stop = StopOnDrop(window.clone());
+    aim(&window, dir.path(), Some(profile));
+    window.run_button().activate();
+    let view = window.progress_view();
+    wait_until("five seconds of the first phase", || {
+        view.chart().len() >= 5
+    });
+    save_png(&window, &png("seq"));
+    wait_until("five seconds of the random phase", || {
+        view.phase_text().starts_with("Random") && view.chart().len() >= 5
+    });
+    save_png(&window, &png("rand"));
+    // A cancel on a fast disk is over before a frame is drawn: the page as it is while the
+    // engine drains, then the cancel itself.
+    view.set_cancelling();
+    save_png(&window, &png("stopping"));
+    window.cancel_test();
+    wait_until("the ready page", || {
+        window.test_run().state() == RunState::Ready
+    });
+    drop(_stop);
+
+    let (window, _dir2, _) = run_small(app);
+    WidgetExt::activate_action(&window, "win.copy-results", None).ok();
+    wait_until("a toast", || !toast_widgets(&window).is_empty());
+    iterate_briefly();
+    iterate_briefly();
+    save_png(&window, &png("results-toast"));
 }

@@ -163,7 +163,12 @@ impl ProgressView {
         });
         let overall = p.overall_fraction();
         imp.progress_bar.set_fraction(overall);
-        let estimate = time_left(p.run_elapsed_s, overall);
+        // No estimate once stopping: the rest of the test will not run.
+        let estimate = if imp.cancelling.get() {
+            String::new()
+        } else {
+            time_left(p.run_elapsed_s, overall)
+        };
         imp.estimate_label.set_visible(!estimate.is_empty());
         imp.estimate_label.set_label(&estimate);
         imp.figure_label.set_label(&if p.measured {
@@ -172,14 +177,19 @@ impl ProgressView {
             "—".to_owned()
         });
         let target = a1_target_of(&p.name);
+        let average = p
+            .measured
+            .then_some(if p.rw.is_random() { p.iops } else { p.bw_bytes });
         imp.chart
-            .set_samples(&title, p.rw.is_random(), &p.samples, target);
+            .set_samples(&title, p.rw.is_random(), &p.samples, target, average);
         imp.chart_caption.set_label(&match target {
             Some(t) => fill(
                 &gettext("Figures per second; the dashed line is the A1 target ({target})"),
                 &[("target", &phase_figure(p.rw, t, t))],
             ),
-            None => gettext("Figures per second; this phase is not graded"),
+            None => {
+                gettext("Figures per second; this phase is not graded: the line is its average")
+            }
         });
     }
 
@@ -187,6 +197,7 @@ impl ProgressView {
     pub fn set_cancelling(&self) {
         let imp = self.imp();
         imp.cancelling.set(true);
+        imp.estimate_label.set_visible(false);
         let stopping = gettext("Stopping the test and removing its test file…");
         imp.phase_label.set_label(&stopping);
         crate::a11y::set_label(&*imp.phase_label, &stopping);
