@@ -64,9 +64,37 @@ pub struct Progress {
     pub measured: bool,
     /// The phase's per-second samples so far.
     pub samples: Vec<Sample>,
+    /// Seconds since the running run started (all its phases so far).
+    pub run_elapsed_s: f64,
 }
 
 impl Progress {
+    /// Fraction of the whole run done, 0.0 to 1.0: the phases before the running one count
+    /// whole, the running one by its own fraction.
+    pub fn overall_fraction(&self) -> f64 {
+        if self.count == 0 {
+            return 0.0;
+        }
+        let done = self.index.min(self.count) as f64 + self.fraction.clamp(0.0, 1.0);
+        (done / self.count as f64).clamp(0.0, 1.0)
+    }
+
+    /// Takes in that the phase has moved `bytes` bytes in `elapsed_s` seconds (its block size
+    /// gives the I/O count).
+    pub fn bytes_done(&mut self, bytes: u64, elapsed_s: f64) {
+        let ios = bytes / self.bs.max(1);
+        self.take_counts(bytes, ios, elapsed_s);
+    }
+
+    fn take_counts(&mut self, bytes: u64, ios: u64, elapsed_s: f64) {
+        // No figure until the first I/O completes: "0.00 MB/s" would flash at each phase start.
+        if elapsed_s > 0.0 && ios > 0 {
+            self.bw_bytes = bytes as f64 / elapsed_s;
+            self.iops = ios as f64 / elapsed_s;
+            self.measured = true;
+        }
+    }
+
     /// Follows one event of the engine (warnings are not progress: they change nothing);
     /// returns the phase's new fraction done when the event moved it.
     fn follow(&mut self, event: Event) -> Option<f64> {
@@ -88,6 +116,7 @@ impl Progress {
                 *self = Progress {
                     run,
                     runs: self.runs,
+                    run_elapsed_s: self.run_elapsed_s,
                     index,
                     count,
                     rw,
@@ -106,11 +135,7 @@ impl Progress {
                 ..
             } => {
                 self.fraction = fraction;
-                if elapsed_s > 0.0 {
-                    self.bw_bytes = bytes as f64 / elapsed_s;
-                    self.iops = ios as f64 / elapsed_s;
-                    self.measured = true;
-                }
+                self.take_counts(bytes, ios, elapsed_s);
                 Some(fraction)
             }
             Event::Sample { sample, .. } => {
@@ -145,13 +170,15 @@ mod imp {
         /// Where the test is.
         #[property(get, builder(RunState::default()))]
         pub state: Cell<RunState>,
-        /// Fraction of the running phase done, 0.0 to 1.0.
+        /// Fraction of the running run done (all its phases), 0.0 to 1.0.
         #[property(get, minimum = 0.0, maximum = 1.0)]
         pub fraction: Cell<f64>,
         pub progress: RefCell<Progress>,
         pub options: RefCell<Option<TestOptions>>,
         pub report: RefCell<Option<Report>>,
         pub worker: RefCell<Option<Worker>>,
+        /// When the running run started.
+        pub run_started: Cell<Option<std::time::Instant>>,
         /// Where finished tests are recorded (`None`: the history's default path).
         pub history: RefCell<Option<std::path::PathBuf>>,
         /// What recording the last test gave.
@@ -361,8 +388,20 @@ impl TestRun {
             self.emit_by_name::<()>("warning", &[&text]);
             return;
         }
-        let moved = self.imp().progress.borrow_mut().follow(event);
-        if let Some(fraction) = moved {
+        let imp = self.imp();
+        if matches!(event, Event::RunStarted { .. }) {
+            imp.run_started.set(Some(std::time::Instant::now()));
+        }
+        let overall = {
+            let mut progress = imp.progress.borrow_mut();
+            let moved = progress.follow(event);
+            progress.run_elapsed_s = imp
+                .run_started
+                .get()
+                .map_or(0.0, |t| t.elapsed().as_secs_f64());
+            moved.map(|_| progress.overall_fraction())
+        };
+        if let Some(fraction) = overall {
             self.set_fraction(fraction);
         }
         self.emit_by_name::<()>("progress", &[]);

@@ -1,20 +1,114 @@
-//! A small per-second chart of the running phase: one bar a second (MB/s for sequential
-//! phases, IOPS for random ones) and, for graded phases, the A1 target as a dashed line. Drawn
-//! with cairo, so it works with `GSK_RENDERER=cairo`; its accessible label says in words what
-//! the bars show.
+//! A small per-second chart of the running phase: one bar a second (MB/s or GB/s for
+//! sequential phases, IOPS for random ones) on labelled axes (elapsed seconds; the figure's
+//! unit), and a reference line: the A1 target (dashed) for graded phases, the phase's average
+//! (solid) for the others. A phase too short for a per-second figure shows its average as one
+//! bar. Drawn with plotters on cairo, so it works with `GSK_RENDERER=cairo`; its accessible
+//! label says in words what the bars show.
 
 use std::cell::{Cell, RefCell};
 
 use agnostics_core::engine::Sample;
-use agnostics_core::i18n::{fill, gettext};
+use agnostics_core::i18n::{fill, gettext, number};
 use gtk::prelude::*;
 use gtk::subclass::prelude::*;
 use gtk::{cairo, gdk, glib};
+use plotters::prelude::*;
+use plotters_cairo::CairoBackend;
 
 use crate::format::figure;
 
-/// Bars the chart has room for before it starts to squeeze them.
+/// Seconds the time axis spans at least, so that the first bars are not a page wide.
 const MIN_SLOTS: usize = 10;
+
+/// The value axis of a chart: its unit, the unit's size, the tick step and the top, both in
+/// the unit shown.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ValueAxis {
+    /// The unit as printed: "MB/s", "GB/s" or "IOPS".
+    pub unit: String,
+    /// How many bytes per second (or IOPS) one unit is: 1e6 for MB/s, 1e9 for GB/s, 1 for IOPS.
+    pub divisor: f64,
+    /// The distance between ticks, in the unit (1, 2 or 5 times a power of ten).
+    pub step: f64,
+    /// The axis's top, in the unit: a whole number of steps above the highest figure.
+    pub top: f64,
+}
+
+impl ValueAxis {
+    /// The tick values, in the unit, from 0 to the top.
+    pub fn ticks(&self) -> Vec<f64> {
+        let n = (self.top / self.step).round() as usize;
+        (0..=n).map(|i| i as f64 * self.step).collect()
+    }
+
+    /// The tick labels: "0", "0.2", "20", "1500", "20k" (IOPS in thousands from 10 000).
+    pub fn labels(&self) -> Vec<String> {
+        self.ticks().into_iter().map(|v| self.label(v)).collect()
+    }
+
+    /// One tick's label.
+    pub fn label(&self, value: f64) -> String {
+        if value == 0.0 {
+            return "0".to_owned();
+        }
+        if self.divisor == 1.0 && self.top >= 10_000.0 {
+            return format!(
+                "{}k",
+                number(value / 1000.0, decimals_of(self.step / 1000.0))
+            );
+        }
+        number(value, decimals_of(self.step))
+    }
+}
+
+/// Decimals that show a tick step of 1, 2 or 5 times a power of ten exactly.
+fn decimals_of(step: f64) -> usize {
+    if step >= 1.0 {
+        0
+    } else {
+        (-step.log10()).ceil().max(0.0) as usize
+    }
+}
+
+/// The value axis for figures up to `highest` (bytes per second, or IOPS when `random`):
+/// MB/s up to 1000 MB/s, GB/s above; about four round steps with a little room on top.
+pub fn value_axis(highest: f64, random: bool) -> ValueAxis {
+    let highest = if highest.is_finite() && highest > 0.0 {
+        highest
+    } else {
+        0.0
+    };
+    let (unit, divisor) = if random {
+        (gettext("IOPS"), 1.0)
+    } else if highest * 1.15 >= 1e9 {
+        (gettext("GB/s"), 1e9)
+    } else {
+        (gettext("MB/s"), 1e6)
+    };
+    let room = highest / divisor * 1.15;
+    let step = if room > 0.0 {
+        let raw = room / 4.0;
+        let power = 10f64.powf(raw.log10().floor());
+        [1.0, 2.0, 5.0, 10.0]
+            .into_iter()
+            .map(|m| m * power)
+            .find(|s| *s >= raw * 0.999)
+            .unwrap_or(10.0 * power)
+    } else if random {
+        1.0
+    } else {
+        0.5
+    };
+    // IOPS are whole: no step below one.
+    let step = if random { step.max(1.0) } else { step };
+    let top = ((room / step).ceil().max(1.0)) * step;
+    ValueAxis {
+        unit,
+        divisor,
+        step,
+        top,
+    }
+}
 
 mod imp {
     use super::*;
@@ -27,6 +121,8 @@ mod imp {
         pub random: Cell<bool>,
         /// The A1 target in the same unit, for graded phases.
         pub target: Cell<Option<f64>>,
+        /// The phase's average so far in the same unit, when it has one.
+        pub average: Cell<Option<f64>>,
         /// The accessible description, also kept for tests.
         pub description: RefCell<String>,
     }
@@ -47,7 +143,7 @@ mod imp {
         fn constructed(&self) {
             self.parent_constructed();
             let obj = self.obj();
-            obj.set_content_height(96);
+            obj.set_content_height(120);
             obj.set_hexpand(true);
             obj.add_css_class("card");
             obj.set_draw_func(|area, cr, width, height| {
@@ -87,6 +183,7 @@ impl Chart {
         let imp = self.imp();
         imp.values.borrow_mut().clear();
         imp.target.set(None);
+        imp.average.set(None);
         self.describe(&gettext(
             "Per-second chart of the running phase: no figures yet.",
         ));
@@ -94,16 +191,39 @@ impl Chart {
     }
 
     /// Shows the samples of the phase `title`: IOPS when `random`, else bandwidth; `target`
-    /// (IOPS, or bytes per second) as a dashed line.
-    pub fn set_samples(&self, title: &str, random: bool, samples: &[Sample], target: Option<f64>) {
+    /// (IOPS, or bytes per second) as a dashed line, else the phase's `average` so far (same
+    /// unit) as a solid one. Without samples (a phase shorter than a second) the average is
+    /// the one bar.
+    pub fn set_samples(
+        &self,
+        title: &str,
+        random: bool,
+        samples: &[Sample],
+        target: Option<f64>,
+        average: Option<f64>,
+    ) {
         let imp = self.imp();
-        let values: Vec<f64> = samples
+        let average = average.filter(|v| v.is_finite() && *v > 0.0);
+        let mut values: Vec<f64> = samples
             .iter()
             .map(|s| if random { s.iops } else { s.bw_bytes })
             .filter(|v| v.is_finite() && *v >= 0.0)
             .collect();
+        let short = values.is_empty() && average.is_some();
+        if short {
+            values.extend(average);
+        }
         let figure = |v: f64| figure(random, v, v);
+        let axis = value_axis(
+            values.iter().copied().chain(target).fold(0.0, f64::max),
+            random,
+        );
         let mut text = match (values.last(), values.iter().copied().reduce(f64::max)) {
+            (Some(&latest), _) if short => fill(
+                // Translators: the live chart of a phase shorter than a second.
+                &gettext("Chart of {phase}: too short for per-second figures; one bar for its average, {average}."),
+                &[("phase", &title), ("average", &figure(latest))],
+            ),
             (Some(&latest), Some(highest)) => fill(
                 // Translators: the accessible description of the live chart.
                 &gettext("Per-second chart of {phase}: {seconds} s so far, latest {latest}, highest {highest}."),
@@ -119,11 +239,25 @@ impl Chart {
                 &[("phase", &title)],
             ),
         };
+        if !values.is_empty() {
+            text.push(' ');
+            text.push_str(&fill(
+                // Translators: the live chart's axes; {unit} is MB/s, GB/s or IOPS.
+                &gettext("Seconds across, {unit} up, from 0 to {top}."),
+                &[("unit", &axis.unit), ("top", &axis.label(axis.top))],
+            ));
+        }
         if let Some(target) = target {
             text.push(' ');
             text.push_str(&fill(
                 &gettext("The dashed line is the A1 target, {target}."),
                 &[("target", &figure(target))],
+            ));
+        } else if let Some(average) = average.filter(|_| !short) {
+            text.push(' ');
+            text.push_str(&fill(
+                &gettext("This phase is not graded; the line is its average so far, {average}."),
+                &[("average", &figure(average))],
             ));
         }
         // Progress comes ten times a second and a new sample once a second: redraw (and
@@ -131,6 +265,7 @@ impl Chart {
         let unchanged = *imp.values.borrow() == values
             && imp.random.get() == random
             && imp.target.get() == target
+            && imp.average.get() == average
             && *imp.description.borrow() == text;
         if unchanged {
             return;
@@ -138,6 +273,7 @@ impl Chart {
         *imp.values.borrow_mut() = values;
         imp.random.set(random);
         imp.target.set(target);
+        imp.average.set(average);
         self.describe(&text);
         self.queue_draw();
     }
@@ -145,6 +281,39 @@ impl Chart {
     /// What the chart shows, in words (its accessible label).
     pub fn description(&self) -> String {
         self.imp().description.borrow().clone()
+    }
+
+    /// The reference line drawn, in bytes per second or IOPS, and whether it is the A1 target
+    /// (true) or the phase's average (false).
+    pub fn reference(&self) -> Option<(f64, bool)> {
+        let imp = self.imp();
+        match imp.target.get() {
+            Some(t) => Some((t, true)),
+            None => imp.average.get().map(|a| (a, false)),
+        }
+    }
+
+    /// The time axis's name.
+    pub fn x_axis_name(&self) -> String {
+        gettext("Seconds")
+    }
+
+    /// The value axis's unit, as its name: "MB/s", "GB/s" or "IOPS".
+    pub fn y_axis_name(&self) -> String {
+        self.axis().unit
+    }
+
+    fn axis(&self) -> ValueAxis {
+        let imp = self.imp();
+        let highest = imp
+            .values
+            .borrow()
+            .iter()
+            .copied()
+            .chain(imp.target.get())
+            .chain(imp.average.get())
+            .fold(0.0, f64::max);
+        value_axis(highest, imp.random.get())
     }
 
     /// The number of bars.
@@ -171,46 +340,112 @@ impl Chart {
     }
 
     fn draw(&self, cr: &cairo::Context, width: f64, height: f64) {
-        let imp = self.imp();
-        let values = imp.values.borrow();
-        let target = imp.target.get();
-        let (fg, accent) = self.colors();
-        let pad = 8.0;
-        let (w, h) = (width - 2.0 * pad, height - 2.0 * pad);
-        if w <= 0.0 || h <= 0.0 {
+        if width < 60.0 || height < 40.0 {
             return;
         }
-        let highest = values.iter().copied().chain(target).fold(0.0_f64, f64::max);
-        let top = if highest > 0.0 { highest * 1.15 } else { 1.0 };
-        let y_of = |v: f64| pad + h - (v / top).min(1.0) * h;
-
-        // Baseline.
-        set_color(cr, &fg, 0.25);
-        cr.set_line_width(1.0);
-        cr.move_to(pad, pad + h - 0.5);
-        cr.line_to(pad + w, pad + h - 0.5);
-        let _ = cr.stroke();
-
-        let slots = values.len().max(MIN_SLOTS);
-        let slot = w / slots as f64;
-        set_color(cr, &accent, 1.0);
-        for (i, v) in values.iter().enumerate() {
-            let x = pad + i as f64 * slot + slot * 0.15;
-            let y = y_of(*v);
-            cr.rectangle(x, y, slot * 0.7, pad + h - y);
-        }
-        let _ = cr.fill();
-
-        if let Some(target) = target {
-            set_color(cr, &fg, 0.7);
-            cr.set_line_width(1.5);
-            cr.set_dash(&[6.0, 4.0], 0.0);
-            let y = y_of(target).round() + 0.5;
-            cr.move_to(pad, y);
-            cr.line_to(pad + w, y);
-            let _ = cr.stroke();
+        if let Err(e) = self.plot(cr, width as u32, height as u32) {
+            // Nothing else to do in a draw function; the description still says it all.
+            glib::g_warning!("agnostics", "chart: {e}");
         }
     }
+
+    fn plot(&self, cr: &cairo::Context, width: u32, height: u32) -> Result<(), String> {
+        let imp = self.imp();
+        let values = imp.values.borrow();
+        let axis = self.axis();
+        let (fg, accent) = self.colors();
+        let fg_c = to_plotters(&fg);
+        let err = |e: &dyn std::fmt::Debug| format!("{e:?}");
+        let root = CairoBackend::new(cr, (width, height))
+            .map_err(|e| err(&e))?
+            .into_drawing_area();
+        let slots = values.len().max(MIN_SLOTS) as f64;
+        let x_step = [1.0, 2.0, 5.0, 10.0, 20.0, 30.0, 60.0, 120.0, 300.0]
+            .into_iter()
+            .find(|s| slots / s <= 6.0)
+            .unwrap_or(600.0);
+        // Plotters picks round ticks (1, 2 or 5 times a power of ten) with at most the count
+        // asked: the axis's own steps, as its top is a whole number of them.
+        let x_ticks = (slots / x_step) as usize + 1;
+        let y_ticks = axis.ticks().len();
+        let label_font = ("sans-serif", 10.0).into_font().color(&fg_c.mix(0.8));
+        let desc_font = ("sans-serif", 10.0).into_font().color(&fg_c.mix(0.8));
+        let y_unit = axis.unit.clone();
+        let mut chart = ChartBuilder::on(&root)
+            .margin_top(6)
+            .margin_right(10)
+            .margin_left(4)
+            .margin_bottom(2)
+            .x_label_area_size(26)
+            .y_label_area_size(44)
+            .build_cartesian_2d(0.0..slots, 0.0..axis.top)
+            .map_err(|e| err(&e))?;
+        let y_label = |v: &f64| axis.label(*v);
+        let x_label = |v: &f64| number(*v, 0);
+        chart
+            .configure_mesh()
+            .x_desc(self.x_axis_name())
+            .y_desc(y_unit)
+            .x_labels(x_ticks)
+            .y_labels(y_ticks)
+            .x_label_formatter(&x_label)
+            .y_label_formatter(&y_label)
+            .label_style(label_font)
+            .axis_desc_style(desc_font)
+            .axis_style(fg_c.mix(0.4))
+            .bold_line_style(fg_c.mix(0.1))
+            .light_line_style(TRANSPARENT)
+            .draw()
+            .map_err(|e| err(&e))?;
+        let bar = to_plotters(&accent);
+        chart
+            .draw_series(values.iter().enumerate().map(|(i, v)| {
+                let x = i as f64;
+                Rectangle::new(
+                    [
+                        (x + 0.15, 0.0),
+                        (x + 0.85, (v / axis.divisor).min(axis.top)),
+                    ],
+                    bar.filled(),
+                )
+            }))
+            .map_err(|e| err(&e))?;
+        let reference = self.reference().map(|(v, is_target)| {
+            let y = (v / axis.divisor).min(axis.top);
+            (
+                chart.backend_coord(&(0.0, y)),
+                chart.backend_coord(&(slots, y)),
+                is_target,
+            )
+        });
+        drop(chart);
+        root.present().map_err(|e| err(&e))?;
+        drop(root);
+        if let Some(((x0, y), (x1, _), is_target)) = reference {
+            let _ = cr.save();
+            set_color(cr, &fg, 0.75);
+            cr.set_line_width(1.5);
+            if is_target {
+                cr.set_dash(&[6.0, 4.0], 0.0);
+            }
+            let y = f64::from(y).round() + 0.5;
+            cr.move_to(f64::from(x0), y);
+            cr.line_to(f64::from(x1), y);
+            let _ = cr.stroke();
+            let _ = cr.restore();
+        }
+        Ok(())
+    }
+}
+
+fn to_plotters(c: &gdk::RGBA) -> RGBAColor {
+    let byte = |v: f32| (v.clamp(0.0, 1.0) * 255.0).round() as u8;
+    RGBAColor(
+        byte(c.red()),
+        byte(c.green()),
+        byte(c.blue()),
+        f64::from(c.alpha()),
+    )
 }
 
 fn set_color(cr: &cairo::Context, color: &gdk::RGBA, alpha: f64) {

@@ -27,6 +27,8 @@ mod imp {
         #[template_child]
         pub progress_bar: TemplateChild<gtk::ProgressBar>,
         #[template_child]
+        pub estimate_label: TemplateChild<gtk::Label>,
+        #[template_child]
         pub figure_label: TemplateChild<gtk::Label>,
         #[template_child]
         pub figure_caption: TemplateChild<gtk::Label>,
@@ -36,6 +38,11 @@ mod imp {
         pub chart_caption: TemplateChild<gtk::Label>,
         #[template_child]
         pub cancel_button: TemplateChild<gtk::Button>,
+        /// Set by `set_cancelling` until the next `reset`: progress no longer replaces the
+        /// "Stopping…" line.
+        pub cancelling: std::cell::Cell<bool>,
+        /// The last phase line announced (announced once per phase).
+        pub announced: std::cell::RefCell<String>,
     }
 
     #[glib::object_subclass]
@@ -75,14 +82,38 @@ pub fn a1_target_of(phase: &str) -> Option<f64> {
         .map(|(_, unit, value)| unit.to_phase_figure(value))
 }
 
+/// "About 3 min left" from the run's `elapsed_s` seconds and the `fraction` of it done,
+/// assuming the rest goes at the same pace; empty until that guess means something (2 s and
+/// 2 % in).
+pub fn time_left(elapsed_s: f64, fraction: f64) -> String {
+    if !(elapsed_s >= 2.0 && (0.02..1.0).contains(&fraction)) {
+        return String::new();
+    }
+    let left_s = elapsed_s * (1.0 - fraction) / fraction;
+    if left_s < 45.0 {
+        gettext("Less than a minute left")
+    } else {
+        let minutes = ((left_s / 60.0).round() as u64).max(1);
+        fill(
+            // Translators: the time estimate of a running test, in whole minutes.
+            &gettext("About {minutes} min left"),
+            &[("minutes", &minutes)],
+        )
+    }
+}
+
 impl ProgressView {
     /// Clears the view for a new test on the drive named `drive`.
     pub fn reset(&self, drive: &str) {
         let imp = self.imp();
         imp.heading
             .set_label(&fill(&gettext("Testing {drive}"), &[("drive", &drive)]));
+        imp.cancelling.set(false);
+        imp.announced.replace(String::new());
         imp.phase_label.set_label(&gettext("Starting…"));
+        crate::a11y::set_label(&*imp.phase_label, &gettext("Starting…"));
         imp.run_label.set_visible(false);
+        imp.estimate_label.set_visible(false);
         imp.progress_bar.set_fraction(0.0);
         imp.figure_label.set_label("—");
         imp.chart.clear();
@@ -97,7 +128,7 @@ impl ProgressView {
             return;
         }
         let title = phase_title(&p.name, p.rw, p.bs);
-        imp.phase_label.set_label(&fill(
+        let phase_line = fill(
             // Translators: the running phase and its place, e.g. "Random 4K write, 4 of 5".
             &gettext("{phase}, {number} of {count}"),
             &[
@@ -105,41 +136,99 @@ impl ProgressView {
                 ("number", &(p.index + 1)),
                 ("count", &p.count),
             ],
-        ));
+        );
+        // After a cancel the "Stopping…" line stays: the engine still reports as it drains.
+        if !imp.cancelling.get() {
+            if imp.phase_label.label() != phase_line {
+                imp.phase_label.set_label(&phase_line);
+                crate::a11y::set_label(&*imp.phase_label, &phase_line);
+            }
+            if *imp.announced.borrow() != phase_line {
+                crate::a11y::announce(&*imp.phase_label, &phase_line);
+                imp.announced.replace(phase_line);
+            }
+        }
         imp.run_label.set_visible(p.runs > 1);
-        imp.run_label.set_label(&fill(
-            &gettext("Run {run} of up to {runs}"),
-            &[("run", &p.run), ("runs", &p.runs)],
-        ));
-        imp.progress_bar.set_fraction(p.fraction.clamp(0.0, 1.0));
+        imp.run_label.set_label(&if p.run > 1 {
+            fill(
+                // Translators: why a second test starts: upstream's test repeats up to
+                // {runs} times until a run passes.
+                &gettext("Run {run} of up to {runs}: upstream repeats a failed test"),
+                &[("run", &p.run), ("runs", &p.runs)],
+            )
+        } else {
+            fill(
+                &gettext("Run {run} of up to {runs}"),
+                &[("run", &p.run.max(1)), ("runs", &p.runs)],
+            )
+        });
+        let overall = p.overall_fraction();
+        imp.progress_bar.set_fraction(overall);
+        // No estimate once stopping: the rest of the test will not run.
+        let estimate = if imp.cancelling.get() {
+            String::new()
+        } else {
+            time_left(p.run_elapsed_s, overall)
+        };
+        imp.estimate_label.set_visible(!estimate.is_empty());
+        imp.estimate_label.set_label(&estimate);
         imp.figure_label.set_label(&if p.measured {
             phase_figure(p.rw, p.bw_bytes, p.iops)
         } else {
             "—".to_owned()
         });
         let target = a1_target_of(&p.name);
+        let average = p
+            .measured
+            .then_some(if p.rw.is_random() { p.iops } else { p.bw_bytes });
         imp.chart
-            .set_samples(&title, p.rw.is_random(), &p.samples, target);
+            .set_samples(&title, p.rw.is_random(), &p.samples, target, average);
         imp.chart_caption.set_label(&match target {
             Some(t) => fill(
                 &gettext("Figures per second; the dashed line is the A1 target ({target})"),
                 &[("target", &phase_figure(p.rw, t, t))],
             ),
-            None => gettext("Figures per second; this phase is not graded"),
+            None => {
+                gettext("Figures per second; this phase is not graded: the line is its average")
+            }
         });
     }
 
     /// Shows that the test is stopping and removing its file.
     pub fn set_cancelling(&self) {
         let imp = self.imp();
-        imp.phase_label
-            .set_label(&gettext("Stopping the test and removing its test file…"));
+        imp.cancelling.set(true);
+        imp.estimate_label.set_visible(false);
+        let stopping = gettext("Stopping the test and removing its test file…");
+        imp.phase_label.set_label(&stopping);
+        crate::a11y::set_label(&*imp.phase_label, &stopping);
+        crate::a11y::announce(&*imp.phase_label, &stopping);
         imp.cancel_button.set_label(&gettext("Stopping…"));
     }
 
     /// The phase line, e.g. "Random 4K write, 4 of 5".
     pub fn phase_text(&self) -> String {
         self.imp().phase_label.label().to_string()
+    }
+
+    /// The time estimate, e.g. "About 2 min left" (empty when there is none yet).
+    pub fn estimate_text(&self) -> String {
+        let label = &self.imp().estimate_label;
+        if label.is_visible() {
+            label.label().to_string()
+        } else {
+            String::new()
+        }
+    }
+
+    /// The run line, e.g. "Run 2 of up to 3: upstream repeats a failed test".
+    pub fn run_text(&self) -> String {
+        self.imp().run_label.label().to_string()
+    }
+
+    /// What the page last announced to screen readers (the phase started).
+    pub fn announcement(&self) -> String {
+        self.imp().announced.borrow().clone()
     }
 
     /// The live figure, e.g. "45.21 MB/s".

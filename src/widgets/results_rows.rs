@@ -7,6 +7,7 @@ use agnostics_core::engine::PhaseResult;
 use agnostics_core::i18n::{fill, gettext};
 use agnostics_core::verdict::{Check, Verdict};
 
+use crate::a11y;
 use crate::format::{check_summary, check_title, iops, mb_and_kib_per_s, phase_title};
 use crate::widgets::Badge;
 
@@ -31,15 +32,30 @@ fn plain_row(title: &str, subtitle: Option<&str>) -> adw::ActionRow {
     row.set_title(title);
     if let Some(subtitle) = subtitle {
         row.set_subtitle(subtitle);
+        // Screen readers get the row's title as its name; its value is its description.
+        a11y::set_description(&row, subtitle);
     }
     row
 }
 
+/// The description of a row with a badge: its value, then the badge's verdict, e.g.
+/// "12.3 MB/s, target 10 MB/s; PASS".
+fn value_and_verdict(value: &str, badge: &Badge) -> String {
+    fill(
+        // Translators: a result row as a screen reader describes it: its value, then its
+        // verdict (PASS, FAIL).
+        &gettext("{value}; {verdict}"),
+        &[("value", &value), ("verdict", &badge.text())],
+    )
+}
+
 /// A graded check: its name, its value and target, and a PASS/FAIL badge.
 pub fn check_row(check: &Check) -> (adw::ActionRow, Badge) {
-    let row = plain_row(&check_title(check.metric), Some(&check_summary(check)));
+    let summary = check_summary(check);
+    let row = plain_row(&check_title(check.metric), Some(&summary));
     let badge = Badge::new(check.verdict);
     row.add_suffix(&badge);
+    a11y::set_description(&row, &value_and_verdict(&summary, &badge));
     (row, badge)
 }
 
@@ -74,7 +90,15 @@ pub fn phase_row(phase: &PhaseResult) -> adw::ActionRow {
         mb_and_kib_per_s(phase.bw_bytes)
     };
     let row = plain_row(&phase_title(&phase.name, phase.rw, phase.bs), Some(&figure));
-    let note = gtk::Label::new(Some(&gettext("not graded")));
+    let not_graded = gettext("not graded");
+    a11y::set_description(
+        &row,
+        &fill(
+            &gettext("{value}; {verdict}"),
+            &[("value", &figure), ("verdict", &not_graded)],
+        ),
+    );
+    let note = gtk::Label::new(Some(&not_graded));
     note.add_css_class("dim-label");
     note.add_css_class("caption");
     row.add_suffix(&note);
@@ -95,5 +119,19 @@ pub fn expander(title: &str, subtitle: &str, verdict: Verdict) -> (adw::Expander
     let badge = Badge::new(verdict);
     #[allow(deprecated)] // add_suffix is libadwaita 1.4; add_action is the 1.2 name.
     row.add_action(&badge);
+    let description = value_and_verdict(subtitle, &badge);
+    a11y::set_label(&row, title);
+    a11y::set_description(&row, &description);
+    // The row's header (an action row inside it) is what takes focus and what screen readers
+    // read: it gets the same description.
+    let mut stack: Vec<gtk::Widget> = row.first_child().into_iter().collect();
+    while let Some(widget) = stack.pop() {
+        if widget.is::<adw::ActionRow>() {
+            a11y::set_description(&widget, &description);
+            break;
+        }
+        stack.extend(widget.next_sibling());
+        stack.extend(widget.first_child());
+    }
     (row, badge)
 }

@@ -18,7 +18,7 @@ use gtk::subclass::prelude::*;
 
 use super::card_group::{card_group, CardGroup};
 use super::results_rows::{advice_row, check_row, expander, fact_row, group, phase_row};
-use crate::format::target_report_label;
+use crate::format::{target_report_label, verdict_text};
 use crate::widgets::Badge;
 
 /// What one graded row shows, read back from the widgets (for tests and for people who
@@ -63,6 +63,8 @@ mod imp {
         pub copy_button: TemplateChild<gtk::Button>,
         #[template_child]
         pub run_again_button: TemplateChild<gtk::Button>,
+        /// What was last announced to screen readers (the verdict).
+        pub announced: RefCell<String>,
         /// The A1 rows of the deciding run, with their badges and advice.
         pub checks: RefCell<Vec<(adw::ActionRow, Badge, Vec<adw::ActionRow>)>>,
         /// The A2 row's badge.
@@ -193,6 +195,18 @@ impl ResultsView {
             (Verdict::NotGraded, _) => gettext("Measured, not graded"),
         };
         imp.title_label.set_label(&title);
+        let said = fill(
+            // Translators: what screen readers announce when a test ends, e.g.
+            // "PASS: Your SD card is fast enough".
+            &gettext("{verdict}: {title}"),
+            &[
+                ("verdict", &verdict_text(report.verdict)),
+                ("title", &title),
+            ],
+        );
+        crate::a11y::set_label(&*imp.title_label, &said);
+        crate::a11y::announce(&*imp.title_label, &said);
+        imp.announced.replace(said);
         let subtitle = match &report.target {
             Some(t) => fill(
                 &gettext("Tested: {drive}, in {path}"),
@@ -588,6 +602,21 @@ impl ResultsView {
     /// **Save Report…** (an icon button beside **Copy Results**).
     pub fn save_button(&self) -> gtk::Button {
         self.imp().save_button.get()
+    }
+
+    /// **Run Again**.
+    /// Clears the text selected in the page's labels: GTK selects a selectable label's text
+    /// when focus passes through it on the way to **Run Again** as the page opens.
+    pub fn clear_selection(&self) {
+        let imp = self.imp();
+        if imp.subtitle_label.selection_bounds().is_some() {
+            imp.subtitle_label.select_region(0, 0);
+        }
+    }
+
+    /// What the page last announced to screen readers (the verdict).
+    pub fn announcement(&self) -> String {
+        self.imp().announced.borrow().clone()
     }
 
     /// **Run Again**.

@@ -47,6 +47,8 @@ mod imp {
         pub back_button: TemplateChild<gtk::Button>,
         #[template_child]
         pub toast_overlay: TemplateChild<adw::ToastOverlay>,
+        /// The toasts shown (some may have gone), so that they can be dismissed.
+        pub toasts: RefCell<Vec<adw::Toast>>,
         #[template_child]
         pub view_stack: TemplateChild<adw::ViewStack>,
         #[template_child]
@@ -170,6 +172,7 @@ impl Window {
         self.restore_settings();
         self.setup_profile_row();
         self.update_intro();
+        crate::a11y::name_mnemonic_buttons(self);
 
         imp.test_run.connect_state_notify(glib::clone!(
             #[weak(rename_to = win)]
@@ -460,7 +463,23 @@ impl Window {
     /// Shows a short message at the bottom of the window.
     pub fn toast(&self, text: &str) {
         let toast = adw::Toast::new(&glib::markup_escape_text(text));
-        self.imp().toast_overlay.add_toast(toast);
+        self.imp().toast_overlay.add_toast(toast.clone());
+        let mut toasts = self.imp().toasts.borrow_mut();
+        toasts.retain(|t| t.upcast_ref::<glib::Object>().ref_count() > 1);
+        toasts.push(toast);
+    }
+
+    /// Hides every toast shown.
+    pub fn dismiss_toasts(&self) {
+        for toast in self.imp().toasts.take() {
+            toast.dismiss();
+        }
+    }
+
+    /// Shows the SD Card view's page `name` (`ready`, `running`, `results`) whatever the test's
+    /// state: for tests and screenshots of a page's layout.
+    pub fn show_page_for_test(&self, name: &str) {
+        self.show_page(name);
     }
 
     /// The test run the window observes.

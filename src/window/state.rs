@@ -13,8 +13,10 @@ impl Window {
     pub(super) fn show_page(&self, name: &str) {
         self.imp().stack.set_visible_child_name(name);
         self.sync_header();
-        self.sync_focus();
+        // Actions first: the page's main button is insensitive (and refuses focus) until its
+        // action is enabled.
         self.sync_actions();
+        self.sync_focus();
     }
 
     /// The back button shows on the SD Card page's results.
@@ -96,6 +98,7 @@ impl Window {
                     imp.results_view.show_report(&report);
                 }
                 self.show_page("results");
+                imp.results_view.clear_selection();
             }
             RunState::Failed => {
                 self.uninhibit();
