@@ -56,6 +56,7 @@ fn main() {
     // Rendering the screenshots is a tool (tools/screenshots), not a test: only with
     // AGNOSTICS_SCREENSHOTS=DIR is it in the list.
     if std::env::var_os(SCREENSHOTS_ENV).is_some() {
+        bind_screenshot_language();
         tests.extend(crate::ui_tests![renders_screenshots]);
     }
     // Last: it runs the application's main loop to its end (shutdown).
@@ -983,7 +984,12 @@ fn renders_screenshots(app: &Application) -> agnostics_testkit::Ran {
             "set {SCREENSHOTS_ENV}=DIR to render the screenshots"
         ));
     };
-    render_tests_page(app, &out.join("tests.png"));
+    let lang = screenshot_suffix();
+    render_tests_page(app, &out.join(format!("tests{lang}.png")));
+    if !lang.is_empty() {
+        // The SD card test's pages in other languages: tests/ui_ready.rs and tests/ui_run.rs.
+        return Ok(());
+    }
     let disk = match ThrottledDisk::new(512, 12 << 20, 40 << 20, 700, 1200) {
         Ok(disk) => disk,
         Err(reason) => {

@@ -51,6 +51,7 @@ fn main() {
         results_show_the_trend_and_the_decline_advice,
     ];
     if std::env::var_os(SCREENSHOTS_ENV).is_some() {
+        bind_screenshot_language();
         tests.extend(crate::ui_tests![renders_history_screenshots]);
     }
     let conclusion = agnostics_testkit::harness::conclude_on_this_thread(tests);
@@ -614,7 +615,16 @@ fn a_history_that_cannot_be_written_still_shows_the_results(app: &Application) {
 fn renders_history_screenshots(app: &Application) {
     let dir = PathBuf::from(std::env::var_os(SCREENSHOTS_ENV).unwrap());
     let f = fixture();
-    for (suffix, size) in [("", None), ("-1280", Some((1280, 800)))] {
+    let lang = screenshot_suffix();
+    let sizes = if lang.is_empty() {
+        vec![
+            (String::new(), None),
+            ("-1280".to_owned(), Some((1280, 800))),
+        ]
+    } else {
+        vec![(lang.clone(), None)]
+    };
+    for (suffix, size) in sizes {
         let window = history_window(app, &f.path);
         if let Some((w, h)) = size {
             let content = window.content().unwrap();
@@ -644,6 +654,9 @@ fn renders_history_screenshots(app: &Application) {
         save_png(&window, &dir.join(format!("compare{suffix}.png")));
         window.destroy();
         iterate_briefly();
+    }
+    if !lang.is_empty() {
+        return;
     }
     // The drive's charts in the dark style (Raspberry Pi OS's dark theme), for a look.
     let style = adw::StyleManager::default();

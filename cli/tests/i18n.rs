@@ -163,7 +163,9 @@ fn json_keeps_keys_kinds_and_verdicts_under_language_de() {
     );
 }
 
-const RANDOM_IO_SLOW: &str = "Random reads or writes are too slow: the desktop and programs will feel sluggish. A card marked A1 or A2 will do better.";
+/// The slow random I/O advice for a drive that is not an SD card (the failing run is on a loop
+/// device, so the A1/A2 card sentence is not said).
+const RANDOM_IO_SLOW: &str = "Random reads or writes are too slow: the desktop and programs will feel sluggish if the system runs from this drive.";
 
 /// A profile for [`SlowTarget`]: 16 MiB, one request at a time, 1 MiB sequential blocks
 /// (100 MiB/s through the throttle: seq-write passes) and 4 KiB random blocks (about 100 IOPS:

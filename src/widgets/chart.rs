@@ -368,8 +368,9 @@ impl Chart {
         // asked: the axis's own steps, as its top is a whole number of them.
         let x_ticks = (slots / x_step) as usize + 1;
         let y_ticks = axis.ticks().len();
-        let label_font = ("sans-serif", 10.0).into_font().color(&fg_c.mix(0.8));
-        let desc_font = ("sans-serif", 10.0).into_font().color(&fg_c.mix(0.8));
+        let family = super::chart_font::family_for(self, &[&self.x_axis_name(), &axis.unit]);
+        let label_font = (family.as_str(), 10.0).into_font().color(&fg_c.mix(0.8));
+        let desc_font = (family.as_str(), 10.0).into_font().color(&fg_c.mix(0.8));
         let y_unit = axis.unit.clone();
         let mut chart = ChartBuilder::on(&root)
             .margin_top(6)

@@ -7,12 +7,11 @@ use std::cell::RefCell;
 use adw::prelude::*;
 use agnostics_core::history::{Comparison, FigureUnit};
 use agnostics_core::i18n::{fill, gettext, number};
-use agnostics_core::profile::Rw;
 use gtk::glib;
 use gtk::subclass::prelude::*;
 
 use super::results_rows::group;
-use crate::format::{iops, mb_per_s, phase_title};
+use crate::format::{iops, mb_per_s};
 
 /// A figure in its unit for people: "12.34 MB/s", "612 IOPS", or "—" when not measured.
 pub fn figure_text(unit: FigureUnit, value: Option<f64>) -> String {
@@ -46,23 +45,6 @@ pub fn ratio_text(ratio: Option<f64>) -> String {
             ("change", &number(change.abs(), 0)),
         ],
     )
-}
-
-/// A phase's title for people from its fio job name alone.
-fn figure_title(phase: &str, unit: FigureUnit) -> String {
-    let rw = match (phase.contains("read"), unit) {
-        (true, FigureUnit::Iops) => Rw::RandRead,
-        (true, _) => Rw::Read,
-        (false, FigureUnit::Iops) => Rw::RandWrite,
-        (false, _) => Rw::Write,
-    };
-    let title = phase_title(phase, rw, 0);
-    // A custom job's title names its block size, which the comparison does not know.
-    if title.contains('(') {
-        phase.to_owned()
-    } else {
-        title
-    }
 }
 
 mod imp {
@@ -185,7 +167,7 @@ impl CompareView {
         let mut cells = vec![head];
         for f in &comparison.figures {
             cells.push(vec![
-                figure_title(&f.phase, f.unit),
+                agnostics_core::history::phase_label(&f.phase),
                 figure_text(f.unit, f.left),
                 figure_text(f.unit, f.right),
                 ratio_text(f.ratio),

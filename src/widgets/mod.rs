@@ -4,6 +4,7 @@
 pub mod badge;
 pub mod card_group;
 pub mod chart;
+mod chart_font;
 pub mod compare_view;
 pub mod drive_row;
 pub mod history_view;

@@ -224,8 +224,12 @@ impl TrendChart {
             .map_err(|e| err(&e))?
             .into_drawing_area();
 
-        let label_font = ("sans-serif", 12.0).into_font().color(&fg.mix(0.8));
-        let desc_font = ("sans-serif", 13.0).into_font().color(&fg);
+        let names: Vec<&str> = series.iter().map(|s| s.name.as_str()).collect();
+        let x_desc = gettext("Date of the run");
+        let family =
+            super::chart_font::family_for(self, &[&[x_desc.as_str()], &names[..]].concat());
+        let label_font = (family.as_str(), 12.0).into_font().color(&fg.mix(0.8));
+        let desc_font = (family.as_str(), 13.0).into_font().color(&fg);
         if series.is_empty() {
             let text = gettext("No runs to show yet");
             root.draw(&Text::new(
@@ -255,7 +259,7 @@ impl TrendChart {
         // Runs closer than a tick label's width share one tick.
         let min_gap = span_days * 100.0 / f64::from(width.max(1));
         dates.dedup_by(|a, b| (*a - *b).abs() < min_gap);
-        let legend = legend_layout(cr, &series, f64::from(width) - 80.0);
+        let legend = legend_layout(cr, &family, &series, f64::from(width) - 80.0);
         let lines_of_legend = legend.last().map_or(0, |e| e.line + 1);
         let y_axis_area = 64;
 
@@ -276,7 +280,7 @@ impl TrendChart {
         let own_ticks = dates.len() <= x_labels;
         chart
             .configure_mesh()
-            .x_desc(gettext("Date of the run"))
+            .x_desc(x_desc.as_str())
             .y_desc(unit.axis_name())
             .x_labels(if own_ticks { 0 } else { x_labels })
             .y_labels(5)
@@ -303,13 +307,14 @@ impl TrendChart {
         drop(root);
         draw_legend(
             cr,
+            &family,
             &legend,
             &series,
             &fg,
             &lines,
             f64::from(y_axis_area) + 8.0,
         );
-        draw_ticks(cr, &ticks, &fg);
+        draw_ticks(cr, &family, &ticks, &fg);
         Ok(())
     }
 }
@@ -347,20 +352,21 @@ struct LegendEntry {
 const LEGEND_FONT: f64 = 12.0;
 const SWATCH: f64 = 18.0;
 
-fn legend_font(cr: &cairo::Context) {
-    cr.select_font_face(
-        "sans-serif",
-        cairo::FontSlant::Normal,
-        cairo::FontWeight::Normal,
-    );
+fn legend_font(cr: &cairo::Context, family: &str) {
+    cr.select_font_face(family, cairo::FontSlant::Normal, cairo::FontWeight::Normal);
     cr.set_font_size(LEGEND_FONT);
 }
 
 /// Lays the legend out above the plot: entries side by side, on as many lines as `room`
 /// (pixels) needs, measured with cairo's own text extents.
-fn legend_layout(cr: &cairo::Context, series: &[TrendSeries], room: f64) -> Vec<LegendEntry> {
+fn legend_layout(
+    cr: &cairo::Context,
+    family: &str,
+    series: &[TrendSeries],
+    room: f64,
+) -> Vec<LegendEntry> {
     let _ = cr.save();
-    legend_font(cr);
+    legend_font(cr, family);
     let mut out = Vec::new();
     let (mut line, mut x) = (0, 0.0);
     for s in series {
@@ -381,9 +387,9 @@ fn legend_layout(cr: &cairo::Context, series: &[TrendSeries], room: f64) -> Vec<
 }
 
 /// The x axis's ticks at the runs' dates: a short mark and the date centred under it.
-fn draw_ticks(cr: &cairo::Context, ticks: &[((i32, i32), String)], fg: &RGBAColor) {
+fn draw_ticks(cr: &cairo::Context, family: &str, ticks: &[((i32, i32), String)], fg: &RGBAColor) {
     let _ = cr.save();
-    legend_font(cr);
+    legend_font(cr, family);
     cr.set_source_rgba(
         f64::from(fg.0) / 255.0,
         f64::from(fg.1) / 255.0,
@@ -405,6 +411,7 @@ fn draw_ticks(cr: &cairo::Context, ticks: &[((i32, i32), String)], fg: &RGBAColo
 
 fn draw_legend(
     cr: &cairo::Context,
+    family: &str,
     legend: &[LegendEntry],
     series: &[TrendSeries],
     fg: &RGBAColor,
@@ -412,7 +419,7 @@ fn draw_legend(
     left: f64,
 ) {
     let _ = cr.save();
-    legend_font(cr);
+    legend_font(cr, family);
     let source = |c: &RGBAColor| {
         cr.set_source_rgba(
             f64::from(c.0) / 255.0,

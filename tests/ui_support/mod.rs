@@ -353,3 +353,25 @@ pub fn save_png(window: &Window, path: &Path) {
         .unwrap_or_else(|e| panic!("saving {}: {e}", path.display()));
     println!("  wrote {} ({w}×{h})", path.display());
 }
+
+/// The suffix of a screenshot's file name for the language the app runs in: `""` for English
+/// (the README's plain names), `-de`, `-ja`, … from `LANGUAGE` otherwise.
+pub fn screenshot_suffix() -> String {
+    match std::env::var("LANGUAGE")
+        .ok()
+        .and_then(|l| l.split([':', '_', '.']).next().map(str::to_owned))
+        .filter(|l| !l.is_empty() && l != "en" && l != "C")
+    {
+        Some(lang) => format!("-{lang}"),
+        None => String::new(),
+    }
+}
+
+/// For screenshots in another language (`LANGUAGE=de`, `ja`, …): binds the catalogues in
+/// `$AGNOSTICS_LOCALEDIR` (tools/screenshots points it at core's build tree), as the app's own
+/// start does. The tests themselves run in English, so this is only for the renderers.
+pub fn bind_screenshot_language() {
+    if let Some(dir) = std::env::var_os("AGNOSTICS_LOCALEDIR") {
+        agnostics_core::i18n::init(Path::new(&dir));
+    }
+}
