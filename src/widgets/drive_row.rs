@@ -66,21 +66,40 @@ pub fn choices(
     }
 }
 
-/// The popup list's entries: each drive's whole label, wrapped (at a space, or inside a long
-/// path) rather than cut, so that the mount point and free space are never lost.
-fn wrapping_factory() -> gtk::SignalListItemFactory {
+/// The popup list's entries of a combo row over a [`gtk::StringList`]: each entry's whole
+/// text, wrapped (at a space, or inside a long path) rather than cut, so that a drive's mount
+/// point and free space are never lost, with a check mark on the chosen one in the popup
+/// (`popup`; else the row's display of the chosen entry). Each entry is named by its text for
+/// screen readers (GTK 4.8 leaves a list item's name empty).
+pub(crate) fn wrapping_factory(popup: bool) -> gtk::SignalListItemFactory {
     let factory = gtk::SignalListItemFactory::new();
-    factory.connect_setup(|_, item| {
+    factory.connect_setup(move |_, item| {
         let Some(item) = item.downcast_ref::<gtk::ListItem>() else {
             return;
         };
         let label = gtk::Label::builder()
             .xalign(0.0)
+            .hexpand(popup)
             .wrap(true)
             .wrap_mode(gtk::pango::WrapMode::WordChar)
             .max_width_chars(48)
             .build();
-        item.set_child(Some(&label));
+        let entry = gtk::Box::new(gtk::Orientation::Horizontal, 6);
+        entry.append(&label);
+        item.set_child(Some(&entry));
+        if !popup {
+            return;
+        }
+        let check = gtk::Image::builder()
+            .icon_name("object-select-symbolic")
+            .accessible_role(gtk::AccessibleRole::Presentation)
+            .build();
+        entry.append(&check);
+        let show_check = move |item: &gtk::ListItem| {
+            check.set_opacity(if item.is_selected() { 1.0 } else { 0.0 });
+        };
+        show_check(item);
+        item.connect_selected_notify(show_check);
     });
     factory.connect_bind(|_, item| {
         let Some(item) = item.downcast_ref::<gtk::ListItem>() else {
@@ -91,8 +110,13 @@ fn wrapping_factory() -> gtk::SignalListItemFactory {
             .and_downcast::<gtk::StringObject>()
             .map(|s| s.string().to_string())
             .unwrap_or_default();
-        if let Some(label) = item.child().and_downcast::<gtk::Label>() {
+        let Some(entry) = item.child() else { return };
+        if let Some(label) = entry.first_child().and_downcast::<gtk::Label>() {
             label.set_label(&text);
+        }
+        // The list's own item widget (role list item) holds the entry.
+        if let Some(list_item) = entry.parent() {
+            crate::a11y::set_label(&list_item, &text);
         }
     });
     factory
@@ -122,7 +146,8 @@ mod imp {
             obj.set_use_subtitle(true);
             // The chosen drive in full, wrapped: its path is what tells drives apart.
             obj.set_subtitle_lines(0);
-            obj.set_list_factory(Some(&wrapping_factory()));
+            obj.set_factory(Some(&wrapping_factory(false)));
+            obj.set_list_factory(Some(&wrapping_factory(true)));
             obj.set_title(&gettext("_Drive to test"));
             obj.set_use_underline(true);
             obj.set_loading();

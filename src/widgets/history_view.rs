@@ -1010,6 +1010,7 @@ impl HistoryView {
                 }
             ),
         );
+        crate::a11y::name_mnemonic_buttons(&dialog);
         dialog.present();
         self.imp().dialog.replace(Some(dialog));
     }
@@ -1078,6 +1079,7 @@ impl HistoryView {
                 }
             ),
         );
+        crate::a11y::name_mnemonic_buttons(&dialog);
         dialog.present();
         self.imp().dialog.replace(Some(dialog));
     }
