@@ -22,6 +22,7 @@ fn main() {
         drop_down_entries_are_named_for_screen_readers,
         buttons_use_header_capitalisation,
         dialog_buttons_are_named_without_their_underscore,
+        the_history_page_takes_the_focus_from_the_keyboard,
     ];
     let conclusion = agnostics_testkit::harness::conclude_on_this_thread(tests);
     drop(log_dir);
@@ -233,4 +234,49 @@ fn dialog_buttons_are_named_without_their_underscore(app: &Application) -> agnos
     dialog.response("close");
     iterate_briefly();
     Ok(())
+}
+
+/// Keyboard pass: Alt+H (or the History tab) left the focus on the hidden SD Card page's
+/// Run button, so the next key went nowhere; the first drive takes it, and opening a drive
+/// (Enter) moves it to that drive's page.
+fn the_history_page_takes_the_focus_from_the_keyboard(app: &Application) {
+    use agnostics_core::history::{DriveId, DriveIdentity, History, IdentityBasis};
+    let dir = scratch_dir();
+    let path = dir.path().join("history.sqlite3");
+    let mut report = usb_report_below_target();
+    report.run_id = format!("{:032x}", 0xf0c5_u32);
+    report.drive = Some(DriveIdentity {
+        id: "fedcba9876543210"
+            .parse::<DriveId>()
+            .expect("16 hex digits"),
+        basis: IdentityBasis::Usb,
+    });
+    History::open(&path)
+        .expect("a new history")
+        .record(&report)
+        .expect("recorded");
+    let window = new_window(app);
+    window.set_history_path(&path);
+    wait_until("the history", || !window.history_view().is_loading());
+    window.set_visible_view("history");
+    iterate_briefly();
+    let focus = gtk::prelude::GtkWindowExt::focus(&window).expect("something has the focus");
+    assert!(
+        focus.is_ancestor(&window.history_view()) && focus.is_mapped(),
+        "focus on the History page, not {focus:?}"
+    );
+    assert!(
+        focus.is::<gtk::ListBoxRow>(),
+        "on the first drive: {focus:?}"
+    );
+    focus.activate();
+    wait_until("the drive's page", || {
+        window.history_view().visible_page() == "drive"
+    });
+    iterate_briefly();
+    let focus = gtk::prelude::GtkWindowExt::focus(&window).expect("something has the focus");
+    assert!(
+        focus.is_mapped() && focus.is_ancestor(&window.history_view()),
+        "focus on the drive's page, not {focus:?}"
+    );
 }

@@ -231,6 +231,21 @@ impl Default for HistoryView {
 }
 
 impl HistoryView {
+    /// Gives the focus to the first control of the page shown (the first drive, the back
+    /// button of a drive's or a run's page); false when there is none (no runs yet).
+    pub fn focus_default(&self) -> bool {
+        let imp = self.imp();
+        if imp.stack.visible_child_name().as_deref() == Some("drives") {
+            if let Some(row) = imp.drives_list.row_at_index(0) {
+                return imp.drives_list.is_visible() && row.grab_focus();
+            }
+            return false;
+        }
+        imp.stack
+            .visible_child()
+            .is_some_and(|page| page.child_focus(gtk::DirectionType::TabForward))
+    }
+
     /// A History page of [`crate::history_store::default_path`], loading its drives.
     pub fn new() -> HistoryView {
         HistoryView::default()
@@ -251,7 +266,14 @@ impl HistoryView {
         imp.stack.connect_visible_child_name_notify(glib::clone!(
             #[weak(rename_to = view)]
             self,
-            move |_| view.sync_chosen()
+            move |_| {
+                view.sync_chosen();
+                // The page that was left took the focus with it: the new one's first control
+                // gets it (a keyboard user would otherwise be nowhere).
+                if view.is_mapped() {
+                    view.focus_default();
+                }
+            }
         ));
         self.reload();
     }

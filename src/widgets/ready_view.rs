@@ -52,9 +52,9 @@ mod imp {
             self.parent_constructed();
             // The profiles' popup entries named for screen readers, as the drives' are.
             use crate::widgets::drive_row::wrapping_factory;
-            self.profile_row.set_factory(Some(&wrapping_factory(false)));
-            self.profile_row
-                .set_list_factory(Some(&wrapping_factory(true)));
+            let row = &*self.profile_row;
+            row.set_factory(Some(&wrapping_factory(None)));
+            row.set_list_factory(Some(&wrapping_factory(Some(row))));
         }
     }
     impl WidgetImpl for ReadyView {}
