@@ -279,4 +279,33 @@ fn the_history_page_takes_the_focus_from_the_keyboard(app: &Application) {
         focus.is_mapped() && focus.is_ancestor(&window.history_view()),
         "focus on the drive's page, not {focus:?}"
     );
+    // Alt+Left or Escape goes back, as the page's back button does.
+    let trigger = gtk::ShortcutTrigger::parse_string("<Alt>Left").expect("a trigger");
+    let controllers = window.history_view().observe_controllers();
+    let has_back = (0..controllers.n_items())
+        .filter_map(|i| {
+            controllers
+                .item(i)
+                .and_downcast::<gtk::ShortcutController>()
+        })
+        .any(|c| {
+            (0..c.n_items())
+                .filter_map(|i| c.item(i).and_downcast::<gtk::Shortcut>())
+                .any(|s| {
+                    let t = s
+                        .trigger()
+                        .map(|t| t.to_str().to_string())
+                        .unwrap_or_default();
+                    t.contains(trigger.to_str().as_str())
+                })
+        });
+    assert!(has_back, "an Alt+Left shortcut on the History page");
+    assert!(window.history_view().go_back());
+    wait_until("the list of drives", || {
+        window.history_view().visible_page() == "drives"
+    });
+    assert!(
+        !window.history_view().go_back(),
+        "no back from the list of drives"
+    );
 }

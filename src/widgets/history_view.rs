@@ -246,6 +246,29 @@ impl HistoryView {
             .is_some_and(|page| page.child_focus(gtk::DirectionType::TabForward))
     }
 
+    /// Presses the back button of the page shown (a drive's, a run's, the comparison's); false
+    /// on the list of drives, which has none.
+    pub fn go_back(&self) -> bool {
+        let Some(page) = self.imp().stack.visible_child() else {
+            return false;
+        };
+        let mut stack = vec![page];
+        while let Some(widget) = stack.pop() {
+            if let Some(button) = widget.downcast_ref::<gtk::Button>() {
+                if button.icon_name().as_deref() == Some("go-previous-symbolic") {
+                    button.emit_clicked();
+                    return true;
+                }
+            }
+            let mut child = widget.last_child();
+            while let Some(c) = child {
+                child = c.prev_sibling();
+                stack.push(c);
+            }
+        }
+        false
+    }
+
     /// A History page of [`crate::history_store::default_path`], loading its drives.
     pub fn new() -> HistoryView {
         HistoryView::default()
@@ -263,6 +286,19 @@ impl HistoryView {
         self.build_run_page();
         self.build_compare_page();
         self.build_compare_bar();
+        // Alt+Left (GNOME's "back") or Escape leaves a drive's, a run's or the comparison's
+        // page, as its back button does, wherever the focus is on it.
+        let back = gtk::ShortcutController::new();
+        back.add_shortcut(gtk::Shortcut::new(
+            gtk::ShortcutTrigger::parse_string("<Alt>Left|Escape"),
+            Some(gtk::CallbackAction::new(|widget, _| {
+                widget
+                    .downcast_ref::<HistoryView>()
+                    .is_some_and(HistoryView::go_back)
+                    .into()
+            })),
+        ));
+        self.add_controller(back);
         imp.stack.connect_visible_child_name_notify(glib::clone!(
             #[weak(rename_to = view)]
             self,
