@@ -96,6 +96,38 @@ fn a_drive_that_is_not_an_sd_card_is_graded_for_reference_under_the_headline(app
         "not styled as a plain FAIL: {}",
         results.verdict_style()
     );
+    // With AGNOSTICS_SCREENSHOTS=DIR, the page as shown, to look at.
+    if let Some(dir) = std::env::var_os("AGNOSTICS_SCREENSHOTS") {
+        let shown = agnostics::widgets::ResultsView::default();
+        shown.show_report(&report);
+        let top = gtk::Window::builder()
+            .default_width(800)
+            .default_height(480)
+            .child(&shown)
+            .build();
+        top.present();
+        iterate_briefly();
+        let paintable = gtk::WidgetPaintable::new(Some(&shown));
+        let snapshot = gtk::Snapshot::new();
+        let (w, h) = (shown.width() as f64, shown.height() as f64);
+        #[allow(deprecated)] // StyleContext::lookup_color: the GTK 4.8 way.
+        let background = shown
+            .style_context()
+            .lookup_color("window_bg_color")
+            .unwrap_or(gtk::gdk::RGBA::WHITE);
+        let bounds = gtk::graphene::Rect::new(0.0, 0.0, w as f32, h as f32);
+        snapshot.append_color(&background, &bounds);
+        paintable.snapshot(&snapshot, w, h);
+        let node = snapshot.to_node().expect("something was drawn");
+        let texture = top
+            .renderer()
+            .expect("realized")
+            .render_texture(&node, Some(&bounds));
+        texture
+            .save_to_png(std::path::Path::new(&dir).join("results-usb-reference.png"))
+            .expect("saved");
+        top.destroy();
+    }
     let said = results.announcement();
     assert!(
         said.contains("reference only"),
