@@ -109,8 +109,8 @@ pub fn without_mnemonic(label: &str) -> String {
 
 /// Gives every button under `root` whose label has a mnemonic its accessible name without the
 /// underscore, once, now and whenever its label changes. GTK 4.8 otherwise joins the raw label
-/// and the name of the label inside that it is "labelled by" ("_Run SD card test Run SD card
-/// test"): the label is set without its underscore and the relation dropped.
+/// and the name of the label inside that it is "labelled by" ("_Run SD Card Test Run SD Card
+/// Test"): the label is set without its underscore and the relation dropped.
 pub fn name_mnemonic_buttons(root: &impl IsA<gtk::Widget>) {
     let mut stack = vec![root.as_ref().clone()];
     while let Some(widget) = stack.pop() {

@@ -1,5 +1,5 @@
 //! The `~/rpdiags.txt` log of the desktop app, in one place: every session (one **Run Tests**,
-//! or one **Run SD card test**) rewrites it from the start, as upstream does. `$AGNOSTICS_LOG`
+//! or one **Run SD Card Test**) rewrites it from the start, as upstream does. `$AGNOSTICS_LOG`
 //! names another file, as for `agnostics-cli run`. The format is the core's
 //! ([`agnostics_core::scripts::log`]); no GTK here.
 
@@ -27,7 +27,7 @@ pub fn open(path: &Path, sd: Option<&Report>) -> Result<LogWriter, ScriptError> 
     Ok(log)
 }
 
-/// Rewrites the log with the SD card test's result alone (the **Run SD card test** flow).
+/// Rewrites the log with the SD card test's result alone (the **Run SD Card Test** flow).
 /// Returns the file written.
 ///
 /// Errors: no home folder ([`ScriptError::NoHome`]), as [`open`], or a write that failed

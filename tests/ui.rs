@@ -95,7 +95,7 @@ fn builds_the_window_ready_to_run(app: &Application) {
     assert_eq!(window.icon_name().as_deref(), Some(config::APP_ID));
     assert_eq!(
         window.run_button().label().as_deref(),
-        Some("_Run SD card test")
+        Some("_Run SD Card Test")
     );
     assert!(
         window.run_button().uses_underline(),

@@ -94,7 +94,7 @@ fn a_run_in_german_shows_german_rows_badges_and_numbers(
     let window = new_window(app);
     assert_eq!(
         window.run_button().label().as_deref(),
-        Some(de("_Run SD card test").as_str())
+        Some(de("_Run SD Card Test").as_str())
     );
     assert_fits_800x480(&window, "ready (German)");
     aim(&window, dir.path(), Some(profile));

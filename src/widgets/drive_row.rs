@@ -66,23 +66,47 @@ pub fn choices(
     }
 }
 
-/// The popup list's entries: each drive's whole label, wrapped (at a space, or inside a long
-/// path) rather than cut, so that the mount point and free space are never lost.
-fn wrapping_factory() -> gtk::SignalListItemFactory {
+/// The popup list's entries of a combo row over a [`gtk::StringList`]: each entry's whole
+/// text, wrapped (at a space, or inside a long path) rather than cut, so that a drive's mount
+/// point and free space are never lost, with a check mark on the chosen one in the popup of
+/// the row `popup` (`None`: the row's display of the chosen entry). Each entry is named by its text for
+/// screen readers (GTK 4.8 leaves a list item's name empty).
+pub(crate) fn wrapping_factory(popup: Option<&adw::ComboRow>) -> gtk::SignalListItemFactory {
     let factory = gtk::SignalListItemFactory::new();
-    factory.connect_setup(|_, item| {
+    let row = popup.map(|r| r.downgrade());
+    factory.connect_setup(move |_, item| {
         let Some(item) = item.downcast_ref::<gtk::ListItem>() else {
             return;
         };
         let label = gtk::Label::builder()
             .xalign(0.0)
+            .hexpand(row.is_some())
             .wrap(true)
             .wrap_mode(gtk::pango::WrapMode::WordChar)
             .max_width_chars(48)
             .build();
-        item.set_child(Some(&label));
+        let entry = gtk::Box::new(gtk::Orientation::Horizontal, 6);
+        entry.append(&label);
+        item.set_child(Some(&entry));
+        let Some(row) = row.as_ref().and_then(|r| r.upgrade()) else {
+            return;
+        };
+        // The check mark follows the row's choice (as libadwaita's own entries do), not the
+        // popup's keyboard focus.
+        let check = gtk::Image::builder()
+            .icon_name("object-select-symbolic")
+            .accessible_role(gtk::AccessibleRole::Presentation)
+            .build();
+        entry.append(&check);
+        let item = item.downgrade();
+        row.connect_selected_item_notify(move |row| {
+            if let Some(item) = item.upgrade() {
+                show_check(row, &item);
+            }
+        });
     });
-    factory.connect_bind(|_, item| {
+    let row = popup.map(|r| r.downgrade());
+    factory.connect_bind(move |_, item| {
         let Some(item) = item.downcast_ref::<gtk::ListItem>() else {
             return;
         };
@@ -91,11 +115,29 @@ fn wrapping_factory() -> gtk::SignalListItemFactory {
             .and_downcast::<gtk::StringObject>()
             .map(|s| s.string().to_string())
             .unwrap_or_default();
-        if let Some(label) = item.child().and_downcast::<gtk::Label>() {
+        let Some(entry) = item.child() else { return };
+        if let Some(label) = entry.first_child().and_downcast::<gtk::Label>() {
             label.set_label(&text);
+        }
+        // The list's own item widget (role list item) holds the entry.
+        if let Some(list_item) = entry.parent() {
+            crate::a11y::set_label(&list_item, &text);
+        }
+        if let Some(row) = row.as_ref().and_then(|r| r.upgrade()) {
+            show_check(&row, item);
         }
     });
     factory
+}
+
+/// Shows the check mark of a popup entry (its box's last child) when it is `row`'s choice.
+fn show_check(row: &adw::ComboRow, item: &gtk::ListItem) {
+    let chosen = item.item().is_some() && row.selected_item() == item.item();
+    if let Some(check) = item.child().and_then(|entry| entry.last_child()) {
+        if check.is::<gtk::Image>() {
+            check.set_opacity(if chosen { 1.0 } else { 0.0 });
+        }
+    }
 }
 
 mod imp {
@@ -122,7 +164,8 @@ mod imp {
             obj.set_use_subtitle(true);
             // The chosen drive in full, wrapped: its path is what tells drives apart.
             obj.set_subtitle_lines(0);
-            obj.set_list_factory(Some(&wrapping_factory()));
+            obj.set_factory(Some(&wrapping_factory(None)));
+            obj.set_list_factory(Some(&wrapping_factory(Some(obj.upcast_ref()))));
             obj.set_title(&gettext("_Drive to test"));
             obj.set_use_underline(true);
             obj.set_loading();

@@ -231,6 +231,44 @@ impl Default for HistoryView {
 }
 
 impl HistoryView {
+    /// Gives the focus to the first control of the page shown (the first drive, the back
+    /// button of a drive's or a run's page); false when there is none (no runs yet).
+    pub fn focus_default(&self) -> bool {
+        let imp = self.imp();
+        if imp.stack.visible_child_name().as_deref() == Some("drives") {
+            if let Some(row) = imp.drives_list.row_at_index(0) {
+                return imp.drives_list.is_visible() && row.grab_focus();
+            }
+            return false;
+        }
+        imp.stack
+            .visible_child()
+            .is_some_and(|page| page.child_focus(gtk::DirectionType::TabForward))
+    }
+
+    /// Presses the back button of the page shown (a drive's, a run's, the comparison's); false
+    /// on the list of drives, which has none.
+    pub fn go_back(&self) -> bool {
+        let Some(page) = self.imp().stack.visible_child() else {
+            return false;
+        };
+        let mut stack = vec![page];
+        while let Some(widget) = stack.pop() {
+            if let Some(button) = widget.downcast_ref::<gtk::Button>() {
+                if button.icon_name().as_deref() == Some("go-previous-symbolic") {
+                    button.emit_clicked();
+                    return true;
+                }
+            }
+            let mut child = widget.last_child();
+            while let Some(c) = child {
+                child = c.prev_sibling();
+                stack.push(c);
+            }
+        }
+        false
+    }
+
     /// A History page of [`crate::history_store::default_path`], loading its drives.
     pub fn new() -> HistoryView {
         HistoryView::default()
@@ -248,10 +286,30 @@ impl HistoryView {
         self.build_run_page();
         self.build_compare_page();
         self.build_compare_bar();
+        // Alt+Left (GNOME's "back") or Escape leaves a drive's, a run's or the comparison's
+        // page, as its back button does, wherever the focus is on it.
+        let back = gtk::ShortcutController::new();
+        back.add_shortcut(gtk::Shortcut::new(
+            gtk::ShortcutTrigger::parse_string("<Alt>Left|Escape"),
+            Some(gtk::CallbackAction::new(|widget, _| {
+                widget
+                    .downcast_ref::<HistoryView>()
+                    .is_some_and(HistoryView::go_back)
+                    .into()
+            })),
+        ));
+        self.add_controller(back);
         imp.stack.connect_visible_child_name_notify(glib::clone!(
             #[weak(rename_to = view)]
             self,
-            move |_| view.sync_chosen()
+            move |_| {
+                view.sync_chosen();
+                // The page that was left took the focus with it: the new one's first control
+                // gets it (a keyboard user would otherwise be nowhere).
+                if view.is_mapped() {
+                    view.focus_default();
+                }
+            }
         ));
         self.reload();
     }
@@ -1010,6 +1068,7 @@ impl HistoryView {
                 }
             ),
         );
+        crate::a11y::name_mnemonic_buttons(&dialog);
         dialog.present();
         self.imp().dialog.replace(Some(dialog));
     }
@@ -1078,6 +1137,7 @@ impl HistoryView {
                 }
             ),
         );
+        crate::a11y::name_mnemonic_buttons(&dialog);
         dialog.present();
         self.imp().dialog.replace(Some(dialog));
     }

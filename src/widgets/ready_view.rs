@@ -1,7 +1,7 @@
 //! The SD Card page's ready state as a view: the introduction (file size and space needed),
 //! the drive chooser with **Choose another folder**, the profile row, the line naming the
 //! folder the test file goes in, why the chosen drive would be refused (when it would), and
-//! **Run SD card test**. The window fills it and reacts to its rows (see `window/ready.rs`);
+//! **Run SD Card Test**. The window fills it and reacts to its rows (see `window/ready.rs`);
 //! the buttons use the window's `win.run` and `win.choose-folder` actions.
 
 use adw::prelude::*;
@@ -47,7 +47,16 @@ mod imp {
         }
     }
 
-    impl ObjectImpl for ReadyView {}
+    impl ObjectImpl for ReadyView {
+        fn constructed(&self) {
+            self.parent_constructed();
+            // The profiles' popup entries named for screen readers, as the drives' are.
+            use crate::widgets::drive_row::wrapping_factory;
+            let row = &*self.profile_row;
+            row.set_factory(Some(&wrapping_factory(None)));
+            row.set_list_factory(Some(&wrapping_factory(Some(row))));
+        }
+    }
     impl WidgetImpl for ReadyView {}
     impl BoxImpl for ReadyView {}
 }
@@ -91,7 +100,7 @@ impl ReadyView {
         self.imp().problem_label.get()
     }
 
-    /// **Run SD card test**.
+    /// **Run SD Card Test**.
     pub fn run_button(&self) -> gtk::Button {
         self.imp().run_button.get()
     }

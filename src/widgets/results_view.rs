@@ -48,6 +48,8 @@ mod imp {
         #[template_child]
         pub title_label: TemplateChild<gtk::Label>,
         #[template_child]
+        pub reference_label: TemplateChild<gtk::Label>,
+        #[template_child]
         pub subtitle_label: TemplateChild<gtk::Label>,
         #[template_child]
         pub groups: TemplateChild<gtk::Box>,
@@ -175,8 +177,12 @@ impl ResultsView {
 
     fn show_summary(&self, report: &Report) {
         let imp = self.imp();
+        // The SD card targets only rate an SD card: another drive below them gets a warning,
+        // not the red of a failed card, and the note that they are a reference is right here.
+        let reference_only = report.graded && !report.sd_graded && report.verdict != Verdict::Error;
         let (icon, class) = match report.verdict {
             Verdict::Pass => ("emblem-ok-symbolic", "success"),
+            Verdict::Fail if reference_only => ("dialog-information-symbolic", "warning"),
             Verdict::Fail => ("dialog-error-symbolic", "error"),
             Verdict::Error => ("dialog-warning-symbolic", "warning"),
             Verdict::NotGraded => ("emblem-ok-symbolic", "accent"),
@@ -195,7 +201,14 @@ impl ResultsView {
             (Verdict::NotGraded, _) => gettext("Measured, not graded"),
         };
         imp.title_label.set_label(&title);
-        let said = fill(
+        let note = if reference_only {
+            gettext("For reference only: this drive is not an SD card, so the SD card targets do not rate it.")
+        } else {
+            String::new()
+        };
+        imp.reference_label.set_label(&note);
+        imp.reference_label.set_visible(!note.is_empty());
+        let mut said = fill(
             // Translators: what screen readers announce when a test ends, e.g.
             // "PASS: Your SD card is fast enough".
             &gettext("{verdict}: {title}"),
@@ -204,6 +217,10 @@ impl ResultsView {
                 ("title", &title),
             ],
         );
+        if !note.is_empty() {
+            said.push(' ');
+            said.push_str(&note);
+        }
         crate::a11y::set_label(&*imp.title_label, &said);
         crate::a11y::announce(&*imp.title_label, &said);
         imp.announced.replace(said);
@@ -580,6 +597,24 @@ impl ResultsView {
     /// The verdict line, e.g. "Your SD card is fast enough".
     pub fn title_text(&self) -> String {
         self.imp().title_label.label().to_string()
+    }
+
+    /// The note under the verdict that the SD card targets are a reference only (a drive that
+    /// is not an SD card), `None` when not shown.
+    pub fn reference_note_text(&self) -> Option<String> {
+        let label = &self.imp().reference_label;
+        label.is_visible().then(|| label.label().to_string())
+    }
+
+    /// The verdict icon's style classes, e.g. "error" for a failed SD card.
+    pub fn verdict_style(&self) -> String {
+        self.imp()
+            .verdict_icon
+            .css_classes()
+            .iter()
+            .map(|c| c.as_str())
+            .collect::<Vec<_>>()
+            .join(" ")
     }
 
     /// The line naming the drive tested.

@@ -102,6 +102,7 @@ impl Window {
                 }
             ),
         );
+        crate::a11y::name_mnemonic_buttons(&dialog);
         dialog.present();
     }
 
@@ -110,6 +111,7 @@ impl Window {
         dialog.add_response("close", &gettext("_Close"));
         dialog.set_default_response(Some("close"));
         dialog.set_close_response("close");
+        crate::a11y::name_mnemonic_buttons(&dialog);
         dialog.present();
     }
 
@@ -161,6 +163,7 @@ impl Window {
                 }
             ),
         );
+        crate::a11y::name_mnemonic_buttons(&dialog);
         dialog.present();
     }
 

@@ -396,7 +396,7 @@ impl Window {
         ));
     }
 
-    /// Starts the test on the selected drive (the `win.run` action: **Run SD card test**,
+    /// Starts the test on the selected drive (the `win.run` action: **Run SD Card Test**,
     /// **Run Again**).
     pub fn start_test(&self) {
         let imp = self.imp();
@@ -535,7 +535,7 @@ impl Window {
         self.imp().dialog.borrow().clone()
     }
 
-    /// **Run SD card test**.
+    /// **Run SD Card Test**.
     pub fn run_button(&self) -> gtk::Button {
         self.imp().ready_view.run_button()
     }

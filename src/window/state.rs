@@ -32,6 +32,10 @@ impl Window {
     /// what that widget does and never starts a test.
     pub(super) fn sync_focus(&self) {
         let imp = self.imp();
+        if self.visible_view() == "history" {
+            imp.history_view.focus_default();
+            return;
+        }
         let focus: gtk::Widget = if self.visible_view() == "tests" {
             if self.is_running_tests() {
                 imp.tests_view.stop_button().upcast()

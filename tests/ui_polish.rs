@@ -1,0 +1,343 @@
+//! UI tests of the window's polish: the "reference only" note of a drive that is not an SD
+//! card sits where the verdict is (and the verdict is not a plain red FAIL), the entries of
+//! the drop-down lists are named for screen readers, and buttons use the GNOME HIG's header
+//! capitalisation. Run under `xvfb-run -a cargo test -p agnostics --test ui_polish`.
+
+#[path = "ui_support/mod.rs"]
+mod support;
+
+use adw::prelude::*;
+use agnostics::{a11y, Application, Window};
+use agnostics_core::sample;
+use agnostics_core::target_dir::Transport;
+
+use support::*;
+
+fn main() {
+    let log_dir = scratch_dir();
+    std::env::set_var("AGNOSTICS_LOG", log_dir.path().join("rpdiags.txt"));
+    std::env::set_var("AGNOSTICS_HISTORY", log_dir.path().join("history.sqlite"));
+    let tests = crate::ui_tests![
+        a_drive_that_is_not_an_sd_card_is_graded_for_reference_under_the_headline,
+        drop_down_entries_are_named_for_screen_readers,
+        buttons_use_header_capitalisation,
+        dialog_buttons_are_named_without_their_underscore,
+        the_history_page_takes_the_focus_from_the_keyboard,
+    ];
+    let conclusion = agnostics_testkit::harness::conclude_on_this_thread(tests);
+    drop(log_dir);
+    conclusion.exit()
+}
+
+/// `widget` and everything inside it (popovers included: they are children of their parent).
+fn descendants(widget: &gtk::Widget) -> Vec<gtk::Widget> {
+    let mut found = vec![widget.clone()];
+    let mut child = widget.first_child();
+    while let Some(c) = child {
+        found.extend(descendants(&c));
+        child = c.next_sibling();
+    }
+    found
+}
+
+/// A standard-profile report on a USB drive whose random writes miss the A1 target.
+fn usb_report_below_target() -> agnostics_core::report::Report {
+    let run = sample::run(
+        1,
+        [
+            sample::phase("prepare-file")
+                .bw_bytes(30e6)
+                .iops(30e6 / 1048576.0),
+            sample::phase("seq-write")
+                .bw_bytes(30e6)
+                .iops(30e6 / 1048576.0),
+            sample::phase("seq-read")
+                .bw_bytes(40e6)
+                .iops(40e6 / 1048576.0),
+            sample::phase("rand-4k-write")
+                .iops(120.0)
+                .bw_bytes(120.0 * 4096.0),
+            sample::phase("rand-4k-read")
+                .iops(2500.0)
+                .bw_bytes(2500.0 * 4096.0),
+        ],
+    );
+    sample::report()
+        .run(run)
+        .target(Some(
+            sample::target()
+                .transport(Transport::Usb)
+                .device(Some("sda"), Some("sda1"))
+                .model(Some("Flash Drive"))
+                .build(),
+        ))
+        .build()
+}
+
+/// Finding: the note that the SD card targets are a reference only for a USB drive was at the
+/// very bottom of the results while the headline was a red FAIL. It belongs right under the
+/// verdict, the verdict icon is a warning (not the error's red), and screen readers hear it
+/// with the verdict.
+fn a_drive_that_is_not_an_sd_card_is_graded_for_reference_under_the_headline(app: &Application) {
+    let report = usb_report_below_target();
+    assert!(!report.sd_graded);
+    assert_eq!(report.verdict, agnostics_core::verdict::Verdict::Fail);
+    let window = new_window(app);
+    let results = window.results_view();
+    results.show_report(&report);
+    let note = results.reference_note_text();
+    assert!(
+        note.as_deref()
+            .is_some_and(|n| n.contains("reference only") && n.contains("not an SD card")),
+        "a reference-only note under the headline: {note:?}"
+    );
+    assert!(
+        !results.verdict_style().contains("error"),
+        "not styled as a plain FAIL: {}",
+        results.verdict_style()
+    );
+    // With AGNOSTICS_SCREENSHOTS=DIR, the page as shown, to look at.
+    if let Some(dir) = std::env::var_os("AGNOSTICS_SCREENSHOTS") {
+        let shown = agnostics::widgets::ResultsView::default();
+        shown.show_report(&report);
+        let top = gtk::Window::builder()
+            .default_width(800)
+            .default_height(480)
+            .child(&shown)
+            .build();
+        top.present();
+        iterate_briefly();
+        let paintable = gtk::WidgetPaintable::new(Some(&shown));
+        let snapshot = gtk::Snapshot::new();
+        let (w, h) = (shown.width() as f64, shown.height() as f64);
+        #[allow(deprecated)] // StyleContext::lookup_color: the GTK 4.8 way.
+        let background = shown
+            .style_context()
+            .lookup_color("window_bg_color")
+            .unwrap_or(gtk::gdk::RGBA::WHITE);
+        let bounds = gtk::graphene::Rect::new(0.0, 0.0, w as f32, h as f32);
+        snapshot.append_color(&background, &bounds);
+        paintable.snapshot(&snapshot, w, h);
+        let node = snapshot.to_node().expect("something was drawn");
+        let texture = top
+            .renderer()
+            .expect("realized")
+            .render_texture(&node, Some(&bounds));
+        texture
+            .save_to_png(std::path::Path::new(&dir).join("results-usb-reference.png"))
+            .expect("saved");
+        top.destroy();
+    }
+    let said = results.announcement();
+    assert!(
+        said.contains("reference only"),
+        "the verdict is announced with its reference-only note: {said:?}"
+    );
+
+    // On an SD card the headline is the plain verdict, without the note.
+    let mut sd = report.clone();
+    sd.sd_graded = true;
+    results.show_report(&sd);
+    assert_eq!(results.reference_note_text(), None);
+    assert!(results.verdict_style().contains("error"));
+}
+
+/// The entries of a list shown inside `row`'s popup (after popping it up): each entry's
+/// accessible label, and the text it shows.
+fn popup_entries(row: &adw::ComboRow) -> Vec<(Option<String>, String)> {
+    adw::prelude::ActionRowExt::activate(row);
+    iterate_briefly();
+    let entries = descendants(row.upcast_ref())
+        .into_iter()
+        // The list's own item widgets (role list item), not the row itself.
+        .filter(|w| w.type_().name() == "GtkListItemWidget")
+        .map(|w| {
+            let shown: Vec<String> = descendants(&w)
+                .into_iter()
+                .filter_map(|d| d.downcast::<gtk::Label>().ok())
+                .map(|l| l.label().to_string())
+                .filter(|t| !t.is_empty())
+                .collect();
+            (a11y::label_of(&w), shown.join(" "))
+        })
+        .collect();
+    for popover in descendants(row.upcast_ref())
+        .into_iter()
+        .filter_map(|w| w.downcast::<gtk::Popover>().ok())
+    {
+        popover.popdown();
+    }
+    iterate_briefly();
+    entries
+}
+
+/// Finding: the drive chooser's entries and the profile list's entries had empty accessible
+/// names (`[list item] name=''`): each is named by the text it shows.
+fn drop_down_entries_are_named_for_screen_readers(app: &Application) {
+    let dir = scratch_dir();
+    let window = new_window(app);
+    aim(&window, dir.path(), None);
+    let drives = popup_entries(window.drive_row().upcast_ref());
+    assert!(!drives.is_empty(), "the drive list has entries");
+    for (name, shown) in &drives {
+        assert_eq!(name.as_deref(), Some(shown.as_str()), "{drives:?}");
+    }
+    let profiles = popup_entries(&window.profile_row());
+    assert!(!profiles.is_empty(), "the profile list has entries");
+    for (name, shown) in &profiles {
+        assert_eq!(name.as_deref(), Some(shown.as_str()), "{profiles:?}");
+    }
+}
+
+/// Words the GNOME HIG's header capitalisation leaves in lower case (articles, conjunctions,
+/// prepositions of three letters or fewer) unless first or last.
+const SMALL_WORDS: &[&str] = &[
+    "a", "an", "the", "and", "but", "or", "nor", "for", "so", "yet", "as", "at", "by", "in", "of",
+    "off", "on", "per", "to", "up", "via",
+];
+
+/// The words of `label` (mnemonic underscores out) that break header capitalisation.
+fn not_header_case(label: &str) -> Vec<String> {
+    let text = a11y::without_mnemonic(label);
+    let words: Vec<&str> = text.split_whitespace().collect();
+    words
+        .iter()
+        .enumerate()
+        .filter(|(i, w)| {
+            let first = w.chars().next().unwrap_or(' ');
+            let bare: String = w.chars().filter(|c| c.is_alphanumeric()).collect();
+            first.is_lowercase()
+                && !(*i != 0 && *i != words.len() - 1 && SMALL_WORDS.contains(&bare.as_str()))
+        })
+        .map(|(_, w)| w.to_string())
+        .collect()
+}
+
+/// Every labelled button of `window`, on every page.
+fn button_labels(window: &Window) -> Vec<String> {
+    descendants(window.upcast_ref())
+        .into_iter()
+        .filter_map(|w| w.downcast::<gtk::Button>().ok())
+        .filter_map(|b| b.label().map(|l| l.to_string()))
+        .filter(|l| !l.is_empty())
+        .collect()
+}
+
+/// GNOME HIG: buttons use header capitalisation ("_Run SD Card Test", not "_Run SD card test").
+fn buttons_use_header_capitalisation(app: &Application) {
+    assert_eq!(not_header_case("_Run SD card test"), ["card", "test"]);
+    assert!(not_header_case("_Stop and Close").is_empty());
+    let window = new_window(app);
+    let labels = button_labels(&window);
+    assert!(labels.len() > 5, "buttons found: {labels:?}");
+    let bad: Vec<String> = labels
+        .iter()
+        .filter(|l| !not_header_case(l).is_empty())
+        .cloned()
+        .collect();
+    assert!(bad.is_empty(), "sentence-case button labels: {bad:?}");
+}
+
+/// Finding: buttons were named with their underscore doubled ("_Close Close"); the window's
+/// own buttons were fixed, but not those of dialogs made later (an error dialog's responses).
+fn dialog_buttons_are_named_without_their_underscore(app: &Application) -> agnostics_testkit::Ran {
+    let Some(tmpfs) = TmpfsDir::new() else {
+        return agnostics_testkit::skip("needs /dev/shm on tmpfs, or root to mount one");
+    };
+    let window = new_window(app);
+    aim(&window, tmpfs.path(), None);
+    window.start_test();
+    wait_until("the error dialog", || window.open_dialog().is_some());
+    let dialog = window.open_dialog().expect("dialog");
+    let mut named = Vec::new();
+    for button in descendants(dialog.upcast_ref())
+        .into_iter()
+        .filter_map(|w| w.downcast::<gtk::Button>().ok())
+    {
+        let Some(label) = button.label().filter(|l| l.contains('_')) else {
+            continue;
+        };
+        named.push((a11y::without_mnemonic(&label), a11y::label_of(&button)));
+    }
+    assert!(!named.is_empty(), "the dialog's buttons have access keys");
+    for (want, got) in &named {
+        assert_eq!(got.as_deref(), Some(want.as_str()), "{named:?}");
+    }
+    dialog.response("close");
+    iterate_briefly();
+    Ok(())
+}
+
+/// Keyboard pass: Alt+H (or the History tab) left the focus on the hidden SD Card page's
+/// Run button, so the next key went nowhere; the first drive takes it, and opening a drive
+/// (Enter) moves it to that drive's page.
+fn the_history_page_takes_the_focus_from_the_keyboard(app: &Application) {
+    use agnostics_core::history::{DriveId, DriveIdentity, History, IdentityBasis};
+    let dir = scratch_dir();
+    let path = dir.path().join("history.sqlite3");
+    let mut report = usb_report_below_target();
+    report.run_id = format!("{:032x}", 0xf0c5_u32);
+    report.drive = Some(DriveIdentity {
+        id: "fedcba9876543210"
+            .parse::<DriveId>()
+            .expect("16 hex digits"),
+        basis: IdentityBasis::Usb,
+    });
+    History::open(&path)
+        .expect("a new history")
+        .record(&report)
+        .expect("recorded");
+    let window = new_window(app);
+    window.set_history_path(&path);
+    wait_until("the history", || !window.history_view().is_loading());
+    window.set_visible_view("history");
+    iterate_briefly();
+    let focus = gtk::prelude::GtkWindowExt::focus(&window).expect("something has the focus");
+    assert!(
+        focus.is_ancestor(&window.history_view()) && focus.is_mapped(),
+        "focus on the History page, not {focus:?}"
+    );
+    assert!(
+        focus.is::<gtk::ListBoxRow>(),
+        "on the first drive: {focus:?}"
+    );
+    focus.activate();
+    wait_until("the drive's page", || {
+        window.history_view().visible_page() == "drive"
+    });
+    iterate_briefly();
+    let focus = gtk::prelude::GtkWindowExt::focus(&window).expect("something has the focus");
+    assert!(
+        focus.is_mapped() && focus.is_ancestor(&window.history_view()),
+        "focus on the drive's page, not {focus:?}"
+    );
+    // Alt+Left or Escape goes back, as the page's back button does.
+    let trigger = gtk::ShortcutTrigger::parse_string("<Alt>Left").expect("a trigger");
+    let controllers = window.history_view().observe_controllers();
+    let has_back = (0..controllers.n_items())
+        .filter_map(|i| {
+            controllers
+                .item(i)
+                .and_downcast::<gtk::ShortcutController>()
+        })
+        .any(|c| {
+            (0..c.n_items())
+                .filter_map(|i| c.item(i).and_downcast::<gtk::Shortcut>())
+                .any(|s| {
+                    let t = s
+                        .trigger()
+                        .map(|t| t.to_str().to_string())
+                        .unwrap_or_default();
+                    t.contains(trigger.to_str().as_str())
+                })
+        });
+    assert!(has_back, "an Alt+Left shortcut on the History page");
+    assert!(window.history_view().go_back());
+    wait_until("the list of drives", || {
+        window.history_view().visible_page() == "drives"
+    });
+    assert!(
+        !window.history_view().go_back(),
+        "no back from the list of drives"
+    );
+}
