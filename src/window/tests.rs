@@ -1,6 +1,6 @@
 //! The **All Tests** page's behaviour: finding the test scripts, a session of **Run Tests**
 //! (the built-in SD card test first, through the window's own SD card flow, then the selected
-//! scripts on the [`ScriptsWorker`]'s thread, all into one `rpdiags.txt`), **Stop**,
+//! scripts on a [`Worker`]'s thread ([`scripts_worker`]), all into one `rpdiags.txt`), **Stop**,
 //! **Reset** and **Show Log**.
 
 use std::path::PathBuf;
@@ -14,7 +14,8 @@ use gtk::{gio, glib};
 
 use super::Window;
 use crate::rpdiags;
-use crate::scripts_worker::{ScriptMessage, ScriptsWorker};
+use crate::scripts_worker::{self, ScriptMessage};
+use crate::worker::Worker;
 
 /// One press of **Run Tests**, until its last test has ended and its log is written.
 #[derive(Debug, Default)]
@@ -26,7 +27,7 @@ pub struct Session {
     /// Set by **Stop**: nothing after the running test runs.
     cancelled: bool,
     /// The scripts' thread, once started.
-    worker: Option<ScriptsWorker>,
+    worker: Option<Worker<ScriptMessage>>,
 }
 
 impl Window {
@@ -189,7 +190,7 @@ impl Window {
             .iter()
             .flat_map(|s| s.scripts.iter().map(|(_, t)| t.clone()))
             .collect();
-        let worker = match ScriptsWorker::spawn(log, sd, tests, RunOptions::default()) {
+        let worker = match scripts_worker::spawn(log, sd, tests, RunOptions::default()) {
             Ok(worker) => worker,
             Err(e) => {
                 self.show_message(
@@ -203,20 +204,18 @@ impl Window {
                 return;
             }
         };
-        let receiver = worker.receiver();
+        let win = self.downgrade();
+        worker.attach(move |message| {
+            let Some(win) = win.upgrade() else {
+                return std::ops::ControlFlow::Break(());
+            };
+            win.handle_script_message(message);
+            std::ops::ControlFlow::Continue(())
+        });
         if let Some(s) = imp.session.borrow_mut().as_mut() {
             s.worker = Some(worker);
         }
         self.inhibit(&gettext("Diagnostics tests are running"));
-        glib::spawn_future_local(glib::clone!(
-            #[weak(rename_to = win)]
-            self,
-            async move {
-                while let Ok(message) = receiver.recv().await {
-                    win.handle_script_message(message);
-                }
-            }
-        ));
     }
 
     fn handle_script_message(&self, message: ScriptMessage) {
