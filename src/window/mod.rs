@@ -33,9 +33,12 @@ use crate::widgets::{DriveRow, HistoryView, ProgressView, ReadyView, ResultsView
 mod dialogs;
 mod drives;
 mod history;
+mod pages;
 mod ready;
 mod state;
 mod tests;
+
+pub use pages::{Page, Tab};
 
 mod imp {
     use super::*;
@@ -456,7 +459,7 @@ impl Window {
     /// Back to the choice of drive (the `win.back` action).
     pub fn show_ready(&self) {
         if !self.imp().test_run.is_busy() {
-            self.show_page("ready");
+            self.show_page(Page::Ready);
         }
     }
 
@@ -476,10 +479,12 @@ impl Window {
         }
     }
 
-    /// Shows the SD Card view's page `name` (`ready`, `running`, `results`) whatever the test's
-    /// state: for tests and screenshots of a page's layout.
+    /// Shows the SD Card view's page `name` (`ready`, `running`, `results`: see [`Page`])
+    /// whatever the test's state: for tests and screenshots of a page's layout.
     pub fn show_page_for_test(&self, name: &str) {
-        self.show_page(name);
+        if let Some(page) = Page::from_name(name) {
+            self.show_page(page);
+        }
     }
 
     /// The test run the window observes.
@@ -492,27 +497,46 @@ impl Window {
         self.imp().test_run.report()
     }
 
-    /// The page shown: `ready`, `running` or `results`.
-    pub fn visible_page(&self) -> String {
+    /// The SD Card view's page shown.
+    pub fn page(&self) -> Page {
         self.imp()
             .stack
             .visible_child_name()
-            .map(|n| n.to_string())
-            .unwrap_or_default()
+            .and_then(|n| Page::from_name(&n))
+            .unwrap_or(Page::Ready)
     }
 
-    /// The view shown: `sd` (the SD card test), `tests` (all tests) or `history`.
-    pub fn visible_view(&self) -> String {
+    /// The view shown.
+    pub fn tab(&self) -> Tab {
         self.imp()
             .view_stack
             .visible_child_name()
-            .map(|n| n.to_string())
-            .unwrap_or_default()
+            .and_then(|n| Tab::from_name(&n))
+            .unwrap_or(Tab::SdCard)
     }
 
-    /// Shows the view `name`: `sd`, `tests` or `history`.
+    /// Shows the view `tab`.
+    pub fn set_tab(&self, tab: Tab) {
+        self.imp().view_stack.set_visible_child_name(tab.name());
+    }
+
+    /// The page shown by its name: `ready`, `running` or `results` (see [`Page`]).
+    pub fn visible_page(&self) -> String {
+        self.page().name().into()
+    }
+
+    /// The view shown by its name: `sd` (the SD card test), `tests` (all tests) or `history`
+    /// (see [`Tab`]).
+    pub fn visible_view(&self) -> String {
+        self.tab().name().into()
+    }
+
+    /// Shows the view `name`: `sd`, `tests` or `history` (see [`Tab`]); another name does
+    /// nothing.
     pub fn set_visible_view(&self, name: &str) {
-        self.imp().view_stack.set_visible_child_name(name);
+        if let Some(tab) = Tab::from_name(name) {
+            self.set_tab(tab);
+        }
     }
 
     /// The list of all tests.

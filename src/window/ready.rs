@@ -93,8 +93,8 @@ impl Window {
     pub(super) fn give_launch_focus(&self) {
         let imp = self.imp();
         if imp.ready.launch_focus.take()
-            && self.visible_view() == "sd"
-            && self.visible_page() == "ready"
+            && self.tab() == super::Tab::SdCard
+            && self.page() == super::Page::Ready
         {
             self.sync_focus();
         }
