@@ -28,6 +28,7 @@ use gtk::{gdk, gio, glib};
 use crate::config::APP_ID;
 use crate::format::{about_size, drive_label};
 use crate::test_run::TestRun;
+use crate::tests_session::TestsSession;
 use crate::widgets::{DriveRow, HistoryView, ProgressView, ReadyView, ResultsView, TestsView};
 
 mod dialogs;
@@ -81,9 +82,8 @@ mod imp {
         pub dialog: RefCell<Option<adw::MessageDialog>>,
         pub chooser: RefCell<Option<gtk::FileChooserNative>>,
         pub script_dirs: RefCell<Vec<PathBuf>>,
-        pub scripts_loaded: Cell<bool>,
-        pub scripts_generation: Cell<u64>,
-        pub session: RefCell<Option<tests::Session>>,
+        /// The **All Tests** list and its session (see [`tests`]).
+        pub session: TestsSession,
         /// The SD card test started has not had its result logged yet.
         pub sd_log_pending: Cell<bool>,
         /// The ready page's part: the chosen drive's refusal, settings (see [`ready`]).
@@ -212,6 +212,7 @@ impl Window {
                 }
             ));
         self.setup_history();
+        self.setup_tests();
         self.load_drives();
         self.load_scripts();
         self.sync_state();
