@@ -7,6 +7,7 @@
 
 use std::cell::{Cell, RefCell};
 use std::ops::ControlFlow;
+use std::path::PathBuf;
 
 use agnostics_core::i18n::gettext;
 use agnostics_core::scripts::{ScriptResult, ScriptTest, ScriptVerdict};
@@ -207,6 +208,8 @@ mod imp {
         pub error: RefCell<Option<String>>,
         /// Counts the listings started: a late answer about an earlier one is dropped.
         pub generation: Cell<u64>,
+        /// Where scripts are looked for besides `agnostics/` under `$XDG_DATA_DIRS`.
+        pub script_dirs: RefCell<Vec<PathBuf>>,
     }
 
     impl Default for TestsSession {
@@ -222,6 +225,7 @@ mod imp {
                 worker: RefCell::default(),
                 error: RefCell::default(),
                 generation: Cell::default(),
+                script_dirs: RefCell::default(),
             }
         }
     }
@@ -270,6 +274,16 @@ impl TestsSession {
     /// True while a session runs or is being stopped.
     pub fn is_busy(&self) -> bool {
         matches!(self.state(), SessionState::Running | SessionState::Stopping)
+    }
+
+    /// Where scripts are looked for besides `agnostics/` under `$XDG_DATA_DIRS` (`--dir`).
+    pub fn script_dirs(&self) -> Vec<PathBuf> {
+        self.imp().script_dirs.borrow().clone()
+    }
+
+    /// Looks for scripts in `dirs` too from the next listing on.
+    pub fn set_script_dirs(&self, dirs: Vec<PathBuf>) {
+        self.imp().script_dirs.replace(dirs);
     }
 
     /// A listing of the scripts starts: returns its number for [`TestsSession::set_scripts`].

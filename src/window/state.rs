@@ -60,9 +60,9 @@ impl Window {
         let page = self.page();
         self.action_set_enabled(
             "win.run",
-            !busy && imp.drives_loaded.get() && self.ready_problem().is_none(),
+            !busy && imp.ready.drives_loaded.get() && self.ready_problem().is_none(),
         );
-        self.action_set_enabled("win.run-tests", !busy && imp.drives_loaded.get());
+        self.action_set_enabled("win.run-tests", !busy && imp.ready.drives_loaded.get());
         self.action_set_enabled("win.cancel-tests", self.is_running_tests());
         self.action_set_enabled("win.reset-tests", !busy);
         self.action_set_enabled("win.cancel", imp.test_run.state() == RunState::Running);
@@ -70,7 +70,7 @@ impl Window {
         self.action_set_enabled("win.copy-results", results);
         self.action_set_enabled("win.save-report", results);
         self.action_set_enabled("win.back", !busy && page == Page::Results);
-        self.action_set_enabled("win.choose-folder", !busy && imp.drives_loaded.get());
+        self.action_set_enabled("win.choose-folder", !busy && imp.ready.drives_loaded.get());
     }
 
     pub(super) fn sync_state(&self) {

@@ -25,7 +25,7 @@ impl Window {
             self.toast(&gettext("A test is already running"));
             return;
         }
-        self.imp().script_dirs.replace(dirs);
+        self.imp().session.set_script_dirs(dirs);
         self.load_scripts();
     }
 
@@ -33,7 +33,7 @@ impl Window {
     pub(super) fn load_scripts(&self) {
         let imp = self.imp();
         let generation = imp.session.begin_listing();
-        let dirs = scripts::script_dirs(&imp.script_dirs.borrow());
+        let dirs = scripts::script_dirs(&imp.session.script_dirs());
         let finding = gio::spawn_blocking(move || scripts::discover(&dirs));
         glib::spawn_future_local(glib::clone!(
             #[weak(rename_to = win)]
