@@ -4,8 +4,8 @@
 //! window; `main.rs` only calls [`run`].
 //!
 //! The names tell the architecture: [`application`] and [`window`] (the UI), [`widgets`] (its
-//! parts), [`test_run`] (the state object the window observes), [`worker`] (the one bridge to
-//! the engine, on its own thread; [`scripts_worker`] the same for test scripts), [`rpdiags`]
+//! parts), [`test_run`] and [`tests_session`] (the state objects the window observes), [`worker`] (the one bridge from a
+//! thread to the main loop: the engine's, and [`scripts_worker`]'s for test scripts), [`rpdiags`]
 //! (the `~/rpdiags.txt` log), [`format`] (figures and names for people), [`theme`]
 //! (Raspberry Pi OS dark mode), [`config`] (build-time values), [`history_store`] (the run
 //! history, read and written off the main loop).
@@ -21,6 +21,7 @@ pub mod rpdiags;
 pub mod scripts_worker;
 pub mod settings;
 pub mod test_run;
+pub mod tests_session;
 pub mod theme;
 pub mod widgets;
 pub mod window;

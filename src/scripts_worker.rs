@@ -1,6 +1,6 @@
 //! The bridge for **Run Tests**: runs one session of test scripts on its own thread with the
 //! core's [`scripts::run_all`] and forwards what happens over a bounded [`async_channel`] to
-//! the main loop. Like [`crate::worker`] for the SD card test; cancel goes the other way
+//! the main loop, on a [`Worker`] like the SD card test's; cancel goes the other way
 //! through a shared flag, and the core then stops the running script's whole process group
 //! (SIGTERM, SIGKILL after the grace period).
 //!
@@ -11,20 +11,19 @@
 //! main loop.
 
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
-use std::thread::JoinHandle;
 
 use agnostics_core::report::Report;
 use agnostics_core::scripts::{
     self, RunOptions, ScriptEvent, ScriptResult, ScriptTest, ScriptVerdict,
 };
 
+use crate::worker::{Events, Worker};
+
 /// Room in the channel, in messages: three per script at most, so it is rarely full.
 pub const CHANNEL_CAPACITY: usize = 16;
 
 /// What the scripts' thread tells the main loop. `index` is the script's position in the
-/// list given to [`ScriptsWorker::spawn`].
+/// list given to [`spawn`].
 #[derive(Debug, Clone)]
 pub enum ScriptMessage {
     /// The script's shell has started.
@@ -51,65 +50,24 @@ pub enum ScriptMessage {
     Done(Result<PathBuf, String>),
 }
 
-/// A session of scripts running on its own thread.
+/// Starts a session on a new thread named `agnostics-scripts`: the log at `log` (with `sd`,
+/// the SD card test's report, first when it ran), then `tests` in order with `opts`. The
+/// worker's cancel stops the session: the running script is ABORTED (its group killed), the
+/// rest do not run. Dropping the worker while scripts run cancels them and waits for the
+/// thread (at most the core's grace period and output drain limit).
 ///
-/// Dropping it while scripts run cancels them and waits for the thread (at most the core's
-/// grace period and output drain limit).
-#[derive(Debug)]
-pub struct ScriptsWorker {
-    receiver: async_channel::Receiver<ScriptMessage>,
-    cancel: Arc<AtomicBool>,
-    thread: Option<JoinHandle<()>>,
-}
-
-impl ScriptsWorker {
-    /// Starts a session on a new thread named `agnostics-scripts`: the log at `log` (with
-    /// `sd`, the SD card test's report, first when it ran), then `tests` in order with `opts`.
-    ///
-    /// Errors: the OS refused to create the thread.
-    pub fn spawn(
-        log: PathBuf,
-        sd: Option<Report>,
-        tests: Vec<ScriptTest>,
-        opts: RunOptions,
-    ) -> std::io::Result<ScriptsWorker> {
-        let (sender, receiver) = async_channel::bounded(CHANNEL_CAPACITY);
-        let cancel = Arc::new(AtomicBool::new(false));
-        let thread_cancel = Arc::clone(&cancel);
-        let thread = std::thread::Builder::new()
-            .name("agnostics-scripts".into())
-            .spawn(move || {
-                let done = session(&log, sd.as_ref(), &tests, &opts, &thread_cancel, &sender);
-                // The window may be gone already.
-                let _ = sender.send_blocking(ScriptMessage::Done(done));
-            })?;
-        Ok(ScriptsWorker {
-            receiver,
-            cancel,
-            thread: Some(thread),
-        })
-    }
-
-    /// The session's messages, for the main loop to `recv().await`. The channel closes after
-    /// [`ScriptMessage::Done`].
-    pub fn receiver(&self) -> async_channel::Receiver<ScriptMessage> {
-        self.receiver.clone()
-    }
-
-    /// Stops the session: the running script is ABORTED (its group killed), the rest do not
-    /// run.
-    pub fn cancel(&self) {
-        self.cancel.store(true, Ordering::SeqCst);
-    }
-}
-
-impl Drop for ScriptsWorker {
-    fn drop(&mut self) {
-        self.cancel();
-        if let Some(thread) = self.thread.take() {
-            let _ = thread.join();
-        }
-    }
+/// Errors: the OS refused to create the thread.
+pub fn spawn(
+    log: PathBuf,
+    sd: Option<Report>,
+    tests: Vec<ScriptTest>,
+    opts: RunOptions,
+) -> std::io::Result<Worker<ScriptMessage>> {
+    Worker::spawn("agnostics-scripts", CHANNEL_CAPACITY, move |events| {
+        let done = session(&log, sd.as_ref(), &tests, &opts, events);
+        // The window may be gone already.
+        events.send(ScriptMessage::Done(done));
+    })
 }
 
 /// The whole session, on the worker thread.
@@ -118,8 +76,7 @@ fn session(
     sd: Option<&Report>,
     tests: &[ScriptTest],
     opts: &RunOptions,
-    cancel: &AtomicBool,
-    sender: &async_channel::Sender<ScriptMessage>,
+    events: &Events<ScriptMessage>,
 ) -> Result<PathBuf, String> {
     let mut log = crate::rpdiags::open(log, sd).map_err(|e| e.to_string())?;
     let on_event = |event: ScriptEvent| {
@@ -133,12 +90,10 @@ fn session(
             // Every byte goes to the log; the window shows the result's capped copy.
             ScriptEvent::Output { .. } => return,
         };
-        if sender.send_blocking(message).is_err() {
-            // Nobody listens any more (the window went away): stop.
-            cancel.store(true, Ordering::SeqCst);
-        }
+        // Nobody listening any more (the window went away) stops the session.
+        events.send(message);
     };
-    let outcome = scripts::run_all(tests, opts, &mut log, cancel, &on_event);
+    let outcome = scripts::run_all(tests, opts, &mut log, events.cancel_flag(), &on_event);
     let finished = log.finish();
     outcome.map_err(|e| e.to_string())?;
     finished.map_err(|e| e.to_string())
@@ -171,7 +126,7 @@ mod tests {
             ),
             script(dir.path(), "three.sh", "Three", "exit 3"),
         ];
-        let worker = ScriptsWorker::spawn(log.clone(), None, tests, RunOptions::default()).unwrap();
+        let worker = spawn(log.clone(), None, tests, RunOptions::default()).unwrap();
         let receiver = worker.receiver();
         let mut messages = Vec::new();
         while let Ok(m) = receiver.recv_blocking() {

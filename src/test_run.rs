@@ -15,7 +15,7 @@ use gtk::glib::prelude::*;
 use gtk::glib::subclass::prelude::*;
 
 use crate::history_store::RecordOutcome;
-use crate::worker::{Message, Worker};
+use crate::worker::{self, Message, Worker};
 
 /// Where a test is.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq, glib::Enum)]
@@ -176,7 +176,7 @@ mod imp {
         pub progress: RefCell<Progress>,
         pub options: RefCell<Option<TestOptions>>,
         pub report: RefCell<Option<Report>>,
-        pub worker: RefCell<Option<Worker>>,
+        pub worker: RefCell<Option<Worker<Message>>>,
         /// When the running run started.
         pub run_started: Cell<Option<std::time::Instant>>,
         /// Where finished tests are recorded (`None`: the history's default path).
@@ -245,8 +245,7 @@ impl TestRun {
             return Ok(());
         }
         let imp = self.imp();
-        let worker = Worker::spawn(opts.clone(), imp.history.borrow().clone())?;
-        let receiver = worker.receiver();
+        let worker = worker::spawn_test(opts.clone(), imp.history.borrow().clone())?;
         *imp.progress.borrow_mut() = Progress {
             runs: opts.runs.max(1),
             count: opts.profile.jobs.len(),
@@ -255,18 +254,18 @@ impl TestRun {
         imp.options.replace(Some(opts));
         imp.report.replace(None);
         imp.recorded.replace(None);
+        let this = self.downgrade();
+        worker.attach(move |message| {
+            let Some(this) = this.upgrade() else {
+                return std::ops::ControlFlow::Break(());
+            };
+            this.handle(message);
+            std::ops::ControlFlow::Continue(())
+        });
         imp.worker.replace(Some(worker));
         self.set_fraction(0.0);
         self.set_state(RunState::Running);
         self.emit_by_name::<()>("progress", &[]);
-
-        let this = self.downgrade();
-        glib::spawn_future_local(async move {
-            while let Ok(message) = receiver.recv().await {
-                let Some(this) = this.upgrade() else { break };
-                this.handle(message);
-            }
-        });
         Ok(())
     }
 

@@ -1,16 +1,16 @@
-//! One row of the Tests list, like upstream's: the test's name and description (plain text,
-//! never markup: a script named `<b>&</b>` shows exactly that), a **Run Test?** switch, and a
-//! result column that shows a spinner while the test runs and its badge when it has ended. A
+//! One row of the Tests list, like upstream's, bound to its [`TestItem`]: the test's name and
+//! description (plain text, never markup: a script named `<b>&</b>` shows exactly that), a
+//! **Run Test?** switch bound to the item's `selected`, and a result column that follows the
+//! item's `state` and `result`: a spinner while the test runs, its badge when it has ended. A
 //! script's row also has a button that shows its output.
-
-use std::cell::RefCell;
-use std::rc::Rc;
 
 use adw::prelude::*;
 use agnostics_core::i18n::{fill, gettext};
 use agnostics_core::scripts::{ScriptResult, ScriptVerdict};
 use agnostics_core::verdict::Verdict;
+use gtk::glib;
 
+use crate::tests_session::{Outcome, TestItem, TestState};
 use crate::widgets::Badge;
 
 /// A row of the Tests list and its parts.
@@ -23,17 +23,19 @@ pub struct TestRow {
     spinner: gtk::Spinner,
     badge: Badge,
     output_button: gtk::Button,
-    result: Rc<RefCell<Option<ScriptResult>>>,
+    /// Weak: the item's handlers hold the row, and the list holds the item.
+    item: glib::WeakRef<TestItem>,
 }
 
 impl TestRow {
-    /// A row for the test `name` described by `description`, selected; `output` gives it the
-    /// button that shows a script's output.
-    pub fn new(name: &str, description: &str, output: bool) -> TestRow {
+    /// A row showing `item`, and following it from now on; a script's row has the button
+    /// that shows its output.
+    pub fn new(item: &TestItem) -> TestRow {
+        let name = item.name();
         let row = adw::ActionRow::new();
         row.set_use_markup(false);
-        row.set_title(name);
-        row.set_subtitle(description);
+        row.set_title(&name);
+        row.set_subtitle(&item.description());
         let spinner = gtk::Spinner::builder()
             .valign(gtk::Align::Center)
             .visible(false)
@@ -53,36 +55,52 @@ impl TestRow {
             &fill(&gettext("Show the output of {test}"), &[("test", &name)]),
         );
         let switch = gtk::Switch::builder()
-            .active(true)
             .valign(gtk::Align::Center)
             .tooltip_text(gettext("Run Test?"))
             .build();
         crate::a11y::set_label(&switch, &fill(&gettext("Run {test}?"), &[("test", &name)]));
+        item.bind_property("selected", &switch, "active")
+            .bidirectional()
+            .sync_create()
+            .build();
         row.add_suffix(&spinner);
         row.add_suffix(&badge);
-        if output {
+        if item.script_test().is_some() {
             row.add_suffix(&output_button);
         }
         row.add_suffix(&switch);
         row.set_activatable_widget(Some(&switch));
-        TestRow {
+        let this = TestRow {
             row,
             switch,
             spinner,
             badge,
             output_button,
-            result: Rc::default(),
-        }
+            item: item.downgrade(),
+        };
+        let follow = {
+            let this = this.clone();
+            move |item: &TestItem| this.sync(item)
+        };
+        item.connect_state_notify(follow.clone());
+        item.connect_result_notify(follow);
+        this.sync(item);
+        this
     }
 
     /// Calls `f` with the script's result when its output button is pressed.
     pub fn connect_show_output<F: Fn(&ScriptResult) + 'static>(&self, f: F) {
-        let result = Rc::clone(&self.result);
+        let item = self.item.clone();
         self.output_button.connect_clicked(move |_| {
-            if let Some(r) = result.borrow().as_ref() {
-                f(r);
+            if let Some(r) = item.upgrade().and_then(|i| i.script_result()) {
+                f(&r);
             }
         });
+    }
+
+    /// The item shown, while it is listed.
+    pub fn item(&self) -> Option<TestItem> {
+        self.item.upgrade()
     }
 
     /// True when the switch says to run it.
@@ -90,52 +108,48 @@ impl TestRow {
         self.switch.is_active()
     }
 
-    /// The test is running: a spinner in the result column.
-    pub fn set_running(&self, stopping: bool) {
-        self.badge.set_visible(false);
-        self.spinner.set_visible(true);
-        self.spinner.set_spinning(true);
-        self.spinner.set_tooltip_text(Some(&if stopping {
-            gettext("Stopping…")
-        } else {
-            gettext("Running…")
-        }));
-    }
-
-    /// The built-in SD card test ended: PASS, FAIL or ERROR, or Aborted when it was cancelled.
-    pub fn set_sd_result(&self, verdict: Option<Verdict>) {
-        match verdict {
-            Some(v) => self.badge.set_verdict(v),
-            None => self.badge.set_script_verdict(ScriptVerdict::Aborted),
+    /// Shows what the item says.
+    fn sync(&self, item: &TestItem) {
+        match item.state() {
+            TestState::Running | TestState::Stopping => {
+                self.badge.set_visible(false);
+                self.output_button.set_visible(false);
+                self.spinner.set_visible(true);
+                self.spinner.set_spinning(true);
+                self.spinner
+                    .set_tooltip_text(Some(&if item.state() == TestState::Stopping {
+                        gettext("Stopping…")
+                    } else {
+                        gettext("Running…")
+                    }));
+            }
+            TestState::Idle | TestState::Ended => {
+                self.spinner.set_spinning(false);
+                self.spinner.set_visible(false);
+                match item.outcome() {
+                    None => {
+                        self.badge.set_visible(false);
+                        self.output_button.set_visible(false);
+                    }
+                    Some(Outcome::Sd(verdict)) => {
+                        match verdict {
+                            Some(v) => self.badge.set_verdict(v),
+                            None => self.badge.set_script_verdict(ScriptVerdict::Aborted),
+                        }
+                        self.badge.set_tooltip_text(None);
+                        self.badge.set_visible(true);
+                    }
+                    Some(Outcome::Script(result)) => {
+                        self.badge.set_script_verdict(result.verdict);
+                        let reason = result.reason();
+                        self.badge
+                            .set_tooltip_text((!reason.is_empty()).then_some(reason.as_str()));
+                        self.output_button.set_visible(true);
+                        self.badge.set_visible(true);
+                    }
+                }
+            }
         }
-        self.badge.set_tooltip_text(None);
-        self.show_badge();
-    }
-
-    /// A script ended: its badge (with the reason as a tooltip) and its output button.
-    pub fn set_script_result(&self, result: &ScriptResult) {
-        self.badge.set_script_verdict(result.verdict);
-        let reason = result.reason();
-        self.badge
-            .set_tooltip_text((!reason.is_empty()).then_some(reason.as_str()));
-        self.result.replace(Some(result.clone()));
-        self.output_button.set_visible(true);
-        self.show_badge();
-    }
-
-    fn show_badge(&self) {
-        self.spinner.set_spinning(false);
-        self.spinner.set_visible(false);
-        self.badge.set_visible(true);
-    }
-
-    /// No result shown (before a run, after **Reset**).
-    pub fn clear(&self) {
-        self.spinner.set_spinning(false);
-        self.spinner.set_visible(false);
-        self.badge.set_visible(false);
-        self.output_button.set_visible(false);
-        self.result.replace(None);
     }
 
     /// The result column's text: the badge's (PASS, FAIL, Aborted, Timed out, ERROR), "…"
@@ -152,6 +166,6 @@ impl TestRow {
 
     /// The script's result, once it ended.
     pub fn script_result(&self) -> Option<ScriptResult> {
-        self.result.borrow().clone()
+        self.item.upgrade().and_then(|i| i.script_result())
     }
 }

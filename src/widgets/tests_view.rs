@@ -1,7 +1,8 @@
 //! The **All Tests** page, like upstream agnostics' window: the built-in SD card test first,
 //! then the test scripts found on this system, each with a **Run Test?** switch and a result
 //! column; **Show Log**, **Reset** and **Run Tests** (which becomes **Stop** while tests run).
-//! The window runs the tests and tells this view what happened; a script's output is shown in
+//! The rows show the [`TestsSession`]'s list of [`TestItem`]s, one [`TestRow`] bound to each;
+//! the window runs the session, and the view follows its state. A script's output is shown in
 //! a dialog (the capped display copy; the log has all of it).
 
 use std::cell::RefCell;
@@ -9,12 +10,12 @@ use std::cell::RefCell;
 use adw::prelude::*;
 use adw::subclass::prelude::*;
 use agnostics_core::i18n::{fill, gettext};
-use agnostics_core::scripts::{ScriptResult, ScriptTest};
-use agnostics_core::verdict::Verdict;
-use gtk::glib;
+use agnostics_core::scripts::ScriptResult;
+use gtk::{gio, glib};
 
 use super::test_row::TestRow;
 use crate::format::script_verdict_text;
+use crate::tests_session::{TestItem, TestsSession};
 
 /// What one row shows, read back from the widgets (for tests).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -36,7 +37,7 @@ mod imp {
     #[template(resource = "/io/github/agnostics_rs/Agnostics/ui/tests_view.ui")]
     pub struct TestsView {
         #[template_child]
-        pub group: TemplateChild<adw::PreferencesGroup>,
+        pub list: TemplateChild<gtk::ListBox>,
         #[template_child]
         pub show_log_button: TemplateChild<gtk::Button>,
         #[template_child]
@@ -45,10 +46,10 @@ mod imp {
         pub run_button: TemplateChild<gtk::Button>,
         #[template_child]
         pub stop_button: TemplateChild<gtk::Button>,
-        /// The built-in SD card test's row, then one per script.
+        /// The rows, in the order of the session's items (kept in step with the list).
         pub rows: RefCell<Vec<TestRow>>,
-        /// The scripts, in the order of their rows (row `i + 1`).
-        pub scripts: RefCell<Vec<ScriptTest>>,
+        /// The session shown.
+        pub session: RefCell<Option<TestsSession>>,
     }
 
     #[glib::object_subclass]
@@ -67,12 +68,7 @@ mod imp {
         }
     }
 
-    impl ObjectImpl for TestsView {
-        fn constructed(&self) {
-            self.parent_constructed();
-            self.obj().set_scripts(Vec::new());
-        }
-    }
+    impl ObjectImpl for TestsView {}
 
     impl WidgetImpl for TestsView {}
     impl BoxImpl for TestsView {}
@@ -86,65 +82,61 @@ glib::wrapper! {
 }
 
 impl TestsView {
-    /// Lists the built-in SD card test and `scripts` (replacing the list; every test selected,
-    /// no results).
-    pub fn set_scripts(&self, scripts: Vec<ScriptTest>) {
+    /// Shows `session`: a row for each of its items, bound to it, and **Run Tests** or
+    /// **Stop** and the switches locked as its state says.
+    pub fn set_session(&self, session: &TestsSession) {
         let imp = self.imp();
-        for old in imp.rows.borrow_mut().drain(..) {
-            imp.group.remove(&old.row);
+        imp.session.replace(Some(session.clone()));
+        let items = session.items();
+        let shown = imp.rows.borrow().len() as u32;
+        self.items_changed(&items, 0, shown, items.n_items());
+        items.connect_items_changed(glib::clone!(
+            #[weak(rename_to = view)]
+            self,
+            move |items, position, removed, added| view
+                .items_changed(items, position, removed, added)
+        ));
+        session.connect_state_notify(glib::clone!(
+            #[weak(rename_to = view)]
+            self,
+            move |session| view.sync_running(session.is_busy())
+        ));
+        self.sync_running(session.is_busy());
+    }
+
+    /// The rows follow the list: `removed` rows at `position` go, rows for the `added` items
+    /// there come.
+    fn items_changed(&self, items: &gio::ListStore, position: u32, removed: u32, added: u32) {
+        let imp = self.imp();
+        let busy = imp
+            .session
+            .borrow()
+            .as_ref()
+            .is_some_and(TestsSession::is_busy);
+        let mut rows = imp.rows.borrow_mut();
+        let start = (position as usize).min(rows.len());
+        let end = (start + removed as usize).min(rows.len());
+        for old in rows.drain(start..end) {
+            imp.list.remove(&old.row);
         }
-        let mut rows = vec![TestRow::new(
-            &gettext("SD card speed test"),
-            &gettext("Measures the drive chosen on the SD Card page against the SD Association's A1 minimums (a few minutes)."),
-            false,
-        )];
-        for script in &scripts {
-            let row = TestRow::new(&script.name, &script.description, true);
+        for i in 0..added {
+            let Some(item) = items.item(position + i).and_downcast::<TestItem>() else {
+                continue;
+            };
+            let row = TestRow::new(&item);
             row.connect_show_output(glib::clone!(
                 #[weak(rename_to = view)]
                 self,
                 move |result| view.show_output(result)
             ));
-            rows.push(row);
-        }
-        for row in &rows {
-            imp.group.add(&row.row);
-        }
-        imp.rows.replace(rows);
-        imp.scripts.replace(scripts);
-    }
-
-    /// True when the built-in SD card test is selected.
-    pub fn sd_selected(&self) -> bool {
-        self.imp()
-            .rows
-            .borrow()
-            .first()
-            .is_some_and(TestRow::is_selected)
-    }
-
-    /// The selected scripts with their positions among the scripts.
-    pub fn selected_scripts(&self) -> Vec<(usize, ScriptTest)> {
-        let imp = self.imp();
-        let rows = imp.rows.borrow();
-        imp.scripts
-            .borrow()
-            .iter()
-            .enumerate()
-            .filter(|(i, _)| rows.get(i + 1).is_some_and(TestRow::is_selected))
-            .map(|(i, s)| (i, s.clone()))
-            .collect()
-    }
-
-    /// Selects or deselects the test in row `row` (0: the SD card test; `i + 1`: script `i`).
-    pub fn set_selected(&self, row: usize, selected: bool) {
-        if let Some(r) = self.imp().rows.borrow().get(row) {
-            r.switch.set_active(selected);
+            row.switch.set_sensitive(!busy);
+            imp.list.insert(&row.row, (position + i) as i32);
+            rows.insert(start + i as usize, row);
         }
     }
 
     /// Tests are running (`true`): the switches are locked and **Run Tests** becomes **Stop**.
-    pub fn set_running(&self, running: bool) {
+    fn sync_running(&self, running: bool) {
         let imp = self.imp();
         for row in imp.rows.borrow().iter() {
             row.switch.set_sensitive(!running);
@@ -153,43 +145,10 @@ impl TestsView {
         imp.stop_button.set_visible(running);
     }
 
-    /// The SD card test is running (`None`) or ended: its verdict, or `Some(None)` when it was
-    /// cancelled.
-    pub fn set_sd_state(&self, ended: Option<Option<Verdict>>) {
-        if let Some(row) = self.imp().rows.borrow().first() {
-            match ended {
-                None => row.set_running(false),
-                Some(verdict) => row.set_sd_result(verdict),
-            }
-        }
-    }
-
-    /// Script `index` is running, or being stopped.
-    pub fn set_script_running(&self, index: usize, stopping: bool) {
-        if let Some(row) = self.imp().rows.borrow().get(index + 1) {
-            row.set_running(stopping);
-        }
-    }
-
-    /// Script `index` ended with `result`.
-    pub fn set_script_result(&self, index: usize, result: &ScriptResult) {
-        if let Some(row) = self.imp().rows.borrow().get(index + 1) {
-            row.set_script_result(result);
-        }
-    }
-
-    /// Clears every result (before a run).
-    pub fn clear_results(&self) {
-        for row in self.imp().rows.borrow().iter() {
-            row.clear();
-        }
-    }
-
-    /// **Reset**: no results, every test selected again.
-    pub fn reset(&self) {
-        self.clear_results();
-        for row in self.imp().rows.borrow().iter() {
-            row.switch.set_active(true);
+    /// Selects or deselects the test in row `row` (0: the SD card test; `i + 1`: script `i`).
+    pub fn set_selected(&self, row: usize, selected: bool) {
+        if let Some(r) = self.imp().rows.borrow().get(row) {
+            r.switch.set_active(selected);
         }
     }
 

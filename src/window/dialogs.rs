@@ -59,7 +59,7 @@ pub fn offers_another_drive(kind: ErrorKind) -> bool {
 impl Window {
     /// The SD Card page's drive chooser, focused (what **Choose Another Drive** does).
     fn choose_another_drive(&self) {
-        self.set_visible_view("sd");
+        self.set_tab(super::Tab::SdCard);
         self.show_ready();
         self.imp().ready_view.drive_row().grab_focus();
     }

@@ -18,15 +18,15 @@ impl Window {
     /// Lists the drives again (on a helper thread) and selects the preferred folder.
     pub fn load_drives(&self) {
         let imp = self.imp();
-        imp.drives_loaded.set(false);
-        let generation = imp.drives_generation.get() + 1;
-        imp.drives_generation.set(generation);
+        imp.ready.drives_loaded.set(false);
+        let generation = imp.ready.drives_generation.get() + 1;
+        imp.ready.drives_generation.set(generation);
         imp.ready_view.drive_row().set_loading();
         self.update_folder_label();
         self.sync_actions();
 
         let sysfs = imp.sysfs_root.borrow().clone();
-        let preferred = imp.preferred_target.borrow().clone();
+        let preferred = imp.ready.preferred_target.borrow().clone();
         let fallback = preferred.clone();
         let listing = gio::spawn_blocking(move || {
             let preferred = preferred.unwrap_or_else(|| target_dir::default_target(&sysfs));
@@ -51,16 +51,16 @@ impl Window {
                 // Said even when this listing is outdated: the files are gone either way.
                 win.tell_stale_removed(&removed);
                 let imp = win.imp();
-                if imp.drives_generation.get() != generation {
+                if imp.ready.drives_generation.get() != generation {
                     return;
                 }
                 imp.ready_view.drive_row().set_choices(list, selected);
-                imp.drives_loaded.set(true);
+                imp.ready.drives_loaded.set(true);
                 win.update_folder_label();
                 win.check_target();
                 win.sync_actions();
                 win.give_launch_focus();
-                if imp.run_when_ready.take() {
+                if imp.ready.run_when_ready.take() {
                     win.start_when_drawn();
                 }
             }

@@ -16,26 +16,26 @@ use std::path::PathBuf;
 
 use adw::prelude::*;
 use adw::subclass::prelude::*;
-use agnostics_core::engine::EngineKind;
-use agnostics_core::i18n::{fill, gettext};
-use agnostics_core::profile::{builtin, Profile};
-use agnostics_core::report::{self, Report};
-use agnostics_core::sdtest::TestOptions;
-use agnostics_core::target_dir;
-use agnostics_core::units;
+use agnostics_core::i18n::gettext;
+use agnostics_core::profile::Profile;
+use agnostics_core::report::Report;
 use gtk::{gdk, gio, glib};
 
 use crate::config::APP_ID;
-use crate::format::{about_size, drive_label};
 use crate::test_run::TestRun;
+use crate::tests_session::TestsSession;
 use crate::widgets::{DriveRow, HistoryView, ProgressView, ReadyView, ResultsView, TestsView};
 
 mod dialogs;
 mod drives;
 mod history;
+mod pages;
 mod ready;
+mod sd_test;
 mod state;
 mod tests;
+
+pub use pages::{Page, Tab};
 
 mod imp {
     use super::*;
@@ -65,25 +65,17 @@ mod imp {
         pub history_view: TemplateChild<HistoryView>,
 
         pub test_run: TestRun,
-        pub profile: RefCell<Option<Profile>>,
-        /// A job file given with `--profile FILE`: the profile row's last entry.
-        pub file_profile: RefCell<Option<Profile>>,
         pub sysfs_root: RefCell<PathBuf>,
-        pub preferred_target: RefCell<Option<PathBuf>>,
-        pub drives_loaded: Cell<bool>,
-        pub drives_generation: Cell<u64>,
-        pub run_when_ready: Cell<bool>,
         pub inhibit_cookie: Cell<u32>,
         pub close_when_stopped: Cell<bool>,
         pub dialog: RefCell<Option<adw::MessageDialog>>,
         pub chooser: RefCell<Option<gtk::FileChooserNative>>,
-        pub script_dirs: RefCell<Vec<PathBuf>>,
-        pub scripts_loaded: Cell<bool>,
-        pub scripts_generation: Cell<u64>,
-        pub session: RefCell<Option<tests::Session>>,
+        /// The **All Tests** list and its session (see [`tests`]).
+        pub session: TestsSession,
         /// The SD card test started has not had its result logged yet.
         pub sd_log_pending: Cell<bool>,
-        /// The ready page's part: the chosen drive's refusal, settings (see [`ready`]).
+        /// The ready page's part: the profile, the list of drives, the chosen drive's
+        /// refusal, settings (see [`ready`]).
         pub ready: ready::ReadyState,
     }
 
@@ -168,7 +160,7 @@ impl Window {
         self.set_icon_name(Some(APP_ID));
         // The name of the menu entry, which the taskbar shows too.
         self.set_title(Some(&gettext("Raspberry Pi Diagnostics")));
-        imp.profile.replace(Some(Profile::sd_bench()));
+        imp.ready.profile.replace(Some(Profile::sd_bench()));
         self.restore_settings();
         self.setup_profile_row();
         self.update_intro();
@@ -209,6 +201,7 @@ impl Window {
                 }
             ));
         self.setup_history();
+        self.setup_tests();
         self.load_drives();
         self.load_scripts();
         self.sync_state();
@@ -229,57 +222,16 @@ impl Window {
             self.choose_profile(profile);
         }
         if let Some(target) = target {
-            imp.preferred_target.replace(Some(target));
+            imp.ready.preferred_target.replace(Some(target));
             self.load_drives();
         }
         if run {
-            if imp.drives_loaded.get() {
+            if imp.ready.drives_loaded.get() {
                 self.start_when_drawn();
             } else {
-                imp.run_when_ready.set(true);
+                imp.ready.run_when_ready.set(true);
             }
         }
-    }
-
-    /// Starts the test once the window has drawn a frame, as a test started from the Run
-    /// button always is: the first frame (where a software GL renderer compiles its shaders)
-    /// then never holds up the main loop while the engine's events come in.
-    pub(super) fn start_when_drawn(&self) {
-        let Some(clock) = self.frame_clock() else {
-            // Not realized yet: its first frame comes after realize.
-            let handler: std::rc::Rc<Cell<Option<glib::SignalHandlerId>>> = Default::default();
-            let id = self.connect_realize(glib::clone!(
-                #[strong]
-                handler,
-                move |win| {
-                    if let Some(id) = handler.take() {
-                        win.disconnect(id);
-                    }
-                    win.start_when_drawn();
-                }
-            ));
-            handler.set(Some(id));
-            return;
-        };
-        let handler: std::rc::Rc<Cell<Option<glib::SignalHandlerId>>> = Default::default();
-        let id = clock.connect_after_paint(glib::clone!(
-            #[weak(rename_to = win)]
-            self,
-            #[strong]
-            handler,
-            move |clock| {
-                if let Some(id) = handler.take() {
-                    clock.disconnect(id);
-                }
-                glib::idle_add_local_once(glib::clone!(
-                    #[weak]
-                    win,
-                    move || win.start_test()
-                ));
-            }
-        ));
-        handler.set(Some(id));
-        self.queue_draw();
     }
 
     /// Where sysfs is (`/sys`; a fixture tree in tests); lists the drives again.
@@ -288,175 +240,10 @@ impl Window {
         self.load_drives();
     }
 
-    /// The profile row: the built-in profiles (standard first, the default), and a job file
-    /// given on the command line after them; the subtitle says what the chosen one measures.
-    fn setup_profile_row(&self) {
-        let imp = self.imp();
-        let titles: Vec<String> = builtin::ALL.iter().map(|b| b.title()).collect();
-        let refs: Vec<&str> = titles.iter().map(String::as_str).collect();
-        imp.ready_view
-            .profile_row()
-            .set_model(Some(&gtk::StringList::new(&refs)));
-        imp.ready_view
-            .profile_row()
-            .set_selected(self.saved_profile_index());
-        imp.ready_view
-            .profile_row()
-            .connect_selected_notify(glib::clone!(
-                #[weak(rename_to = win)]
-                self,
-                move |_| win.profile_chosen()
-            ));
-        self.profile_chosen();
-    }
-
-    /// The profile row's choice becomes the profile the next test runs.
-    fn profile_chosen(&self) {
-        let imp = self.imp();
-        let index = imp.ready_view.profile_row().selected() as usize;
-        let (profile, subtitle) = match builtin::ALL.get(index) {
-            Some(b) => (b.profile(), b.description()),
-            None => match imp.file_profile.borrow().clone() {
-                Some(p) => {
-                    let source = p
-                        .source
-                        .as_ref()
-                        .map(|s| s.display().to_string())
-                        .unwrap_or_default();
-                    (p, source)
-                }
-                None => return,
-            },
-        };
-        imp.ready_view.profile_row().set_subtitle(&subtitle);
-        imp.profile.replace(Some(profile));
-        self.update_intro();
-        self.profile_saved();
-        self.check_target();
-    }
-
-    /// Chooses `profile` in the profile row: its built-in entry, or the job file's entry
-    /// (added once, replaced by a later file).
-    fn choose_profile(&self, profile: Profile) {
-        let imp = self.imp();
-        let index = builtin::ALL
-            .iter()
-            .position(|b| profile.source.is_none() && b.profile() == profile);
-        if let Some(index) = index {
-            imp.ready_view.profile_row().set_selected(index as u32);
-            self.profile_chosen();
-            return;
-        }
-        let Some(list) = imp
-            .ready_view
-            .profile_row()
-            .model()
-            .and_then(|m| m.downcast::<gtk::StringList>().ok())
-        else {
-            return;
-        };
-        let label = fill(
-            // Translators: the profile row's entry for a job file given on the command line.
-            &gettext("Job file {name}"),
-            &[("name", &profile.name)],
-        );
-        let file_index = builtin::ALL.len() as u32;
-        if list.n_items() > file_index {
-            list.splice(file_index, 1, &[label.as_str()]);
-        } else {
-            list.append(&label);
-        }
-        imp.file_profile.replace(Some(profile));
-        imp.ready_view.profile_row().set_selected(file_index);
-        self.profile_chosen();
-    }
-
-    /// The profile row, for tests.
-    pub fn profile_row(&self) -> adw::ComboRow {
-        self.imp().ready_view.profile_row()
-    }
-
-    /// The profile the next test runs.
-    pub fn profile(&self) -> Profile {
-        self.imp()
-            .profile
-            .borrow()
-            .clone()
-            .unwrap_or_else(Profile::sd_bench)
-    }
-
-    fn update_intro(&self) {
-        let size = self.profile().file_size_bytes();
-        self.imp().ready_view.intro_label().set_label(&fill(
-            &gettext("The test writes a {size} file on the drive you choose and measures how fast the drive writes and reads it, like Raspberry Pi Diagnostics. It needs {space} of free space and takes a few minutes; the file is removed afterwards."),
-            &[
-                ("size", &units::si_bytes(size)),
-                ("space", &about_size(target_dir::needed_bytes(size))),
-            ],
-        ));
-    }
-
-    /// Starts the test on the selected drive (the `win.run` action: **Run SD Card Test**,
-    /// **Run Again**).
-    pub fn start_test(&self) {
-        let imp = self.imp();
-        if imp.test_run.is_busy() || !imp.drives_loaded.get() {
-            return;
-        }
-        let Some(choice) = imp.ready_view.drive_row().selected_choice() else {
-            return;
-        };
-        self.drive_saved(&choice.dir);
-        let opts = TestOptions {
-            target: choice.dir.clone(),
-            profile: self.profile(),
-            engine: EngineKind::Native,
-            runs: agnostics_core::sdtest::UPSTREAM_RUNS,
-            sysfs_root: imp.sysfs_root.borrow().clone(),
-        };
-        let drive = match &choice.info {
-            Some(info) => drive_label(
-                info.transport,
-                info.device.as_ref().map(|d| d.disk.as_str()),
-                info.device.as_ref().and_then(|d| d.model.as_deref()),
-                &info.fs_type,
-                None,
-            ),
-            None => choice.dir.display().to_string(),
-        };
-        imp.progress_view.reset(&drive);
-        match imp.test_run.start(opts) {
-            Ok(()) => imp.sd_log_pending.set(true),
-            Err(e) => {
-                self.show_message(
-                    &gettext("The test could not start"),
-                    &fill(
-                        &gettext("{error}\n\nClose some programs and try again."),
-                        &[("error", &e)],
-                    ),
-                );
-            }
-        }
-    }
-
-    /// Stops the running test (the `win.cancel` action, **Cancel**).
-    pub fn cancel_test(&self) {
-        self.imp().test_run.cancel();
-    }
-
-    /// Copies the report as plain text, upstream's compat lines included (the
-    /// `win.copy-results` action, **Copy Results**).
-    pub fn copy_results(&self) {
-        if let Some(report) = self.imp().test_run.report() {
-            self.clipboard().set_text(&report::to_text(&report));
-            self.toast(&gettext("Results copied"));
-        }
-    }
-
     /// Back to the choice of drive (the `win.back` action).
     pub fn show_ready(&self) {
         if !self.imp().test_run.is_busy() {
-            self.show_page("ready");
+            self.show_page(Page::Ready);
         }
     }
 
@@ -476,10 +263,12 @@ impl Window {
         }
     }
 
-    /// Shows the SD Card view's page `name` (`ready`, `running`, `results`) whatever the test's
-    /// state: for tests and screenshots of a page's layout.
+    /// Shows the SD Card view's page `name` (`ready`, `running`, `results`: see [`Page`])
+    /// whatever the test's state: for tests and screenshots of a page's layout.
     pub fn show_page_for_test(&self, name: &str) {
-        self.show_page(name);
+        if let Some(page) = Page::from_name(name) {
+            self.show_page(page);
+        }
     }
 
     /// The test run the window observes.
@@ -492,27 +281,46 @@ impl Window {
         self.imp().test_run.report()
     }
 
-    /// The page shown: `ready`, `running` or `results`.
-    pub fn visible_page(&self) -> String {
+    /// The SD Card view's page shown.
+    pub fn page(&self) -> Page {
         self.imp()
             .stack
             .visible_child_name()
-            .map(|n| n.to_string())
-            .unwrap_or_default()
+            .and_then(|n| Page::from_name(&n))
+            .unwrap_or(Page::Ready)
     }
 
-    /// The view shown: `sd` (the SD card test), `tests` (all tests) or `history`.
-    pub fn visible_view(&self) -> String {
+    /// The view shown.
+    pub fn tab(&self) -> Tab {
         self.imp()
             .view_stack
             .visible_child_name()
-            .map(|n| n.to_string())
-            .unwrap_or_default()
+            .and_then(|n| Tab::from_name(&n))
+            .unwrap_or(Tab::SdCard)
     }
 
-    /// Shows the view `name`: `sd`, `tests` or `history`.
+    /// Shows the view `tab`.
+    pub fn set_tab(&self, tab: Tab) {
+        self.imp().view_stack.set_visible_child_name(tab.name());
+    }
+
+    /// The page shown by its name: `ready`, `running` or `results` (see [`Page`]).
+    pub fn visible_page(&self) -> String {
+        self.page().name().into()
+    }
+
+    /// The view shown by its name: `sd` (the SD card test), `tests` (all tests) or `history`
+    /// (see [`Tab`]).
+    pub fn visible_view(&self) -> String {
+        self.tab().name().into()
+    }
+
+    /// Shows the view `name`: `sd`, `tests` or `history` (see [`Tab`]); another name does
+    /// nothing.
     pub fn set_visible_view(&self, name: &str) {
-        self.imp().view_stack.set_visible_child_name(name);
+        if let Some(tab) = Tab::from_name(name) {
+            self.set_tab(tab);
+        }
     }
 
     /// The list of all tests.
@@ -527,7 +335,7 @@ impl Window {
 
     /// True once the drives are listed (the run button works from then on).
     pub fn drives_loaded(&self) -> bool {
-        self.imp().drives_loaded.get()
+        self.imp().ready.drives_loaded.get()
     }
 
     /// The dialog shown and not yet answered, if any (error, or "stop the test?").

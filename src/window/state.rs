@@ -6,12 +6,12 @@ use adw::prelude::*;
 use adw::subclass::prelude::*;
 use agnostics_core::i18n::gettext;
 
-use super::Window;
+use super::{Page, Tab, Window};
 use crate::test_run::RunState;
 
 impl Window {
-    pub(super) fn show_page(&self, name: &str) {
-        self.imp().stack.set_visible_child_name(name);
+    pub(super) fn show_page(&self, page: Page) {
+        self.imp().stack.set_visible_child_name(page.name());
         self.sync_header();
         // Actions first: the page's main button is insensitive (and refuses focus) until its
         // action is enabled.
@@ -21,10 +21,10 @@ impl Window {
 
     /// The back button shows on the SD Card page's results.
     pub(super) fn sync_header(&self) {
-        let imp = self.imp();
-        let results = imp.stack.visible_child_name().as_deref() == Some("results");
-        imp.back_button
-            .set_visible(results && self.visible_view() == "sd");
+        let results = self.page() == Page::Results;
+        self.imp()
+            .back_button
+            .set_visible(results && self.tab() == Tab::SdCard);
     }
 
     /// The main button of the page shown gets the focus, so that Enter or Space presses it;
@@ -32,25 +32,25 @@ impl Window {
     /// what that widget does and never starts a test.
     pub(super) fn sync_focus(&self) {
         let imp = self.imp();
-        if self.visible_view() == "history" {
+        if self.tab() == Tab::History {
             imp.history_view.focus_default();
             return;
         }
-        let focus: gtk::Widget = if self.visible_view() == "tests" {
+        let focus: gtk::Widget = if self.tab() == Tab::AllTests {
             if self.is_running_tests() {
                 imp.tests_view.stop_button().upcast()
             } else {
                 imp.tests_view.run_button().upcast()
             }
         } else {
-            match imp.stack.visible_child_name().as_deref() {
-                Some("running") => imp.progress_view.cancel_button().upcast(),
-                Some("results") => imp.results_view.run_again_button().upcast(),
-                _ => imp.ready_view.run_button().upcast(),
+            match self.page() {
+                Page::Running => imp.progress_view.cancel_button().upcast(),
+                Page::Results => imp.results_view.run_again_button().upcast(),
+                Page::Ready => imp.ready_view.run_button().upcast(),
             }
         };
         self.set_default_widget(None::<&gtk::Widget>);
-        if !focus.is_sensitive() && imp.stack.visible_child_name().as_deref() == Some("ready") {
+        if !focus.is_sensitive() && self.page() == Page::Ready {
             // Run is off (no drive yet, or one the test refuses): the chooser instead.
             imp.ready_view.drive_row().grab_focus();
         } else {
@@ -61,20 +61,20 @@ impl Window {
     pub(super) fn sync_actions(&self) {
         let imp = self.imp();
         let busy = self.is_busy();
-        let page = imp.stack.visible_child_name();
+        let page = self.page();
         self.action_set_enabled(
             "win.run",
-            !busy && imp.drives_loaded.get() && self.ready_problem().is_none(),
+            !busy && imp.ready.drives_loaded.get() && self.ready_problem().is_none(),
         );
-        self.action_set_enabled("win.run-tests", !busy && imp.drives_loaded.get());
+        self.action_set_enabled("win.run-tests", !busy && imp.ready.drives_loaded.get());
         self.action_set_enabled("win.cancel-tests", self.is_running_tests());
         self.action_set_enabled("win.reset-tests", !busy);
         self.action_set_enabled("win.cancel", imp.test_run.state() == RunState::Running);
         let results = imp.test_run.report().is_some_and(|r| r.error.is_none());
         self.action_set_enabled("win.copy-results", results);
         self.action_set_enabled("win.save-report", results);
-        self.action_set_enabled("win.back", !busy && page.as_deref() == Some("results"));
-        self.action_set_enabled("win.choose-folder", !busy && imp.drives_loaded.get());
+        self.action_set_enabled("win.back", !busy && page == Page::Results);
+        self.action_set_enabled("win.choose-folder", !busy && imp.ready.drives_loaded.get());
     }
 
     pub(super) fn sync_state(&self) {
@@ -86,11 +86,11 @@ impl Window {
                 if run.was_cancelled() {
                     self.toast(&gettext("Test cancelled; its test file was removed"));
                 }
-                self.show_page("ready");
+                self.show_page(Page::Ready);
             }
             RunState::Running => {
                 self.inhibit(&gettext("An SD card test is running"));
-                self.show_page("running");
+                self.show_page(Page::Running);
             }
             RunState::Cancelling => {
                 imp.progress_view.set_cancelling();
@@ -101,12 +101,12 @@ impl Window {
                 if let Some(report) = run.report() {
                     imp.results_view.show_report(&report);
                 }
-                self.show_page("results");
+                self.show_page(Page::Results);
                 imp.results_view.clear_selection();
             }
             RunState::Failed => {
                 self.uninhibit();
-                self.show_page("ready");
+                self.show_page(Page::Ready);
                 if let Some(report) = run.report() {
                     self.show_error(&report);
                 }

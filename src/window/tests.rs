@@ -1,7 +1,7 @@
 //! The **All Tests** page's behaviour: finding the test scripts, a session of **Run Tests**
-//! (the built-in SD card test first, through the window's own SD card flow, then the selected
-//! scripts on the [`ScriptsWorker`]'s thread, all into one `rpdiags.txt`), **Stop**,
-//! **Reset** and **Show Log**.
+//! (the [`TestsSession`]: the built-in SD card test first, through the window's own SD card
+//! flow, then the selected scripts on a [`Worker`](crate::worker::Worker)'s thread
+//! ([`scripts_worker`]), all into one `rpdiags.txt`), **Stop**, **Reset** and **Show Log**.
 
 use std::path::PathBuf;
 
@@ -9,25 +9,13 @@ use adw::prelude::*;
 use adw::subclass::prelude::*;
 use agnostics_core::i18n::{fill, gettext};
 use agnostics_core::report::Report;
-use agnostics_core::scripts::{self, RunOptions, ScriptTest};
+use agnostics_core::scripts::{self, RunOptions};
 use gtk::{gio, glib};
 
 use super::Window;
 use crate::rpdiags;
-use crate::scripts_worker::{ScriptMessage, ScriptsWorker};
-
-/// One press of **Run Tests**, until its last test has ended and its log is written.
-#[derive(Debug, Default)]
-pub struct Session {
-    /// The selected scripts with their positions in the list.
-    scripts: Vec<(usize, ScriptTest)>,
-    /// True while the built-in SD card test of this session runs.
-    sd_pending: bool,
-    /// Set by **Stop**: nothing after the running test runs.
-    cancelled: bool,
-    /// The scripts' thread, once started.
-    worker: Option<ScriptsWorker>,
-}
+use crate::scripts_worker;
+use crate::tests_session::{Begun, SessionState, TestsSession};
 
 impl Window {
     /// Where test scripts are looked for besides `agnostics/` under `$XDG_DATA_DIRS`
@@ -37,25 +25,22 @@ impl Window {
             self.toast(&gettext("A test is already running"));
             return;
         }
-        self.imp().script_dirs.replace(dirs);
+        self.imp().session.set_script_dirs(dirs);
         self.load_scripts();
     }
 
     /// Finds the test scripts (on a helper thread) and lists them after the SD card test.
     pub(super) fn load_scripts(&self) {
         let imp = self.imp();
-        imp.scripts_loaded.set(false);
-        let generation = imp.scripts_generation.get() + 1;
-        imp.scripts_generation.set(generation);
-        let dirs = scripts::script_dirs(&imp.script_dirs.borrow());
+        let generation = imp.session.begin_listing();
+        let dirs = scripts::script_dirs(&imp.session.script_dirs());
         let finding = gio::spawn_blocking(move || scripts::discover(&dirs));
         glib::spawn_future_local(glib::clone!(
             #[weak(rename_to = win)]
             self,
             async move {
                 let found = finding.await.unwrap_or_default();
-                let imp = win.imp();
-                if imp.scripts_generation.get() != generation || win.is_busy() {
+                if win.is_busy() {
                     return;
                 }
                 for skipped in &found.skipped {
@@ -66,20 +51,39 @@ impl Window {
                         skipped.message()
                     );
                 }
-                imp.tests_view.set_scripts(found.tests);
-                imp.scripts_loaded.set(true);
+                win.imp().session.set_scripts(generation, found.tests);
             }
         ));
     }
 
+    /// The view follows the session's list and state; the window its end.
+    pub(super) fn setup_tests(&self) {
+        let imp = self.imp();
+        imp.tests_view.set_session(&imp.session);
+        imp.session.connect_state_notify(glib::clone!(
+            #[weak(rename_to = win)]
+            self,
+            move |session| {
+                if session.state() == SessionState::Finished {
+                    win.session_ended(session);
+                }
+            }
+        ));
+    }
+
+    /// The **All Tests** list and its session.
+    pub fn tests_session(&self) -> TestsSession {
+        self.imp().session.clone()
+    }
+
     /// True once the test scripts are listed.
     pub fn scripts_loaded(&self) -> bool {
-        self.imp().scripts_loaded.get()
+        self.imp().session.loaded()
     }
 
     /// True while a **Run Tests** session runs.
     pub fn is_running_tests(&self) -> bool {
-        self.imp().session.borrow().is_some()
+        self.imp().session.is_busy()
     }
 
     /// **Run Tests** (the `win.run-tests` action): the selected tests, in list order.
@@ -88,31 +92,22 @@ impl Window {
         if self.is_busy() {
             return;
         }
-        let view = imp.tests_view.get();
-        let sd = view.sd_selected();
-        let scripts = view.selected_scripts();
-        if !sd && scripts.is_empty() {
-            self.toast(&gettext("Choose at least one test"));
-            return;
-        }
-        view.clear_results();
-        view.set_running(true);
-        imp.session.replace(Some(Session {
-            scripts,
-            sd_pending: sd,
-            ..Session::default()
-        }));
+        let sd = match imp.session.begin() {
+            Begun::Started { sd } => sd,
+            Begun::NothingChosen => {
+                self.toast(&gettext("Choose at least one test"));
+                return;
+            }
+            Begun::Busy => return,
+        };
         self.inhibit(&gettext("Diagnostics tests are running"));
         self.sync_actions();
         if sd {
-            view.set_sd_state(None);
             self.start_test();
             if !imp.test_run.is_busy() {
                 // It could not start (the reason is shown); the scripts still run.
-                if let Some(s) = imp.session.borrow_mut().as_mut() {
-                    s.sd_pending = false;
-                }
-                view.set_sd_state(Some(Some(agnostics_core::verdict::Verdict::Error)));
+                imp.session
+                    .sd_ended(Some(agnostics_core::verdict::Verdict::Error));
                 self.start_scripts(None);
             }
         } else {
@@ -123,49 +118,25 @@ impl Window {
     /// **Stop** (the `win.cancel-tests` action): the running test is aborted, the rest do not
     /// run.
     pub fn cancel_tests(&self) {
-        let imp = self.imp();
-        let mut session = imp.session.borrow_mut();
-        let Some(s) = session.as_mut() else {
-            return;
-        };
-        s.cancelled = true;
-        if s.sd_pending {
-            drop(session);
+        if self.imp().session.cancel() {
             self.cancel_test();
-        } else if let Some(worker) = &s.worker {
-            worker.cancel();
         }
     }
 
     /// **Reset** (the `win.reset-tests` action): no results, every test selected.
     pub fn reset_tests(&self) {
         if !self.is_busy() {
-            self.imp().tests_view.reset();
+            self.imp().session.reset();
         }
     }
 
     /// The SD card test that ran has ended with `report`: part of a session, its result
     /// goes to its row and the session goes on with the scripts (which write the log); alone
-    /// (**Run SD card test**), its result is the whole log.
+    /// (**Run SD Card Test**), its result is the whole log.
     pub(super) fn sd_test_ended(&self, report: Report) {
-        let imp = self.imp();
         let cancelled = report.error.as_ref().is_some_and(|e| e.is_cancelled());
-        let in_session = {
-            let mut session = imp.session.borrow_mut();
-            match session.as_mut().filter(|s| s.sd_pending) {
-                Some(s) => {
-                    s.sd_pending = false;
-                    if cancelled || s.cancelled {
-                        s.scripts.clear();
-                    }
-                    true
-                }
-                None => false,
-            }
-        };
-        if in_session {
-            let verdict = (!cancelled).then_some(report.verdict);
-            imp.tests_view.set_sd_state(Some(verdict));
+        let verdict = (!cancelled).then_some(report.verdict);
+        if self.imp().session.sd_ended(verdict) {
             self.start_scripts(Some(report));
         } else if let Err(e) = rpdiags::write_sd_test(&report) {
             self.toast(&log_error(&e));
@@ -179,17 +150,12 @@ impl Window {
             Ok(path) => path,
             Err(e) => {
                 self.toast(&log_error(&e));
-                self.end_session();
+                imp.session.finish(None);
                 return;
             }
         };
-        let tests: Vec<ScriptTest> = imp
-            .session
-            .borrow()
-            .iter()
-            .flat_map(|s| s.scripts.iter().map(|(_, t)| t.clone()))
-            .collect();
-        let worker = match ScriptsWorker::spawn(log, sd, tests, RunOptions::default()) {
+        let tests = imp.session.scripts();
+        let worker = match scripts_worker::spawn(log, sd, tests, RunOptions::default()) {
             Ok(worker) => worker,
             Err(e) => {
                 self.show_message(
@@ -199,69 +165,24 @@ impl Window {
                         &[("error", &e)],
                     ),
                 );
-                self.end_session();
+                imp.session.finish(None);
                 return;
             }
         };
-        let receiver = worker.receiver();
-        if let Some(s) = imp.session.borrow_mut().as_mut() {
-            s.worker = Some(worker);
-        }
+        imp.session.run_scripts(worker);
         self.inhibit(&gettext("Diagnostics tests are running"));
-        glib::spawn_future_local(glib::clone!(
-            #[weak(rename_to = win)]
-            self,
-            async move {
-                while let Ok(message) = receiver.recv().await {
-                    win.handle_script_message(message);
-                }
-            }
-        ));
     }
 
-    fn handle_script_message(&self, message: ScriptMessage) {
+    /// The session is over: what stopped it, if anything, is said; suspend is allowed again
+    /// and a close asked for while it ran happens now.
+    fn session_ended(&self, session: &TestsSession) {
         let imp = self.imp();
-        let row_of = |index: usize| {
-            imp.session
-                .borrow()
-                .as_ref()
-                .and_then(|s| s.scripts.get(index).map(|(row, _)| *row))
-        };
-        let view = imp.tests_view.get();
-        match message {
-            ScriptMessage::Started { index } => {
-                if let Some(row) = row_of(index) {
-                    view.set_script_running(row, false);
-                }
-            }
-            ScriptMessage::Stopping { index, .. } => {
-                if let Some(row) = row_of(index) {
-                    view.set_script_running(row, true);
-                }
-            }
-            ScriptMessage::Finished { index, result } => {
-                if let Some(row) = row_of(index) {
-                    view.set_script_result(row, &result);
-                }
-            }
-            ScriptMessage::Done(outcome) => {
-                if let Err(message) = outcome {
-                    self.toast(&fill(
-                        &gettext("The tests could not finish: {error}"),
-                        &[("error", &message)],
-                    ));
-                }
-                self.end_session();
-            }
+        if let Some(message) = session.error() {
+            self.toast(&fill(
+                &gettext("The tests could not finish: {error}"),
+                &[("error", &message)],
+            ));
         }
-    }
-
-    fn end_session(&self) {
-        let imp = self.imp();
-        // The worker's thread has sent its last message: joining it is immediate.
-        let session = imp.session.take();
-        drop(session);
-        imp.tests_view.set_running(false);
         if !imp.test_run.is_busy() {
             self.uninhibit();
         }

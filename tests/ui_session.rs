@@ -1,0 +1,287 @@
+//! The **All Tests** session object and its list: the `state` property's transitions (idle →
+//! running → finished; stopping when asked to stop, also during the SD card test), the
+//! [`gio::ListStore`] of items with their `state` and `result`, real scripts run on the
+//! generic worker, and the rows of the tests view bound to the items both ways. Needs a
+//! display for the rows (run under `xvfb-run -a`).
+
+#[path = "ui_support/mod.rs"]
+mod support;
+
+use std::path::{Path, PathBuf};
+
+use adw::prelude::*;
+use agnostics::scripts_worker;
+use agnostics::tests_session::{Begun, Outcome, SessionState, TestItem, TestState, TestsSession};
+use agnostics::Application;
+use agnostics_core::scripts::{RunOptions, ScriptTest};
+use agnostics_core::verdict::Verdict;
+use gtk::glib;
+
+use support::*;
+
+fn main() {
+    let scratch = scratch_dir();
+    std::env::set_var("AGNOSTICS_LOG", scratch.path().join("rpdiags.txt"));
+    std::env::set_var("AGNOSTICS_HISTORY", scratch.path().join("history.sqlite3"));
+    std::env::set_var("GSETTINGS_BACKEND", "memory");
+    let tests = crate::ui_tests![
+        a_session_goes_idle_running_finished_and_reset_makes_it_idle,
+        stop_during_the_sd_card_test_runs_no_script,
+        stop_during_a_script_aborts_it_and_finishes,
+        a_stale_listing_is_dropped_and_none_is_taken_while_running,
+        rows_follow_the_items_and_the_switches_set_them,
+    ];
+    let conclusion = agnostics_testkit::harness::conclude_on_this_thread(tests);
+    drop(scratch);
+    conclusion.exit()
+}
+
+fn script(dir: &Path, file: &str, name: &str, body: &str) -> ScriptTest {
+    let path = dir.join(file);
+    std::fs::write(&path, format!("#NAME={name}\n#DESC=d {name}\n{body}\n")).unwrap();
+    ScriptTest {
+        name: name.into(),
+        description: format!("d {name}"),
+        file: path,
+    }
+}
+
+fn listed(session: &TestsSession, scripts: Vec<ScriptTest>) {
+    let generation = session.begin_listing();
+    assert!(!session.loaded());
+    assert!(session.set_scripts(generation, scripts));
+    assert!(session.loaded());
+}
+
+/// Every state the session's `state` property took, in order, from now on.
+fn record_states(session: &TestsSession) -> std::rc::Rc<std::cell::RefCell<Vec<SessionState>>> {
+    let states = std::rc::Rc::new(std::cell::RefCell::new(Vec::new()));
+    let sink = states.clone();
+    session.connect_state_notify(move |s| sink.borrow_mut().push(s.state()));
+    states
+}
+
+fn results(session: &TestsSession) -> Vec<String> {
+    session.item_list().iter().map(TestItem::result).collect()
+}
+
+fn run_scripts(session: &TestsSession, log: PathBuf) {
+    let worker = scripts_worker::spawn(log, None, session.scripts(), RunOptions::default())
+        .expect("the scripts' thread");
+    session.run_scripts(worker);
+}
+
+fn a_session_goes_idle_running_finished_and_reset_makes_it_idle(_app: &Application) {
+    let dir = scratch_dir();
+    let session = TestsSession::new();
+    assert_eq!(session.state(), SessionState::Idle);
+    assert_eq!(session.items().n_items(), 1, "the SD card test alone");
+    listed(
+        &session,
+        vec![
+            script(dir.path(), "a.sh", "Pass", "true"),
+            script(dir.path(), "b.sh", "Fail", "exit 3"),
+        ],
+    );
+    let items = session.item_list();
+    assert_eq!(items.len(), 3);
+    assert!(items[0].script_test().is_none());
+    assert_eq!(items[1].name(), "Pass");
+    assert_eq!(items[2].description(), "d Fail");
+    assert!(items
+        .iter()
+        .all(|i| i.selected() && i.state() == TestState::Idle));
+    let states = record_states(&session);
+
+    // Nothing chosen: nothing starts.
+    for item in &items {
+        item.set_selected(false);
+    }
+    assert_eq!(session.begin(), Begun::NothingChosen);
+    assert_eq!(session.state(), SessionState::Idle);
+    for item in &items {
+        item.set_selected(true);
+    }
+
+    assert_eq!(session.begin(), Begun::Started { sd: true });
+    assert_eq!(session.state(), SessionState::Running);
+    assert!(session.is_busy());
+    assert_eq!(session.begin(), Begun::Busy);
+    assert!(session.sd_pending());
+    assert_eq!(items[0].state(), TestState::Running);
+    assert_eq!(session.scripts().len(), 2);
+
+    assert!(session.sd_ended(Some(Verdict::Pass)));
+    assert!(!session.sd_ended(Some(Verdict::Fail)), "only once");
+    assert_eq!(items[0].state(), TestState::Ended);
+    assert_eq!(items[0].outcome(), Some(Outcome::Sd(Some(Verdict::Pass))));
+    assert_eq!(items[0].result(), "PASS");
+
+    run_scripts(&session, dir.path().join("rpdiags.txt"));
+    wait_until("the session to finish", || {
+        session.state() == SessionState::Finished
+    });
+    assert_eq!(results(&session), ["PASS", "PASS", "FAIL"]);
+    assert_eq!(items[2].script_result().and_then(|r| r.exit_code), Some(3));
+    assert!(items.iter().all(|i| i.state() == TestState::Ended));
+    assert_eq!(session.error(), None);
+    assert!(std::fs::read_to_string(dir.path().join("rpdiags.txt"))
+        .unwrap()
+        .contains("Test : Fail"));
+
+    // Reset: no results, every test chosen, idle.
+    items[1].set_selected(false);
+    session.reset();
+    assert_eq!(results(&session), ["", "", ""]);
+    assert!(items
+        .iter()
+        .all(|i| i.selected() && i.state() == TestState::Idle));
+    assert_eq!(
+        *states.borrow(),
+        [
+            SessionState::Running,
+            SessionState::Finished,
+            SessionState::Idle
+        ]
+    );
+}
+
+fn stop_during_the_sd_card_test_runs_no_script(_app: &Application) {
+    let dir = scratch_dir();
+    let session = TestsSession::new();
+    listed(&session, vec![script(dir.path(), "a.sh", "Pass", "true")]);
+    let states = record_states(&session);
+    assert_eq!(session.begin(), Begun::Started { sd: true });
+    assert!(session.cancel(), "the window stops its SD card test");
+    assert_eq!(session.state(), SessionState::Stopping);
+    assert!(!session.cancel(), "once");
+    assert!(session.sd_ended(None));
+    assert_eq!(session.item_list()[0].result(), "Aborted");
+    assert!(
+        session.scripts().is_empty(),
+        "nothing after the stopped test"
+    );
+    run_scripts(&session, dir.path().join("rpdiags.txt"));
+    wait_until("the session to finish", || {
+        session.state() == SessionState::Finished
+    });
+    assert_eq!(results(&session), ["Aborted", ""]);
+    assert_eq!(
+        *states.borrow(),
+        [
+            SessionState::Running,
+            SessionState::Stopping,
+            SessionState::Finished
+        ]
+    );
+}
+
+fn stop_during_a_script_aborts_it_and_finishes(_app: &Application) {
+    let dir = scratch_dir();
+    let session = TestsSession::new();
+    listed(
+        &session,
+        vec![
+            script(dir.path(), "slow.sh", "Slow", "sleep 30"),
+            script(dir.path(), "next.sh", "Next", "true"),
+        ],
+    );
+    session.item_list()[0].set_selected(false);
+    assert_eq!(session.begin(), Begun::Started { sd: false });
+    assert_eq!(session.item_list()[0].state(), TestState::Idle);
+    run_scripts(&session, dir.path().join("rpdiags.txt"));
+    let slow = session.item_list()[1].clone();
+    wait_until("the script to start", || slow.state() == TestState::Running);
+    assert!(!session.cancel(), "no SD card test to stop");
+    assert_eq!(session.state(), SessionState::Stopping);
+    wait_until("the session to finish", || {
+        session.state() == SessionState::Finished
+    });
+    assert_eq!(results(&session), ["", "Aborted", ""]);
+    assert_eq!(session.item_list()[2].state(), TestState::Idle);
+}
+
+fn a_stale_listing_is_dropped_and_none_is_taken_while_running(_app: &Application) {
+    let dir = scratch_dir();
+    let session = TestsSession::new();
+    let first = session.begin_listing();
+    let second = session.begin_listing();
+    assert!(!session.set_scripts(first, vec![script(dir.path(), "a.sh", "Old", "true")]));
+    assert_eq!(session.items().n_items(), 1);
+    assert!(session.set_scripts(second, vec![script(dir.path(), "b.sh", "New", "true")]));
+    assert_eq!(session.item_list()[1].name(), "New");
+    assert_eq!(session.begin(), Begun::Started { sd: true });
+    let third = session.begin_listing();
+    assert!(!session.set_scripts(third, Vec::new()), "not while running");
+    assert_eq!(session.items().n_items(), 2);
+    session.finish(Some("the log could not be written".into()));
+    assert_eq!(session.state(), SessionState::Finished);
+    assert_eq!(
+        session.error().as_deref(),
+        Some("the log could not be written")
+    );
+    assert_eq!(
+        session.item_list()[0].state(),
+        TestState::Idle,
+        "an SD card test that never ended shows no result"
+    );
+}
+
+fn rows_follow_the_items_and_the_switches_set_them(app: &Application) {
+    let dir = scratch_dir();
+    let window = new_window(app);
+    let session = window.tests_session();
+    let view = window.tests_view();
+    let generation = session.begin_listing();
+    assert!(session.set_scripts(
+        generation,
+        vec![
+            script(dir.path(), "a.sh", "<b>A</b>", "true"),
+            script(dir.path(), "b.sh", "B", "true"),
+        ],
+    ));
+    let titles: Vec<String> = view.shown_tests().into_iter().map(|t| t.title).collect();
+    assert_eq!(titles[1..], ["<b>A</b>", "B"]);
+    let rows = view.rows();
+    assert_eq!(rows.len(), 3);
+    let items = session.item_list();
+    for (row, item) in rows.iter().zip(&items) {
+        assert_eq!(row.item().as_ref(), Some(item));
+        assert!(row.row.parent().and_downcast::<gtk::ListBox>().is_some());
+    }
+
+    // The switch and the item's `selected`, both ways.
+    rows[1].switch.set_active(false);
+    assert!(!items[1].selected());
+    items[1].set_selected(true);
+    assert!(rows[1].switch.is_active());
+    view.set_selected(2, false);
+    assert!(!items[2].selected());
+
+    // The result column follows the item; the switches lock while the session runs.
+    assert_eq!(session.begin(), Begun::Started { sd: true });
+    assert_eq!(view.shown_tests()[0].result, "…");
+    assert!(rows.iter().all(|r| !r.switch.is_sensitive()));
+    assert!(view.stop_button().is_visible() && !view.run_button().is_visible());
+    session.sd_ended(Some(Verdict::Fail));
+    assert_eq!(view.shown_tests()[0].result, "FAIL");
+    session.finish(None);
+    assert!(rows.iter().all(|r| r.switch.is_sensitive()));
+    assert!(view.run_button().is_visible() && !view.stop_button().is_visible());
+    session.reset();
+    assert!(view
+        .shown_tests()
+        .iter()
+        .all(|t| t.selected && t.result.is_empty()));
+
+    // A new list replaces the rows; the old items let go of theirs.
+    let weak = glib::WeakRef::<TestItem>::new();
+    weak.set(Some(&items[1]));
+    drop(items);
+    drop(rows);
+    let generation = session.begin_listing();
+    assert!(session.set_scripts(generation, Vec::new()));
+    assert_eq!(view.rows().len(), 1);
+    iterate_briefly();
+    assert!(weak.upgrade().is_none(), "a replaced item is freed");
+}
