@@ -32,6 +32,7 @@ pub mod compare;
 mod error;
 pub mod identity;
 pub mod provenance;
+mod recover;
 pub mod schema;
 mod store;
 pub mod trend;

@@ -8,6 +8,10 @@ use rusqlite::{params, Connection, OpenFlags, OptionalExtension};
 use serde::{Deserialize, Serialize};
 
 use super::error::from_sqlite;
+use super::recover::{
+    foreign_bytes, identity, io_error, is_corrupt, move_aside, quick_check, regular_or_missing,
+    OpenLock,
+};
 use super::{
     figures, schema, DriveId, DriveSummary, HistoryError, IdentityBasis, ImportOutcome, Outcome,
     RunFilter, RunId, RunSummary, SeriesPoint, Trend,
@@ -73,122 +77,6 @@ pub fn derived_run_id(report: &Report) -> String {
     super::identity::hex(&sha2::Sha256::digest(json.as_bytes())[..16])
 }
 
-const SQLITE_MAGIC: &[u8; 16] = b"SQLite format 3\0";
-
-fn io_error(path: &Path, e: std::io::Error) -> HistoryError {
-    match e.raw_os_error() {
-        Some(libc::EACCES) | Some(libc::EPERM) | Some(libc::EROFS) => HistoryError::ReadOnly {
-            path: path.to_path_buf(),
-        },
-        Some(libc::ENOSPC) | Some(libc::EDQUOT) => HistoryError::Full {
-            path: path.to_path_buf(),
-        },
-        _ => HistoryError::Io {
-            path: path.to_path_buf(),
-            source: e,
-        },
-    }
-}
-
-/// Moves `path` (and its `-wal` and `-shm` files) aside to `<path>.corrupt-<UTC time>` (with
-/// `-1`, `-2`, … when that exists): never over an existing file. The new name of `path`.
-fn move_aside(path: &Path) -> Result<PathBuf, HistoryError> {
-    let stamp = chrono::Utc::now().format("%Y%m%dT%H%M%SZ");
-    for n in 0u32..1000 {
-        let mut name = path.as_os_str().to_owned();
-        name.push(format!(".corrupt-{stamp}"));
-        if n > 0 {
-            name.push(format!("-{n}"));
-        }
-        let to = PathBuf::from(name);
-        match std::fs::hard_link(path, &to) {
-            Ok(()) => {}
-            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
-            Err(_) if !to.exists() => {
-                // A filesystem without hard links: rename, having checked the name is free.
-                std::fs::rename(path, &to).map_err(|e| io_error(path, e))?;
-                move_companions(path, &to);
-                return Ok(to);
-            }
-            Err(e) => return Err(io_error(path, e)),
-        }
-        std::fs::remove_file(path).map_err(|e| io_error(path, e))?;
-        move_companions(path, &to);
-        return Ok(to);
-    }
-    Err(HistoryError::Io {
-        path: path.to_path_buf(),
-        source: std::io::Error::new(
-            std::io::ErrorKind::AlreadyExists,
-            "too many damaged copies next to it",
-        ),
-    })
-}
-
-/// The `-wal` and `-shm` files of `path` follow it to `to` (when there are any and their
-/// names are free).
-fn move_companions(path: &Path, to: &Path) {
-    for suffix in ["-wal", "-shm"] {
-        let mut from = path.as_os_str().to_owned();
-        from.push(suffix);
-        let mut dest = to.as_os_str().to_owned();
-        dest.push(suffix);
-        let (from, dest) = (PathBuf::from(from), PathBuf::from(dest));
-        if from.exists() && !dest.exists() {
-            let _ = std::fs::rename(&from, &dest);
-        }
-    }
-}
-
-/// `NotAFile` when `path` (its symlinks followed) exists and is not a regular file: SQLite
-/// would answer a folder or `/dev/null` with a bare "disk I/O error".
-fn regular_or_missing(path: &Path) -> Result<(), HistoryError> {
-    match std::fs::metadata(path) {
-        Ok(m) if !m.is_file() => Err(HistoryError::NotAFile {
-            path: path.to_path_buf(),
-        }),
-        _ => Ok(()),
-    }
-}
-
-/// True when the file at `path` exists, is not empty and does not start with SQLite's header.
-fn foreign_bytes(path: &Path) -> bool {
-    use std::io::Read;
-    let Ok(mut f) = std::fs::File::open(path) else {
-        return false;
-    };
-    let mut head = [0u8; 16];
-    let mut got = 0;
-    while got < head.len() {
-        match f.read(&mut head[got..]) {
-            Ok(0) => break,
-            Ok(n) => got += n,
-            Err(_) => return false,
-        }
-    }
-    got > 0 && (got < 16 || &head != SQLITE_MAGIC)
-}
-
-fn is_corrupt(e: &rusqlite::Error) -> bool {
-    matches!(e, rusqlite::Error::SqliteFailure(f, _)
-        if matches!(f.code, rusqlite::ErrorCode::NotADatabase | rusqlite::ErrorCode::DatabaseCorrupt))
-}
-
-/// Fails with `Corrupt` (not moved) when `PRAGMA quick_check` finds damage.
-fn quick_check(conn: &Connection, path: &Path) -> Result<(), HistoryError> {
-    let result: String = conn
-        .query_row("PRAGMA quick_check", [], |r| r.get(0))
-        .map_err(|e| from_sqlite(path, e))?;
-    if result == "ok" {
-        Ok(())
-    } else {
-        Err(HistoryError::Corrupt {
-            path: path.to_path_buf(),
-            moved_to: None,
-        })
-    }
-}
-
 impl History {
     /// The history file: `$AGNOSTICS_HISTORY` when set and not empty, else
     /// `$XDG_STATE_HOME/agnostics/history.sqlite3` (an absolute `XDG_STATE_HOME`), else
@@ -225,10 +113,12 @@ impl History {
             }
         }
         regular_or_missing(path)?;
+        let _lock = OpenLock::take(path)?;
         let mut moved = None;
         if foreign_bytes(path) {
-            moved = Some(move_aside(path)?);
+            moved = Some(move_aside(path, identity(path))?);
         }
+        let found = identity(path);
         match Self::open_rw(path) {
             Ok(mut h) => {
                 h.moved_aside = moved.map(|to| HistoryError::Corrupt {
@@ -238,7 +128,7 @@ impl History {
                 Ok(h)
             }
             Err(HistoryError::Corrupt { .. }) if moved.is_none() => {
-                let to = move_aside(path)?;
+                let to = move_aside(path, found)?;
                 let mut h = Self::open_rw(path)?;
                 h.moved_aside = Some(HistoryError::Corrupt {
                     path: path.to_path_buf(),
