@@ -235,7 +235,34 @@ fn figures_are_rounded_down_like_the_report() {
     );
 }
 
+/// A UTF-8 byte-order mark before the JSON is accepted; a `started` that is not a time, or
+/// one years ahead (it would stay the drive's latest run), is refused naming the field.
+fn a_bom_is_read_and_implausible_dates_are_refused() {
+    let dir = scratch_dir();
+    let mut h = History::open(&db(dir.path())).unwrap();
+    let file = dir.path().join("run.json");
+    let mut doc = serde_json::to_value(report(&"3".repeat(32), "a544bf15e608ae0b")).unwrap();
+    let mut bytes = b"\xef\xbb\xbf".to_vec();
+    bytes.extend(serde_json::to_vec(&doc).unwrap());
+    std::fs::write(&file, &bytes).unwrap();
+    assert_eq!(h.import(&file).unwrap().added.len(), 1);
+    for (started, says) in [
+        ("yesterday", "not an RFC 3339 time"),
+        ("9999-01-01T00:00:00Z", "in the future"),
+    ] {
+        doc["run_id"] = serde_json::json!("4".repeat(32));
+        doc["started"] = serde_json::json!(started);
+        std::fs::write(&file, serde_json::to_vec(&doc).unwrap()).unwrap();
+        let e = h.import(&file).unwrap_err();
+        assert!(matches!(e, HistoryError::Malformed { .. }), "{e:?}");
+        let msg = e.to_string();
+        assert!(msg.contains("started") && msg.contains(says), "{msg}");
+    }
+    assert_eq!(h.runs(&Default::default()).unwrap().len(), 1);
+}
+
 agnostics_testkit::main!(
+    a_bom_is_read_and_implausible_dates_are_refused,
     a_name_that_reads_as_an_id_is_refused,
     an_id_prefix_wins_over_a_stored_name,
     a_bad_name_is_shown_escaped_and_short,

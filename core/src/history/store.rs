@@ -815,13 +815,15 @@ fn read_documents(file: &Path) -> Result<Vec<(Report, Outcome)>, HistoryError> {
         path: file.to_path_buf(),
         source: e,
     })?;
+    // A UTF-8 byte-order mark (Windows editors write one) is not part of the JSON.
+    let bytes = bytes.strip_prefix(b"\xef\xbb\xbf").unwrap_or(&bytes);
     if bytes.iter().all(u8::is_ascii_whitespace) {
         return Err(malformed(
             "the file is empty (a run that was cut short?)".to_owned(),
         ));
     }
     let value: serde_json::Value =
-        serde_json::from_slice(&bytes).map_err(|e| malformed(format!("not JSON ({e})")))?;
+        serde_json::from_slice(bytes).map_err(|e| malformed(format!("not JSON ({e})")))?;
     let (items, array) = match value {
         serde_json::Value::Array(v) => (v, true),
         other => (vec![other], false),
@@ -859,11 +861,32 @@ fn read_documents(file: &Path) -> Result<Vec<(Report, Outcome)>, HistoryError> {
         if report.schema_version == 0 {
             return Err(at("schema_version 0 does not exist".to_owned()));
         }
+        started_plausible(&report.started).map_err(at)?;
         let outcome = Outcome::of(&report).map_err(at)?;
         let doc = normalised(&report, file)?;
         out.push((doc, outcome));
     }
     Ok(out)
+}
+
+/// How far in the future an imported run may have started (another machine's clock ahead
+/// of ours, a time zone written wrong): 2 days.
+const FUTURE_SLACK_SECONDS: i64 = 2 * 24 * 3600;
+
+/// `Ok` when `started` is an RFC 3339 time no later than [`FUTURE_SLACK_SECONDS`] from now;
+/// else the reason, naming the field: a run that starts in the year 9999 would stay its
+/// drive's latest run for ever.
+fn started_plausible(started: &str) -> Result<(), String> {
+    let shown = shown_name(started);
+    let t = chrono::DateTime::parse_from_rfc3339(started).map_err(|_| {
+        format!("started \"{shown}\" is not an RFC 3339 time (such as 2026-06-01T12:00:00+02:00)")
+    })?;
+    if t.timestamp() > chrono::Utc::now().timestamp() + FUTURE_SLACK_SECONDS {
+        return Err(format!(
+            "started \"{shown}\" is in the future (is the clock of the machine that ran it wrong?)"
+        ));
+    }
+    Ok(())
 }
 
 /// The kind of drive a report ran on: the card's, else the target's transport.
