@@ -7,6 +7,7 @@ use agnostics_core::history::compare;
 use crate::args::CompareArgs;
 use crate::history_cmd::{fail, not_recorded, open_for_reading, path, print_json};
 use crate::output::{emit, To};
+use agnostics_core::report::terminal_safe;
 
 /// Runs `compare`; returns the exit status: 0, or 2 after an error said on stderr (a run that
 /// is not in the history, a store that cannot be read).
@@ -44,8 +45,14 @@ pub fn main(args: &CompareArgs) -> i32 {
     if args.json {
         print_json(&comparison)
     } else if args.markdown {
-        emit(To::Stdout, compare::comparison_markdown(&comparison))
+        emit(
+            To::Stdout,
+            terminal_safe(&compare::comparison_markdown(&comparison)),
+        )
     } else {
-        emit(To::Stdout, compare::comparison_text(&comparison))
+        emit(
+            To::Stdout,
+            terminal_safe(&compare::comparison_text(&comparison)),
+        )
     }
 }

@@ -274,22 +274,26 @@ pub(crate) fn csv_text(runs: &[RunSummary]) -> Result<String, csv::Error> {
     let num =
         |v: Option<f64>, decimals: usize| v.map(|v| format!("{v:.decimals$}")).unwrap_or_default();
     for r in runs {
-        w.write_record([
-            r.run.to_string(),
-            r.started.clone(),
-            r.drive.as_ref().map(|d| d.to_string()).unwrap_or_default(),
-            r.drive_name.clone().unwrap_or_default(),
-            r.drive_label.clone(),
-            r.profile.clone(),
-            r.engine.as_str().to_owned(),
-            r.verdict.as_str().to_owned(),
-            r.a2_verdict.as_str().to_owned(),
-            r.outcome.as_str().to_owned(),
-            num(r.seq_write_bw.map(mb_per_s), 3),
-            num(r.seq_read_bw.map(mb_per_s), 3),
-            num(r.rand_write_iops, 1),
-            num(r.rand_read_iops, 1),
-        ])?;
+        w.write_record(
+            [
+                r.run.to_string(),
+                r.started.clone(),
+                r.drive.as_ref().map(|d| d.to_string()).unwrap_or_default(),
+                r.drive_name.clone().unwrap_or_default(),
+                r.drive_label.clone(),
+                r.profile.clone(),
+                r.engine.as_str().to_owned(),
+                r.verdict.as_str().to_owned(),
+                r.a2_verdict.as_str().to_owned(),
+                r.outcome.as_str().to_owned(),
+                num(r.seq_write_bw.map(mb_per_s), 3),
+                num(r.seq_read_bw.map(mb_per_s), 3),
+                num(r.rand_write_iops, 1),
+                num(r.rand_read_iops, 1),
+            ]
+            // Names and labels come from documents: no terminal escapes in the table.
+            .map(|field| report::visible(&field)),
+        )?;
     }
     let bytes = w
         .into_inner()
@@ -322,9 +326,12 @@ fn show(args: &HistoryShowArgs) -> i32 {
     if args.json {
         print_json(&report)
     } else if args.markdown {
-        emit(To::Stdout, report::table::to_markdown(&report))
+        emit(
+            To::Stdout,
+            report::terminal_safe(&report::table::to_markdown(&report)),
+        )
     } else {
-        emit(To::Stdout, report::to_text(&report))
+        emit(To::Stdout, report::terminal_safe(&report::to_text(&report)))
     }
 }
 

@@ -210,7 +210,61 @@ fn a_short_prefix_is_too_short() -> Ran {
     Ok(())
 }
 
+/// A document whose program, profile name, warnings and phase names carry terminal escapes
+/// (set the title, clear the screen) and a bidi override: `history show` (text, Markdown),
+/// `compare` (text, Markdown) and `history export --csv` print them escaped, never raw.
+fn terminal_escapes_in_a_document_are_printed_escaped() -> Ran {
+    let env = Env::new()?;
+    let out = env.run(&["--json"]);
+    assert!(out.status.code().is_some_and(|c| c < 2), "{out:?}");
+    let mut doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let evil = "\u{1b}]0;pwned\u{7}\u{1b}[2J\u{202e}";
+    doc["run_id"] = serde_json::json!("e".repeat(32));
+    doc["program"] = serde_json::json!(format!("agnostics {evil}"));
+    doc["profile"]["name"] = serde_json::json!(format!("p{evil}"));
+    doc["warnings"] = serde_json::json!([format!("w{evil}")]);
+    if let Some(phases) = doc["runs"][0]["phases"].as_array_mut() {
+        for p in phases {
+            p["name"] = serde_json::json!(format!("{}{evil}", p["name"].as_str().unwrap()));
+        }
+    }
+    let file = env.dir.path().join("evil.json");
+    std::fs::write(&file, serde_json::to_vec(&doc).unwrap()).unwrap();
+    let out = env.history(&["import", file.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let first = env.history(&["--json"]);
+    let runs: serde_json::Value = serde_json::from_slice(&first.stdout).unwrap();
+    let other = runs
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["run"].as_str().unwrap().to_owned())
+        .find(|r| !r.starts_with("eeee"))
+        .unwrap();
+    let outputs = [
+        env.history(&["show", "eeeeeeee"]),
+        env.history(&["show", "eeeeeeee", "--markdown"]),
+        env.compare(&other, "eeeeeeee"),
+        env.cli()
+            .args(["compare", &other, "eeeeeeee", "--markdown"])
+            .output()
+            .unwrap(),
+        env.history(&["export", "--csv"]),
+    ];
+    for out in outputs {
+        let shown = text(&out.stdout);
+        assert_eq!(out.status.code().map(|c| c < 2), Some(true), "{out:?}");
+        assert!(
+            !shown.contains(['\u{1b}', '\u{7}', '\u{202e}']),
+            "raw escapes: {shown:?}"
+        );
+        assert!(shown.contains("\\u{1b}"), "escaped: {shown}");
+    }
+    Ok(())
+}
+
 agnostics_testkit::main!(
+    terminal_escapes_in_a_document_are_printed_escaped,
     a_signal_after_the_test_finished_keeps_the_result,
     compare_names_the_runs_and_a_run_with_itself,
     a_short_prefix_is_too_short,

@@ -111,6 +111,12 @@ fn a_bad_name_is_shown_escaped_and_short() {
     let text = e.to_string();
     assert!(!text.contains('\x1b'), "{text:?}");
     assert!(text.contains("bad\\u{1b}[31mred"), "{text}");
+    // A bidi override would show "Kitchen" reversed and hide what follows.
+    let e = h
+        .name_drive("a544bf15", "card \u{202e}nehctiK")
+        .unwrap_err();
+    assert!(matches!(e, HistoryError::BadName(_)), "{e:?}");
+    assert!(e.to_string().contains("card \\u{202e}nehctiK"), "{e}");
     let e = h.name_drive("a544bf15", &"x".repeat(1000)).unwrap_err();
     let text = e.to_string();
     assert!(text.contains(&format!("{}…", "x".repeat(40))), "{text}");

@@ -55,7 +55,7 @@ pub(crate) fn started_key(started: &str) -> i64 {
 /// A refused name as it can be shown in a message: control characters escaped (`\u{1b}`),
 /// cut to its first 40 characters (with `…`).
 fn shown_name(name: &str) -> String {
-    let mut out: String = name.chars().take(40).flat_map(char::escape_debug).collect();
+    let mut out = crate::report::visible(&name.chars().take(40).collect::<String>());
     if name.chars().count() > 40 {
         out.push('…');
     }
@@ -545,7 +545,11 @@ impl History {
     pub fn name_drive(&mut self, drive: &str, name: &str) -> Result<DriveId, HistoryError> {
         let id = self.resolve_drive(drive)?;
         let name = name.trim();
-        if name.chars().count() > 100 || name.chars().any(char::is_control) {
+        if name.chars().count() > 100
+            || name
+                .chars()
+                .any(|c| c.is_control() || crate::report::is_bidi_control(c))
+        {
             return Err(HistoryError::BadName(shown_name(name)));
         }
         if name.len() >= MIN_PREFIX && name.bytes().all(|b| b.is_ascii_hexdigit()) {

@@ -25,7 +25,7 @@ use serde::{Deserialize, Serialize};
 
 pub use error::{shorten, ErrorKind, ErrorReport, SHORT_MESSAGE_CHARS};
 pub use table::ResultTable;
-pub use text::{compat_lines, to_text, visible, whole};
+pub use text::{compat_lines, is_bidi_control, terminal_safe, to_text, visible, whole};
 
 use crate::advice::Advice;
 use crate::card::CardInfo;
