@@ -267,7 +267,32 @@ fn a_bom_is_read_and_implausible_dates_are_refused() {
     assert_eq!(h.runs(&Default::default()).unwrap().len(), 1);
 }
 
+/// A history path under a regular file (`notes.txt/history.sqlite3`) says a file is in the
+/// way, with what to do, not "File exists"; the file is left as it is.
+fn a_history_under_a_regular_file_says_so() {
+    let dir = scratch_dir();
+    let file = dir.path().join("notes.txt");
+    std::fs::write(&file, b"mine\n").unwrap();
+    for path in [
+        file.join("history.sqlite3"),
+        file.join("a/b/history.sqlite3"),
+    ] {
+        let e = History::open(&path).unwrap_err();
+        let text = e.to_string();
+        assert!(
+            text.contains("a file is where the history's folder must be"),
+            "{text}"
+        );
+        assert!(
+            text.contains("AGNOSTICS_HISTORY") && !text.contains("os error"),
+            "{text}"
+        );
+    }
+    assert_eq!(std::fs::read(&file).unwrap(), b"mine\n");
+}
+
 agnostics_testkit::main!(
+    a_history_under_a_regular_file_says_so,
     a_bom_is_read_and_implausible_dates_are_refused,
     a_name_that_reads_as_an_id_is_refused,
     an_id_prefix_wins_over_a_stored_name,

@@ -109,7 +109,7 @@ impl History {
                     .recursive(true)
                     .mode(0o700)
                     .create(dir)
-                    .map_err(|e| io_error(dir, e))?;
+                    .map_err(|e| folder_error(dir, e))?;
             }
         }
         regular_or_missing(path)?;
@@ -705,6 +705,20 @@ impl DriveId {
     fn from_str_unchecked(s: &str) -> DriveId {
         s.parse()
             .unwrap_or_else(|_| DriveId::hash(IdentityBasis::FilesystemUuid, &[s]))
+    }
+}
+
+/// Why the history's folder `dir` could not be made: a file where a folder must be (`EEXIST`,
+/// `ENOTDIR`) is said in words, with what to do; anything else as [`io_error`].
+fn folder_error(dir: &Path, e: std::io::Error) -> HistoryError {
+    match e.raw_os_error() {
+        Some(libc::EEXIST) | Some(libc::ENOTDIR) => HistoryError::Io {
+            path: dir.to_path_buf(),
+            source: std::io::Error::other(
+                "a file is where the history's folder must be; move that file, or name another history file with AGNOSTICS_HISTORY",
+            ),
+        },
+        _ => io_error(dir, e),
     }
 }
 
