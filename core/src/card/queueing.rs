@@ -151,17 +151,30 @@ impl CommandQueueing {
         }
     }
 
+    /// What the state was read from, without the state: `block/mmcblk0/mq/0/nr_tags = 64: one
+    /// command at a time`; [`CommandQueueing::describe`] when nothing was read.
+    fn evidence(&self) -> String {
+        let whole = self.describe();
+        match (&self.source, &self.value) {
+            (Some(_), Some(_)) => whole
+                .strip_prefix(&format!("{} (", self.state_text()))
+                .and_then(|rest| rest.strip_suffix(')'))
+                .map_or_else(|| whole.clone(), str::to_owned),
+            _ => whole,
+        }
+    }
+
     /// Why the A2 checks are not graded, or `None` when command queueing is on.
     pub fn a2_reason(&self) -> Option<String> {
         match self.state {
             QueueingState::On => None,
             QueueingState::Off => Some(fill(
                 &gettext("this host runs the card like an A1 card: command queueing is off ({how}). A2 figures need a host that queues commands: a Raspberry Pi 5 does so for A2 cards on its kernel's allow-list (dtparam=sd_cqe=1, the default), and for any A2 card not known to misbehave with dtparam=sd_cqe=2 in config.txt; A2 is graded only when command queueing is on"),
-                &[("how", &self.describe())],
+                &[("how", &self.evidence())],
             )),
             QueueingState::Unknown => Some(fill(
                 &gettext("whether this host queues commands to the card is unknown ({how}); A2 figures need command queueing, so A2 is graded only when it is on"),
-                &[("how", &self.describe())],
+                &[("how", &self.evidence())],
             )),
         }
     }
@@ -170,6 +183,21 @@ impl CommandQueueing {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_a2_reason_says_off_once() {
+        let q = CommandQueueing {
+            state: QueueingState::Off,
+            source: Some("block/mmcblk0/mq/0/nr_tags".to_owned()),
+            value: Some("64".to_owned()),
+        };
+        let reason = q.a2_reason().unwrap();
+        assert!(
+            reason.contains("command queueing is off (block/mmcblk0/mq/0/nr_tags = 64: "),
+            "{reason}"
+        );
+        assert!(!reason.contains("(off ("), "{reason}");
+    }
 
     fn tree(files: &[(&str, &str)]) -> tempfile::TempDir {
         let d = tempfile::tempdir().unwrap();
