@@ -1,8 +1,9 @@
 //! The job-file keys beyond the standard test's (`time_based`, `ramp_time`, `loops`,
 //! `numjobs` with `group_reporting`, `thread`, `name`, `description`), run by both engines:
 //! on a real file in `/var/tmp` each engine must do the same work (bytes and requests exactly
-//! where the work is fixed, seconds within limits where time ends it), and on a throttled
-//! loop device each must measure the throttle within 10 %.
+//! where the work is fixed; at least the runtime where time ends it), and on a throttled loop
+//! device each must be paced by the throttle: never more than 10 % over it, and not so far
+//! under it that the engine, not a busy machine, must have lost the time.
 //!
 //! The throttled runs happen in a child process (this test binary again, run with the
 //! environment naming a folder and an engine) that a shell moves into the cgroup first.
@@ -147,10 +148,18 @@ fn phase<'a>(phases: &'a [PhaseResult], name: &str) -> &'a PhaseResult {
         .unwrap_or_else(|| panic!("no phase {name} in {phases:?}"))
 }
 
-fn within(what: &str, value: f64, low: f64, high: f64) {
+/// Panics unless `seconds` (measured, f64) show a job that `runtime` (seconds) ended: at least
+/// the runtime (less fio's millisecond rounding), and not a job that went on regardless. The
+/// upper bound is loose, 2 s past the runtime: a busy machine delays the end by the requests in
+/// flight and a status interval, never by seconds.
+fn after_runtime(what: &str, seconds: f64, runtime: f64) {
     assert!(
-        (low..=high).contains(&value),
-        "{what}: {value} is outside {low}..={high}"
+        seconds >= runtime - 0.01,
+        "{what}: {seconds} s measured, less than runtime={runtime}"
+    );
+    assert!(
+        seconds <= runtime + 2.0,
+        "{what}: {seconds} s measured, the job went on past runtime={runtime}"
     );
 }
 
@@ -188,12 +197,7 @@ fn each_key_does_the_same_work_on_both_engines() -> agnostics_testkit::Ran {
             "{engine} numjobs=3"
         );
         let timed = phase(&phases, "timed-read");
-        within(
-            &format!("{engine} time_based seconds"),
-            timed.seconds,
-            1.4,
-            2.0,
-        );
+        after_runtime(&format!("{engine} time_based"), timed.seconds, 1.5);
         assert!(timed.stopped_by_runtime, "{engine}");
         assert!(
             timed.bytes > 8 * MIB,
@@ -201,11 +205,10 @@ fn each_key_does_the_same_work_on_both_engines() -> agnostics_testkit::Ran {
             timed.bytes
         );
         let ramped = phase(&phases, "ramped");
-        within(
+        after_runtime(
             &format!("{engine} seconds measured after the ramp"),
             ramped.seconds,
-            0.9,
-            1.4,
+            1.0,
         );
         assert!(ramped.ios > 0, "{engine}");
         eprintln!(
@@ -262,7 +265,7 @@ fn each_key_measures_the_throttle_on_both_engines() -> agnostics_testkit::Ran {
              timed-write {:.0} B/s ({} bytes)",
             clones.iops, loops.iops, ramped.iops, timed.bw_bytes, timed.bytes
         );
-        assert_within_10_percent(
+        assert_paced_by_throttle(
             &format!("{engine} numjobs=4 write IOPS"),
             clones.iops,
             WRITE_IOPS as f64,
@@ -272,23 +275,18 @@ fn each_key_measures_the_throttle_on_both_engines() -> agnostics_testkit::Ran {
             (12 * MIB, 3072),
             "{engine} loops=3"
         );
-        assert_within_10_percent(
+        assert_paced_by_throttle(
             &format!("{engine} loops=3 read IOPS"),
             loops.iops,
             READ_IOPS as f64,
         );
-        assert_within_10_percent(
+        assert_paced_by_throttle(
             &format!("{engine} ramp_time read IOPS"),
             ramped.iops,
             READ_IOPS as f64,
         );
-        within(
-            &format!("{engine} ramped seconds"),
-            ramped.seconds,
-            1.9,
-            2.5,
-        );
-        assert_within_10_percent(
+        after_runtime(&format!("{engine} ramped"), ramped.seconds, 2.0);
+        assert_paced_by_throttle(
             &format!("{engine} time_based write B/s"),
             timed.bw_bytes,
             WRITE_BPS as f64,
