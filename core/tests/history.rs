@@ -114,12 +114,12 @@ fn round_trip() {
     let json = serde_json::to_string(&back).unwrap();
     assert!(!json.contains("36980065"), "{json}");
     assert!(!json.contains(&0x3698_0065u32.to_string()));
-    // WAL on disk, and the drive can be named and found by its name.
+    // A rollback journal on disk (no -wal or -shm), and the drive can be named and found by its name.
     let mode: String = rusqlite::Connection::open(&path)
         .unwrap()
         .query_row("PRAGMA journal_mode", [], |r| r.get(0))
         .unwrap();
-    assert_eq!(mode, "wal");
+    assert_eq!(mode, "delete");
     let id = h
         .name_drive(&drive("kitchen").id.as_str()[..6], "Kitchen Pi card")
         .unwrap();
@@ -509,6 +509,41 @@ fn migrates_from_the_first_schema() {
     assert_eq!(
         transport, "SD",
         "v2 filled the new column from the documents"
+    );
+}
+
+/// A history that an earlier version kept in WAL mode: opened for writing, it is switched to
+/// the rollback journal with its runs intact, and leaves no `-wal` or `-shm` file.
+fn a_wal_history_is_switched_to_a_rollback_journal() {
+    let dir = scratch_dir();
+    let path = db(dir.path());
+    {
+        let mut h = History::open(&path).unwrap();
+        h.record(&report(1, "kitchen", 1, 12.0)).unwrap();
+    }
+    {
+        let c = rusqlite::Connection::open(&path).unwrap();
+        let mode: String = c
+            .query_row("PRAGMA journal_mode = WAL", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(mode, "wal");
+    }
+    let mut h = History::open(&path).unwrap();
+    assert_eq!(stored(&h), 1);
+    h.record(&report(2, "kitchen", 2, 11.0)).unwrap();
+    drop(h);
+    let mode: String = rusqlite::Connection::open(&path)
+        .unwrap()
+        .query_row("PRAGMA journal_mode", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(mode, "delete");
+    assert_eq!(stored(&History::open_read_only(&path).unwrap()), 2);
+    let names = files_in(path.parent().unwrap());
+    assert!(
+        !names
+            .iter()
+            .any(|n| n.ends_with("-wal") || n.ends_with("-shm")),
+        "{names:?}"
     );
 }
 
@@ -1055,6 +1090,7 @@ agnostics_testkit::main!(
     locked_database,
     full_disk,
     migrates_from_the_first_schema,
+    a_wal_history_is_switched_to_a_rollback_journal,
     newer_schema_is_left_alone,
     import_validates_and_is_idempotent,
     identity_from_card_fixtures,

@@ -5,8 +5,10 @@
 //! Each run is stored as its whole [`Report`] document ([`Report::redacted`]: no serial
 //! numbers) with indexed columns for the drive, profile, start time and verdict. Tests refused
 //! before they started are not history ([`HistoryError::NotHistory`]); failed and cancelled
-//! runs are stored as such ([`Outcome`]). The database is in WAL mode with a busy timeout, so a
-//! CLI run and the app recording at the same time both land; its schema is versioned
+//! runs are stored as such ([`Outcome`]). The database keeps a rollback journal (not WAL, whose
+//! memory-mapped `-shm` index turns a full disk into SIGBUS and cannot be read without write
+//! access to the folder) and a busy timeout, so a CLI run and the app recording at the same
+//! time both land, and a reader needs only read access to the file; its schema is versioned
 //! (`PRAGMA user_version`) and migrated in order inside a transaction ([`schema`]).
 //!
 //! The history never costs a result: a locked, read-only, full or damaged database is a

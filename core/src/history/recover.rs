@@ -45,7 +45,7 @@ fn changed(path: &Path) -> HistoryError {
     }
 }
 
-/// Moves `path` (and its `-wal` and `-shm` files) aside to `<path>.corrupt-<UTC time>` (with
+/// Moves `path` (and its `-journal`, `-wal` and `-shm` files) aside to `<path>.corrupt-<UTC time>` (with
 /// `-1`, `-2`, … when that exists): never over an existing file, and only while the file there
 /// is still `expected` (`(st_dev, st_ino)`, as [`identity`] gave when it was found damaged).
 /// The new name of `path`. Call it holding [`OpenLock`].
@@ -93,10 +93,11 @@ pub(super) fn move_aside(
     })
 }
 
-/// The `-wal` and `-shm` files of `path` follow it to `to` (when there are any and their
-/// names are free).
+/// The `-journal` (a rollback journal left by a crash belongs to the file it rolls back) and,
+/// from histories of earlier versions, `-wal` and `-shm` files of `path` follow it to `to`
+/// (when there are any and their names are free).
 fn move_companions(path: &Path, to: &Path) {
-    for suffix in ["-wal", "-shm"] {
+    for suffix in ["-journal", "-wal", "-shm"] {
         let mut from = path.as_os_str().to_owned();
         from.push(suffix);
         let mut dest = to.as_os_str().to_owned();

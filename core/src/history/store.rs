@@ -1,4 +1,5 @@
-//! The SQLite file: opening (WAL, busy timeout, migrations, a damaged file moved aside),
+//! The SQLite file: opening (rollback journal, busy timeout, migrations, a damaged file moved
+//! aside),
 //! recording, listing, naming, importing, exporting and forgetting runs.
 
 use std::path::{Path, PathBuf};
@@ -93,7 +94,9 @@ impl History {
     }
 
     /// Opens (creating the folders, mode 0700, and the file) and migrates the history at
-    /// `path`: WAL journal, [`BUSY_TIMEOUT`], `secure_delete` (forgotten runs are overwritten).
+    /// `path`: a rollback journal (`journal_mode = DELETE`; a history in WAL mode, as earlier
+    /// versions made it, is switched back), [`BUSY_TIMEOUT`], `secure_delete` (forgotten runs
+    /// are overwritten).
     /// A file that is not a readable SQLite database is moved aside (see
     /// [`History::moved_aside`]) and a new history started in its place.
     ///
@@ -141,8 +144,8 @@ impl History {
     }
 
     /// [`History::open_once`], again for up to [`BUSY_TIMEOUT`] while another program holds
-    /// the file: switching a new file to WAL and reading the WAL index while another
-    /// connection sets it up can be refused at once, without SQLite's busy handler.
+    /// the file: switching the journal mode while another connection has the file open is
+    /// refused at once, without SQLite's busy handler.
     fn open_rw(path: &Path) -> Result<History, HistoryError> {
         let start = std::time::Instant::now();
         loop {
@@ -165,8 +168,18 @@ impl History {
         )
         .map_err(err)?;
         conn.busy_timeout(BUSY_TIMEOUT).map_err(err)?;
+        // SQLite falls back to reading only when the file, its folder or the filesystem is
+        // read-only: writing would fail later, with less to say.
+        if conn
+            .is_readonly(rusqlite::DatabaseName::Main)
+            .map_err(err)?
+        {
+            return Err(HistoryError::ReadOnly {
+                path: path.to_path_buf(),
+            });
+        }
         let mode: String = conn
-            .query_row("PRAGMA journal_mode = WAL", [], |r| r.get(0))
+            .query_row("PRAGMA journal_mode = DELETE", [], |r| r.get(0))
             .map_err(|e| {
                 if is_corrupt(&e) {
                     HistoryError::Corrupt {
@@ -177,9 +190,9 @@ impl History {
                     err(e)
                 }
             })?;
-        if !mode.eq_ignore_ascii_case("wal") {
-            // A read-only file keeps its journal mode: writing would fail anyway.
-            return Err(HistoryError::ReadOnly {
+        if !mode.eq_ignore_ascii_case("delete") {
+            // WAL kept: another connection has the file open in WAL mode (an earlier version).
+            return Err(HistoryError::Locked {
                 path: path.to_path_buf(),
             });
         }
