@@ -76,6 +76,16 @@ pub enum Standard {
     A2,
 }
 
+impl Standard {
+    /// `A1` or `A2`, as the SD Association names the classes.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Standard::A1 => "A1",
+            Standard::A2 => "A2",
+        }
+    }
+}
+
 /// The unit of a check's value and target.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Unit {

@@ -108,9 +108,11 @@ fn round_trip() {
     assert_eq!(runs[0].outcome, Outcome::Finished);
     assert_eq!(runs[0].seq_write_bw, Some(12.0 * MIB));
     assert_eq!(runs[0].drive_label, "SD64G (SD)");
-    // By a prefix of the id; the stored document is the redacted one.
+    // By a prefix of the id; the stored document is the redacted one, graded again (the
+    // sample card's host does not say whether it queues commands: A2 is not graded).
     let back = h.report(&run_id(1)[..8]).unwrap();
-    assert_eq!(back, r.redacted());
+    assert_eq!(back, r.redacted().regraded());
+    assert_eq!(back.a2_verdict, agnostics_core::verdict::Verdict::Error);
     let json = serde_json::to_string(&back).unwrap();
     assert!(!json.contains("36980065"), "{json}");
     assert!(!json.contains(&0x3698_0065u32.to_string()));
@@ -545,6 +547,67 @@ fn a_wal_history_is_switched_to_a_rollback_journal() {
             .any(|n| n.ends_with("-wal") || n.ends_with("-shm")),
         "{names:?}"
     );
+}
+
+/// `report`'s JSON with every phase's figures set to 1 (KiB/s, IOPS) and its verdicts left
+/// as they were: PASS.
+fn edited_to_one(report: &Report) -> String {
+    let mut doc = serde_json::to_value(report).unwrap();
+    for run in doc["runs"].as_array_mut().unwrap() {
+        for p in run["phases"].as_array_mut().unwrap() {
+            p["bw_bytes"] = serde_json::json!(1024.0);
+            p["iops"] = serde_json::json!(1.0);
+        }
+    }
+    serde_json::to_string(&doc).unwrap()
+}
+
+/// A document whose verdicts its own figures do not give is refused on import, naming the
+/// check; one already stored (an earlier version, a file edited in place) is shown, listed and
+/// exported with the verdicts its figures give.
+fn verdicts_are_graded_again_from_the_figures() {
+    let dir = scratch_dir();
+    let path = db(dir.path());
+    let r = report(1, "kitchen", 1, 12.0);
+    assert_eq!(r.verdict, agnostics_core::verdict::Verdict::Pass);
+    let edited = edited_to_one(&r);
+    let file = dir.path().join("edited.json");
+    std::fs::write(&file, &edited).unwrap();
+    let mut h = History::open(&path).unwrap();
+    match h.import(&file) {
+        Err(HistoryError::Malformed { reason, .. }) => assert!(
+            reason.contains(
+                "contradict its own figures (run 1: A1 seq-write: the document says PASS"
+            ),
+            "{reason}"
+        ),
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(stored(&h), 0, "nothing imported");
+    h.record(&r).unwrap();
+    drop(h);
+    rusqlite::Connection::open(&path)
+        .unwrap()
+        .execute("UPDATE runs SET document = ?1", [&edited])
+        .unwrap();
+    let h = History::open_read_only(&path).unwrap();
+    use agnostics_core::verdict::Verdict;
+    let shown = h.report(&run_id(1)).unwrap();
+    assert_eq!(
+        (shown.verdict, shown.a2_verdict),
+        (Verdict::Fail, Verdict::Fail)
+    );
+    assert!(shown.runs[0]
+        .checks
+        .iter()
+        .all(|c| c.verdict == Verdict::Fail && c.value.is_some_and(|v| v <= 1.0)));
+    assert_eq!(
+        h.runs(&RunFilter::default()).unwrap()[0].verdict,
+        Verdict::Fail
+    );
+    let exported = h.export(&RunFilter::default()).unwrap();
+    assert_eq!(exported[0].verdict, Verdict::Fail);
+    assert!(exported[0].contradictions().is_empty());
 }
 
 fn newer_schema_is_left_alone() {
@@ -1091,6 +1154,7 @@ agnostics_testkit::main!(
     full_disk,
     migrates_from_the_first_schema,
     a_wal_history_is_switched_to_a_rollback_journal,
+    verdicts_are_graded_again_from_the_figures,
     newer_schema_is_left_alone,
     import_validates_and_is_idempotent,
     identity_from_card_fixtures,

@@ -364,10 +364,7 @@ impl History {
             .map_err(|e| self.err(e))?
             .collect::<Result<Vec<String>, _>>()
             .map_err(|e| self.err(e))?;
-        let earlier: Vec<Report> = docs
-            .iter()
-            .filter_map(|d| serde_json::from_str(d).ok())
-            .collect();
+        let earlier: Vec<Report> = docs.iter().filter_map(|d| stored_report(d).ok()).collect();
         Ok(super::trend(report, &earlier))
     }
 
@@ -467,7 +464,7 @@ impl History {
         let mut out = Vec::new();
         for row in rows {
             let (id, outcome, doc) = row.map_err(|e| self.err(e))?;
-            let report: Report = serde_json::from_str(&doc).map_err(|e| {
+            let report = stored_report(&doc).map_err(|e| {
                 HistoryError::Sqlite(format!("the stored run {id} cannot be read: {e}"))
             })?;
             out.push((
@@ -500,7 +497,7 @@ impl History {
                 |r| r.get(0),
             )
             .map_err(|e| self.err(e))?;
-        serde_json::from_str(&doc)
+        stored_report(&doc)
             .map_err(|e| HistoryError::Sqlite(format!("the stored run {id} cannot be read: {e}")))
     }
 
@@ -579,9 +576,10 @@ impl History {
     }
 
     /// Imports `file`: one report (JSON object) or an array of them (the form
-    /// [`History::export`] gives; an empty array adds nothing). Every document is checked first (an Agnostics report, a
-    /// known schema version, a valid run id, a test that ran); then all are stored in one
-    /// transaction. A run already there is left as it is (`already_there`; `conflicting` when
+    /// [`History::export`] gives; an empty array adds nothing). Every document is checked
+    /// first (an Agnostics report, a known schema version, a valid run id, a plausible start
+    /// time, a test that ran, verdicts that its own figures give: [`Report::contradictions`]);
+    /// then all are stored in one transaction. A run already there is left as it is (`already_there`; `conflicting` when
     /// the file's document of that run id differs from the stored one).
     ///
     /// Errors: [`HistoryError::Io`] when the file cannot be read, [`HistoryError::Foreign`]
@@ -836,6 +834,12 @@ fn json_str<T: Serialize>(v: &T) -> String {
     }
 }
 
+/// A stored document, graded again from its own figures ([`Report::regraded`]): the history
+/// shows, compares and trends no verdict it has not checked.
+fn stored_report(doc: &str) -> serde_json::Result<Report> {
+    serde_json::from_str::<Report>(doc).map(|r| r.regraded())
+}
+
 /// The documents of an import file, each checked and normalised, with its outcome.
 fn read_documents(file: &Path) -> Result<Vec<(Report, Outcome)>, HistoryError> {
     let malformed = |reason: String| HistoryError::Malformed {
@@ -894,6 +898,12 @@ fn read_documents(file: &Path) -> Result<Vec<(Report, Outcome)>, HistoryError> {
         }
         started_plausible(&report.started).map_err(at)?;
         let outcome = Outcome::of(&report).map_err(at)?;
+        if let Some(first) = report.contradictions().first() {
+            return Err(at(format!(
+                "its verdicts contradict its own figures ({first}): the document was edited or \
+                 damaged"
+            )));
+        }
         let doc = normalised(&report, file)?;
         out.push((doc, outcome));
     }

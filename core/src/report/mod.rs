@@ -18,6 +18,7 @@
 //! ([`table::ResultTable`]).
 
 mod error;
+mod regrade;
 pub mod table;
 mod text;
 
