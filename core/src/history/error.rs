@@ -27,6 +27,23 @@ pub enum HistoryError {
         /// The path.
         path: PathBuf,
     },
+    /// The history path (or its journal's) is a symbolic link: writing through it could
+    /// overwrite another user's file (as root, a link planted in a user's folder).
+    #[error("{}", fill(&gettext("the history {path} is a symbolic link; Agnostics writes no history through a link (it could lead to another user's file): name the file itself with AGNOSTICS_HISTORY"), &[("path", &path.display())]))]
+    Symlink {
+        /// The link.
+        path: PathBuf,
+    },
+    /// The history file (or its journal) belongs to another user than the one running.
+    #[error("{}", fill(&gettext("the history {path} belongs to {owner}, not to {user} who runs this; Agnostics does not write another user's files: run it as {owner}, or name another file with AGNOSTICS_HISTORY"), &[("path", &path.display()), ("owner", owner), ("user", user)]))]
+    NotOwned {
+        /// The file.
+        path: PathBuf,
+        /// Its owner's user name (or number, when it has no name).
+        owner: String,
+        /// The effective user's name (or number).
+        user: String,
+    },
     /// The filesystem holding the database is full.
     #[error("{}", fill(&gettext("the disk holding the history {path} is full; free some space and run again"), &[("path", &path.display())]))]
     Full {

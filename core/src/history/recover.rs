@@ -109,6 +109,74 @@ fn move_companions(path: &Path, to: &Path) {
     }
 }
 
+/// Refuses to write the history at `path` through a symbolic link or into a file another
+/// user owns: `path` and its rollback journal (`-journal`, which SQLite creates and follows)
+/// must each be missing or a regular file of the effective user's own. Errors:
+/// [`HistoryError::Symlink`], [`HistoryError::NotOwned`].
+pub(super) fn owned_or_missing(path: &Path) -> Result<(), HistoryError> {
+    use std::os::unix::fs::MetadataExt;
+    let mut journal = path.as_os_str().to_owned();
+    journal.push("-journal");
+    for p in [path, Path::new(&journal)] {
+        let Ok(m) = std::fs::symlink_metadata(p) else {
+            continue;
+        };
+        if m.file_type().is_symlink() {
+            return Err(HistoryError::Symlink {
+                path: p.to_path_buf(),
+            });
+        }
+        let me = nix::unistd::geteuid();
+        if m.uid() != me.as_raw() {
+            return Err(HistoryError::NotOwned {
+                path: p.to_path_buf(),
+                owner: user_name(m.uid()),
+                user: user_name(me.as_raw()),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// Creates the history file `path` when it is missing: mode 0600, never through a symbolic
+/// link and never over a file that appeared meanwhile (O_CREAT | O_EXCL | O_NOFOLLOW); a file
+/// another program created first is left to [`owned_or_missing`]. Errors: `Io`.
+pub(super) fn create_exclusively(path: &Path) -> Result<(), HistoryError> {
+    use std::os::unix::fs::OpenOptionsExt;
+    match std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
+        .open(path)
+    {
+        Ok(_) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(()),
+        Err(e)
+            if matches!(
+                e.raw_os_error(),
+                Some(libc::EACCES) | Some(libc::EPERM) | Some(libc::EROFS)
+            ) =>
+        {
+            Err(HistoryError::ReadOnly {
+                path: path.to_path_buf(),
+            })
+        }
+        Err(e) if e.raw_os_error() == Some(libc::ENOSPC) => Err(HistoryError::Full {
+            path: path.to_path_buf(),
+        }),
+        Err(e) => Err(io_error(path, e)),
+    }
+}
+
+/// The name of the user `uid`, or its number when it has none.
+fn user_name(uid: u32) -> String {
+    nix::unistd::User::from_uid(nix::unistd::Uid::from_raw(uid))
+        .ok()
+        .flatten()
+        .map_or_else(|| uid.to_string(), |u| u.name)
+}
+
 /// `NotAFile` when `path` (its symlinks followed) exists and is not a regular file: SQLite
 /// would answer a folder or `/dev/null` with a bare "disk I/O error".
 pub(super) fn regular_or_missing(path: &Path) -> Result<(), HistoryError> {

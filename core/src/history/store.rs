@@ -10,8 +10,8 @@ use serde::{Deserialize, Serialize};
 
 use super::error::from_sqlite;
 use super::recover::{
-    foreign_bytes, identity, io_error, is_corrupt, move_aside, quick_check, regular_or_missing,
-    OpenLock,
+    create_exclusively, foreign_bytes, identity, io_error, is_corrupt, move_aside,
+    owned_or_missing, quick_check, regular_or_missing, OpenLock,
 };
 use super::{
     figures, schema, DriveId, DriveSummary, HistoryError, IdentityBasis, ImportOutcome, Outcome,
@@ -100,7 +100,11 @@ impl History {
     /// A file that is not a readable SQLite database is moved aside (see
     /// [`History::moved_aside`]) and a new history started in its place.
     ///
-    /// Errors: [`HistoryError::NotAFile`] (a folder or a device), [`HistoryError::ReadOnly`],
+    /// The file is written only when it is the effective user's own regular file, reached
+    /// without a symbolic link (a new one is created 0600 with `O_EXCL | O_NOFOLLOW`).
+    ///
+    /// Errors: [`HistoryError::Symlink`], [`HistoryError::NotOwned`],
+    /// [`HistoryError::NotAFile`] (a folder or a device), [`HistoryError::ReadOnly`],
     /// [`HistoryError::Full`], [`HistoryError::Locked`],
     /// [`HistoryError::NewerSchema`], [`HistoryError::Corrupt`] (when the damaged file cannot
     /// be moved), [`HistoryError::Io`], [`HistoryError::Sqlite`].
@@ -115,8 +119,11 @@ impl History {
                     .map_err(|e| folder_error(dir, e))?;
             }
         }
+        owned_or_missing(path)?;
         regular_or_missing(path)?;
         let _lock = OpenLock::take(path)?;
+        // Checked again under the lock: another program may have made the file meanwhile.
+        owned_or_missing(path)?;
         let mut moved = None;
         if foreign_bytes(path) {
             moved = Some(move_aside(path, identity(path))?);
@@ -160,11 +167,13 @@ impl History {
 
     fn open_once(path: &Path) -> Result<History, HistoryError> {
         let err = |e| from_sqlite(path, e);
+        create_exclusively(path)?;
+        owned_or_missing(path)?;
         let mut conn = Connection::open_with_flags(
             path,
             OpenFlags::SQLITE_OPEN_READ_WRITE
-                | OpenFlags::SQLITE_OPEN_CREATE
-                | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+                | OpenFlags::SQLITE_OPEN_NO_MUTEX
+                | OpenFlags::SQLITE_OPEN_NOFOLLOW,
         )
         .map_err(err)?;
         conn.busy_timeout(BUSY_TIMEOUT).map_err(err)?;
