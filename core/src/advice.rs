@@ -58,6 +58,8 @@ pub enum Advice {
     FioFailed,
     /// fio stopped responding and was stopped by the watchdog.
     FioHung,
+    /// The program was stopped while it measured.
+    Paused,
     /// The user cancelled.
     Cancelled,
     /// A figure is faster than the link to the drive can carry: not graded.
@@ -103,6 +105,7 @@ impl Advice {
             Advice::TestFileGone => gettext("The test file was removed or replaced by another program while the test ran, so nothing was graded. Make sure nothing cleans up that folder during the test, then run it again."),
             Advice::FioFailed => gettext("fio could not complete the test. The built-in engine may still work."),
             Advice::FioHung => gettext("fio stopped responding and was stopped; its test file was removed. This happens when one of fio's processes is killed, for instance by the system when memory runs out. Close other programs and run the test again, or use the built-in engine."),
+            Advice::Paused => gettext("The test was paused (the program was stopped, for instance with Ctrl+Z, or the computer was suspended) while it measured, so the figures include time when nothing was measured. Nothing was graded; run the test again and let it run to the end."),
             Advice::Cancelled => gettext("The test was cancelled and its test file removed. Nothing was graded."),
             Advice::ImplausibleResult => gettext("A measured speed is more than the connection to this drive can carry, so it cannot be the drive's own: a cache answered instead. Nothing was graded; test a folder directly on the card or drive."),
             Advice::FixTheProfile => gettext("The profile could not be read, so nothing was tested. Correct the job file at the line the message names, or run the standard test without a profile."),

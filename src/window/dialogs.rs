@@ -34,6 +34,7 @@ pub fn error_heading(kind: ErrorKind) -> String {
         ErrorKind::Cached => gettext("Memory answered, not the drive"),
         ErrorKind::Implausible => gettext("The result cannot be the drive’s own"),
         ErrorKind::Profile => gettext("The profile cannot be used"),
+        ErrorKind::Paused => gettext("The test was paused"),
     }
 }
 

@@ -66,6 +66,16 @@ pub enum EngineError {
         /// Seconds of silence after which the watchdog stopped fio.
         silent_s: u64,
     },
+    /// This process was stopped (SIGSTOP, Ctrl+Z, a suspended machine) for `stopped_s`
+    /// seconds while `phase` measured ([`crate::engine::pause`]): the phase's time includes
+    /// seconds without I/O, so its figures are not the drive's.
+    #[error("the test was paused for {stopped_s} s during {phase}: a paused test has not measured the drive")]
+    Paused {
+        /// The job that was running.
+        phase: String,
+        /// Whole seconds the process was stopped (at least 5).
+        stopped_s: u64,
+    },
     /// fio failed: non-zero exit, a job's `error` not covered above, missing job or value, or
     /// unparsable output.
     #[error("fio failed: {message}")]
@@ -88,6 +98,7 @@ impl EngineError {
             EngineError::Cancelled => ErrorKind::Cancelled,
             EngineError::FioMissing { .. } => ErrorKind::FioMissing,
             EngineError::FioHung { .. } => ErrorKind::FioHung,
+            EngineError::Paused { .. } => ErrorKind::Paused,
             EngineError::FioFailed { .. } => ErrorKind::FioFailed,
         }
     }
@@ -104,6 +115,7 @@ impl EngineError {
             EngineError::Cancelled => Advice::Cancelled,
             EngineError::FioMissing { .. } => Advice::InstallFio,
             EngineError::FioHung { .. } => Advice::FioHung,
+            EngineError::Paused { .. } => Advice::Paused,
             EngineError::FioFailed { .. } => Advice::FioFailed,
         }
     }
@@ -146,6 +158,13 @@ impl EngineError {
                     "fio stopped responding: nothing from it for {seconds} s, so it was stopped",
                 ),
                 &[("seconds", silent_s)],
+            ),
+            EngineError::Paused { phase, stopped_s } => fill(
+                // Translators: {phase} is a fio job name such as "rand-4k-write".
+                &gettext(
+                    "the test was paused for {seconds} s during {phase}: a paused test has not measured the drive",
+                ),
+                &[("seconds", stopped_s), ("phase", phase)],
             ),
             EngineError::FioFailed { message } => {
                 fill(&gettext("fio failed: {error}"), &[("error", message)])

@@ -9,6 +9,7 @@
 pub mod fio;
 pub mod layout;
 pub mod native;
+pub mod pause;
 pub mod randmap;
 pub mod testfile;
 

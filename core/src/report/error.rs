@@ -45,11 +45,14 @@ pub enum ErrorKind {
     Implausible,
     /// `profile`: the profile (job file) could not be loaded.
     Profile,
+    /// `paused`: the program was stopped (Ctrl+Z, SIGSTOP, a suspended machine) while it
+    /// measured; the run is shown, never graded.
+    Paused,
 }
 
 impl ErrorKind {
     /// Every kind, in declaration order.
-    pub const ALL: [ErrorKind; 18] = [
+    pub const ALL: [ErrorKind; 19] = [
         ErrorKind::Missing,
         ErrorKind::NotADirectory,
         ErrorKind::NotWritable,
@@ -68,6 +71,7 @@ impl ErrorKind {
         ErrorKind::Cached,
         ErrorKind::Implausible,
         ErrorKind::Profile,
+        ErrorKind::Paused,
     ];
 
     /// The JSON name, e.g. `test_file_gone` (untranslated: scripts read it). The one place
@@ -92,6 +96,7 @@ impl ErrorKind {
             ErrorKind::Cached => "cached",
             ErrorKind::Implausible => "implausible",
             ErrorKind::Profile => "profile",
+            ErrorKind::Paused => "paused",
         }
     }
 }

@@ -29,6 +29,13 @@ impl<'a> Live<'a> {
         }
     }
 
+    /// The name of the last phase announced as started, if any.
+    pub(super) fn running_phase(&self) -> Option<&str> {
+        self.started
+            .checked_sub(1)
+            .map(|i| self.profile.jobs[i].name.as_str())
+    }
+
     fn start_up_to(&mut self, index: usize) {
         while self.started <= index && self.started < self.profile.jobs.len() {
             (self.ctx.on_event)(Event::PhaseStarted {

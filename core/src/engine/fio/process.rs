@@ -10,7 +10,7 @@ use std::process::{Command, ExitStatus, Stdio};
 use std::sync::atomic::Ordering;
 use std::sync::mpsc;
 use std::thread::JoinHandle;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use super::live::Live;
 use super::output::FioOutput;
@@ -127,8 +127,10 @@ impl Readers {
 ///
 /// Errors, after stopping fio's group and reclaiming the test file:
 /// [`EngineError::Cancelled`] when `ctx.cancel` is set, [`EngineError::FioHung`] when fio
-/// prints nothing for the watchdog's limit ([`watchdog_limit`]), [`EngineError::FioFailed`]
-/// when it cannot be waited for.
+/// prints nothing for the watchdog's limit ([`watchdog_limit`]; time this process was stopped
+/// is not fio's silence), [`EngineError::FioFailed`] when it cannot be waited for,
+/// [`EngineError::Paused`] when this process was stopped while fio ran (fio's figures then
+/// include the stop when Ctrl+Z stopped it too; which it was cannot be told from here).
 pub(super) fn watch(
     mut group: ProcessGroup,
     readers: Readers,
@@ -138,6 +140,10 @@ pub(super) fn watch(
 ) -> Result<(ExitStatus, String, String), EngineError> {
     let watchdog = watchdog_limit();
     let mut last_heard = Instant::now();
+    // Time this process was stopped does not count as fio's silence: fio may have gone on
+    // (only this process stopped) or stopped with it (Ctrl+Z stops the whole group).
+    let pauses = crate::engine::pause::PauseWatch::start();
+    let mut stopped_at_last_heard = Duration::ZERO;
     let status = loop {
         if ctx.cancel.load(Ordering::SeqCst) {
             let _ = group.stop(TERM_GRACE);
@@ -156,7 +162,10 @@ pub(super) fn watch(
                 });
             }
         }
-        if last_heard.elapsed() >= watchdog {
+        let silent = last_heard
+            .elapsed()
+            .saturating_sub(pauses.stopped().saturating_sub(stopped_at_last_heard));
+        if silent >= watchdog {
             // A stuck fio does not act on SIGTERM: its whole group is killed at once.
             let _ = group.kill(TERM_GRACE);
             let _ = readers.join();
@@ -166,9 +175,13 @@ pub(super) fn watch(
             });
         }
         match readers.heard.recv_timeout(POLL) {
-            Ok(Heard::Line) => last_heard = Instant::now(),
+            Ok(Heard::Line) => {
+                last_heard = Instant::now();
+                stopped_at_last_heard = pauses.stopped();
+            }
             Ok(Heard::Snapshot(snapshot)) => {
                 last_heard = Instant::now();
+                stopped_at_last_heard = pauses.stopped();
                 live.snapshot(&snapshot);
             }
             Err(mpsc::RecvTimeoutError::Timeout) => {}
@@ -178,6 +191,14 @@ pub(super) fn watch(
         }
     };
     let (stdout, stderr) = readers.join();
+    let stopped = pauses.stopped();
+    if !stopped.is_zero() {
+        let _ = file.reclaim();
+        return Err(EngineError::Paused {
+            phase: live.running_phase().unwrap_or("fio").to_owned(),
+            stopped_s: stopped.as_secs(),
+        });
+    }
     Ok((status, stdout, stderr))
 }
 

@@ -170,11 +170,21 @@ fn run_jobs(
     // zeros without touching the device, so reads must stay below it).
     pre_size(profile, file)?;
     let mut data_end = 0u64;
+    let pauses = crate::engine::pause::PauseWatch::start();
     for (index, job) in profile.jobs.iter().enumerate() {
         if ctx.cancel.load(Ordering::SeqCst) {
             return Err(EngineError::Cancelled);
         }
+        let stopped_before = pauses.stopped();
         let result = run_job(job, index, count, file, ctx, ring.as_mut(), &mut data_end)?;
+        // A phase during which this process was stopped has not measured the drive.
+        let stopped = pauses.stopped().saturating_sub(stopped_before);
+        if !stopped.is_zero() {
+            return Err(EngineError::Paused {
+                phase: job.name.clone(),
+                stopped_s: stopped.as_secs(),
+            });
+        }
         (ctx.on_event)(Event::PhaseFinished {
             run: ctx.run,
             index,
