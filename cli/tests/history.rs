@@ -892,12 +892,12 @@ fn bw_of(doc: &Value, phase: &str) -> f64 {
         .unwrap()
 }
 
-/// A throttled card's write speed falling to a sixth (12 MiB/s, then 2 MiB/s) is a decline
-/// with advice, and a 1.5 % dip between the two is the same. The throttle only bounds a
-/// measurement from above (a busy machine measures less), so the figures the assertions
-/// weigh are the ones measured, read back from the documents: the dip is an imported copy of
-/// the first run with its figure times 0.985, and the fall is at most 2.2 MiB/s against a
-/// first run of at least 4 MiB/s (a third of its throttle).
+/// A throttled card's write speed falling to a sixth (12 MiB/s, then a sixth of what that
+/// measured) is a decline with advice, and a 1.5 % dip between the two is the same. The
+/// throttle only bounds a measurement from above (a busy machine measures less), so the
+/// figures the assertions weigh are the ones measured, read back from the documents: the dip
+/// is an imported copy of the first run with its figure times 0.985, and the last run's
+/// throttle is a sixth of the first run's figure, so it measures at most 0.18 of it.
 fn a_write_speed_fallen_to_a_sixth_is_a_decline_and_a_small_dip_is_not() -> Ran {
     if let Some(reason) = BlkioThrottle::unavailable() {
         return agnostics_testkit::skip(reason);
@@ -915,10 +915,7 @@ fn a_write_speed_fallen_to_a_sixth_is_a_decline_and_a_small_dip_is_not() -> Ran 
     assert!(first["error"].is_null(), "{first:#}");
     assert!(first["trend"].is_null());
     let f1 = bw_of(&first, "seq-write");
-    assert!(
-        f1 <= 12.0 * 1.1 * MIB as f64 && f1 >= 4.0 * MIB as f64,
-        "{f1} B/s"
-    );
+    assert!(f1 <= 12.0 * 1.1 * MIB as f64 && f1 > 0.0, "{f1} B/s");
 
     // A 1.5 % dip, stored as a run of the same drive and profile started since.
     let mut second = first.clone();
@@ -947,8 +944,9 @@ fn a_write_speed_fallen_to_a_sixth_is_a_decline_and_a_small_dip_is_not() -> Ran 
     std::fs::write(&file, serde_json::to_vec(&second).unwrap()).unwrap();
     env.ok(&["history", "import", file.to_str().unwrap()]);
 
-    // Then 2 MiB/s: down by far more than the noise floor, with the advice.
-    let out = throttled_run(&env, &fs, &sysfs, 2 * MIB, false);
+    // Then a sixth of that: down by far more than the noise floor, with the advice.
+    let low = (f1 / 6.0) as u64;
+    let out = throttled_run(&env, &fs, &sysfs, low, false);
     let text = stdout(&out);
     println!("{text}");
     let line = text
@@ -989,7 +987,7 @@ fn a_write_speed_fallen_to_a_sixth_is_a_decline_and_a_small_dip_is_not() -> Ran 
         seq["left"].as_f64().unwrap(),
         seq["right"].as_f64().unwrap(),
     );
-    assert!(right <= 2.0 * 1.1 * MIB as f64, "{seq}");
+    assert!(right <= low as f64 * 1.1, "{seq}");
     let ratio = seq["ratio"].as_f64().unwrap();
     assert!((ratio - right / left).abs() < 1e-9 && ratio < 0.8, "{seq}");
     for side in ["left", "right"] {

@@ -223,9 +223,13 @@ fn terminal_escapes_in_a_document_are_printed_escaped() -> Ran {
     doc["program"] = serde_json::json!(format!("agnostics {evil}"));
     doc["profile"]["name"] = serde_json::json!(format!("p{evil}"));
     doc["warnings"] = serde_json::json!([format!("w{evil}")]);
-    if let Some(phases) = doc["runs"][0]["phases"].as_array_mut() {
-        for p in phases {
-            p["name"] = serde_json::json!(format!("{}{evil}", p["name"].as_str().unwrap()));
+    // Phase names, and the checks that name them (a check of a phase the document does not
+    // have would contradict its figures, and the document be refused).
+    for list in ["phases", "checks"] {
+        if let Some(items) = doc["runs"][0][list].as_array_mut() {
+            for p in items {
+                p["name"] = serde_json::json!(format!("{}{evil}", p["name"].as_str().unwrap()));
+            }
         }
     }
     let file = env.dir.path().join("evil.json");

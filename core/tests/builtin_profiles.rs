@@ -1,8 +1,8 @@
 //! The built-in profiles (`standard`, `quick`, `qd1`, `matrix`): the shipped job files are the
 //! built-in ones and parse; each runs through the whole test on a real file in `/var/tmp` with both
 //! engines (shrunk to a few MiB and a second or two, except `quick`, which also runs as shipped);
-//! and on a throttled loop device, `qd1` and `matrix` are paced by each throttle (never over it by
-//! more than 10 %, not under a third of it). The throttled runs happen in a child process (this
+//! and on a throttled loop device, `qd1` and `matrix` measure no figure above its throttle (10 %
+//! over it at most; a busy machine measures less). The throttled runs happen in a child process (this
 //! binary again) that a shell moves into the throttled cgroup first.
 
 mod common;

@@ -2,8 +2,8 @@
 //! `numjobs` with `group_reporting`, `thread`, `name`, `description`), run by both engines:
 //! on a real file in `/var/tmp` each engine must do the same work (bytes and requests exactly
 //! where the work is fixed; at least the runtime where time ends it), and on a throttled loop
-//! device each must be paced by the throttle: never more than 10 % over it, and not so far
-//! under it that the engine, not a busy machine, must have lost the time.
+//! device no figure may be above the throttle (10 % over it at most; a busy machine measures
+//! less, by any amount).
 //!
 //! The throttled runs happen in a child process (this test binary again, run with the
 //! environment naming a folder and an engine) that a shell moves into the cgroup first.
