@@ -48,6 +48,27 @@ fn two_drives(path: &Path) -> History {
     h
 }
 
+/// A name another drive has (in any case) is refused, naming that drive: the name would then
+/// select neither. A drive may be given its own name again.
+fn a_name_another_drive_has_is_refused() {
+    let dir = scratch_dir();
+    let mut h = two_drives(&db(dir.path()));
+    h.name_drive("a544bf15", "Kitchen Pi").unwrap();
+    for name in ["Kitchen Pi", "kitchen pi", " KITCHEN PI "] {
+        match h.name_drive("bbbbbb01", name) {
+            Err(HistoryError::NameTaken { drive, .. }) => assert_eq!(drive, "a544bf15"),
+            other => panic!("{name}: {other:?}"),
+        }
+    }
+    h.name_drive("a544bf15", "Kitchen Pi").unwrap();
+    assert_eq!(
+        h.resolve_drive("Kitchen Pi").unwrap().as_str(),
+        "a544bf15e608ae0b"
+    );
+    let names: Vec<Option<String>> = h.drives().unwrap().into_iter().map(|d| d.name).collect();
+    assert_eq!(names.iter().flatten().count(), 1, "{names:?}");
+}
+
 /// A name of 6 or more hex digits is refused: it could be another drive's short id, and
 /// `forget --drive` with that id would then remove the wrong drive's runs.
 fn a_name_that_reads_as_an_id_is_refused() {
@@ -299,6 +320,7 @@ agnostics_testkit::main!(
     a_history_under_a_regular_file_says_so,
     a_bom_is_read_and_implausible_dates_are_refused,
     a_name_that_reads_as_an_id_is_refused,
+    a_name_another_drive_has_is_refused,
     an_id_prefix_wins_over_a_stored_name,
     a_bad_name_is_shown_escaped_and_short,
     a_folder_or_a_device_is_not_a_history,

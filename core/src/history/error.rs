@@ -83,6 +83,14 @@ pub enum HistoryError {
     /// run or drive id.
     #[error("{}", fill(&gettext("“{name}” cannot be a drive's name: 6 or more hex digits read as a drive or run id; add a word, such as “Card {name}”"), &[("name", .0)]))]
     NameLikeId(String),
+    /// Another drive already has this name: a name must select one drive.
+    #[error("{}", fill(&gettext("another drive ({drive}) is already named “{name}”; a name selects one drive: choose another name, or rename that drive first"), &[("name", name), ("drive", drive)]))]
+    NameTaken {
+        /// The name asked for.
+        name: String,
+        /// The short id of the drive that has it.
+        drive: String,
+    },
     /// An imported file is not a valid Agnostics report (or array of them).
     #[error("{}", fill(&gettext("{file}: not a valid Agnostics report: {reason}; nothing was imported from it"), &[("file", &file.display()), ("reason", reason)]))]
     Malformed {

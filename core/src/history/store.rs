@@ -560,7 +560,8 @@ impl History {
     /// Gives the drive `drive` (id, prefix or current name) the name `name` (trimmed; empty
     /// clears it). Errors: `NotFound`, `Ambiguous`, `BadName` (over 100 characters or control
     /// characters), `NameLikeId` (6 or more hex digits and nothing else: it would read as an
-    /// id, and could select another drive).
+    /// id, and could select another drive), `NameTaken` (another drive has that name, in any
+    /// case: the name would select neither).
     pub fn name_drive(&mut self, drive: &str, name: &str) -> Result<DriveId, HistoryError> {
         let id = self.resolve_drive(drive)?;
         let name = name.trim();
@@ -575,6 +576,24 @@ impl History {
             return Err(HistoryError::NameLikeId(name.to_owned()));
         }
         let name = (!name.is_empty()).then_some(name);
+        if let Some(name) = name {
+            let taken: Option<String> = self
+                .conn
+                .query_row(
+                    "SELECT drive_id FROM drives WHERE name = ?1 COLLATE NOCASE \
+                     AND drive_id != ?2",
+                    params![name, id.as_str()],
+                    |r| r.get(0),
+                )
+                .optional()
+                .map_err(|e| self.err(e))?;
+            if let Some(other) = taken {
+                return Err(HistoryError::NameTaken {
+                    name: shown_name(name),
+                    drive: other.chars().take(8).collect(),
+                });
+            }
+        }
         self.conn
             .execute(
                 "UPDATE drives SET name = ?1 WHERE drive_id = ?2",
