@@ -332,6 +332,21 @@ mod tests {
     }
 
     #[test]
+    fn a_count_too_large_and_a_week_long_runtime_say_so() {
+        let e = parse("[a]\nsize=1m\nloops=9223372036854775808\n").unwrap_err();
+        assert_eq!(e.key, "loops");
+        assert!(e.reason.contains("is too large"), "{}", e.reason);
+        let e = parse("[a]\nsize=1m\nloops=3x\n").unwrap_err();
+        assert!(e.reason.contains("not a whole number"), "{}", e.reason);
+        let e = parse("[a]\nsize=1m\ntime_based\nruntime=999999999\n").unwrap_err();
+        assert_eq!((e.line, e.key.as_str()), (4, "runtime"));
+        assert!(e.reason.contains("longer than 7 days"), "{}", e.reason);
+        assert!(parse("[a]\nsize=1m\ntime_based\nruntime=7d\n").is_ok());
+        let e = parse("[a]\nsize=1m\nramp_time=8d\nruntime=1\n").unwrap_err();
+        assert_eq!(e.key, "ramp_time");
+    }
+
+    #[test]
     fn bad_values_are_refused() {
         for (text, key) in [
             ("[a]\nsize=1x\n", "size"),

@@ -62,14 +62,14 @@ pub(super) fn apply(
         "end_fsync" => o.end_fsync = Some(flag(key, value)?),
         "stonewall" | "wait_for_previous" => o.stonewall = flag(key, value)?,
         "runtime" | "timeout" => {
-            let t = parse_time(needs(key, value)?)?;
+            let t = duration(needs(key, value)?)?;
             o.runtime = if t.is_zero() { None } else { Some(t) };
         }
         "numjobs" => o.numjobs = Some(count(needs(key, value)?, MAX_NUMJOBS)?),
         "loops" => o.loops = Some(count(needs(key, value)?, u32::MAX)?),
         "time_based" => o.time_based = Some(flag(key, value)?),
         "ramp_time" => {
-            let t = parse_time(needs(key, value)?)?;
+            let t = duration(needs(key, value)?)?;
             o.ramp_time = if t.is_zero() { None } else { Some(t) };
         }
         "group_reporting" => o.group_reporting = Some(flag(key, value)?),
@@ -138,11 +138,36 @@ fn size(value: &str) -> Result<u64, String> {
     Ok(size)
 }
 
+/// The longest `runtime` or `ramp_time`: 7 days (a week-long burn-in; fio takes any length,
+/// and `runtime=999999999` would run for 31 years without a word).
+pub const MAX_DURATION: std::time::Duration = std::time::Duration::from_secs(7 * 24 * 3600);
+
+/// `runtime`, `ramp_time`: a time ([`parse_time`]) of at most [`MAX_DURATION`].
+fn duration(value: &str) -> Result<std::time::Duration, String> {
+    let t = parse_time(value)?;
+    if t > MAX_DURATION {
+        return Err(format!(
+            "`{value}` is longer than 7 days (at most 7d, or 604800 seconds)"
+        ));
+    }
+    Ok(t)
+}
+
+/// `value` as a whole number of type `T`: "not a whole number", or "too large" for digits
+/// beyond `T`'s range.
+fn whole<T: std::str::FromStr>(value: &str) -> Result<T, String> {
+    value.parse().map_err(|_| {
+        if !value.is_empty() && value.bytes().all(|b| b.is_ascii_digit()) {
+            format!("`{value}` is too large")
+        } else {
+            format!("`{value}` is not a whole number")
+        }
+    })
+}
+
 /// `iodepth`: a whole number in 1..=1024.
 fn iodepth(value: &str) -> Result<u32, String> {
-    let depth: u32 = value
-        .parse()
-        .map_err(|_| "not a whole number".to_string())?;
+    let depth: u32 = whole(value)?;
     if !(1..=1024).contains(&depth) {
         return Err(format!("{depth} is outside 1..=1024"));
     }
@@ -151,9 +176,7 @@ fn iodepth(value: &str) -> Result<u32, String> {
 
 /// `numjobs`, `loops`: a whole number in 1..=`max`.
 fn count(value: &str, max: u32) -> Result<u32, String> {
-    let n: u32 = value
-        .parse()
-        .map_err(|_| format!("`{value}` is not a whole number"))?;
+    let n: u32 = whole(value)?;
     if !(1..=max).contains(&n) {
         return Err(format!("{n} is outside 1..={max}"));
     }
