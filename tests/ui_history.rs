@@ -64,6 +64,7 @@ fn drive(basis: IdentityBasis, hex: &str) -> DriveIdentity {
     DriveIdentity {
         id: hex.parse::<DriveId>().expect("16 hex digits"),
         basis,
+        name: None,
     }
 }
 

@@ -282,6 +282,7 @@ fn the_history_page_takes_the_focus_from_the_keyboard(app: &Application) {
             .parse::<DriveId>()
             .expect("16 hex digits"),
         basis: IdentityBasis::Usb,
+        name: None,
     });
     History::open(&path)
         .expect("a new history")

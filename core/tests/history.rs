@@ -24,6 +24,7 @@ fn drive(name: &str) -> DriveIdentity {
     DriveIdentity {
         id: DriveId::hash(IdentityBasis::Cid, &[name]),
         basis: IdentityBasis::Cid,
+        name: None,
     }
 }
 

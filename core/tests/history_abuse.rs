@@ -16,6 +16,7 @@ fn drive(id: &str) -> DriveIdentity {
     DriveIdentity {
         id: id.parse::<DriveId>().unwrap(),
         basis: IdentityBasis::Cid,
+        name: None,
     }
 }
 
@@ -67,6 +68,76 @@ fn a_name_another_drive_has_is_refused() {
     );
     let names: Vec<Option<String>> = h.drives().unwrap().into_iter().map(|d| d.name).collect();
     assert_eq!(names.iter().flatten().count(), 1, "{names:?}");
+}
+
+/// `export` carries each drive's name and `import` gives it to a drive that has none (never
+/// over a name given there, nor one another drive has, nor an invalid one); importing the
+/// export back is `already_there`, not a conflict.
+fn drive_names_survive_export_and_import() {
+    let dir = scratch_dir();
+    let mut h = two_drives(&db(dir.path()));
+    h.name_drive("a544bf15", "Kitchen Pi").unwrap();
+    let exported = h.export(&Default::default()).unwrap();
+    let names: Vec<Option<&str>> = exported
+        .iter()
+        .map(|r| r.drive.as_ref().unwrap().name.as_deref())
+        .collect();
+    assert_eq!(names, [Some("Kitchen Pi"), None]);
+    let file = dir.path().join("export.json");
+    std::fs::write(&file, serde_json::to_string(&exported).unwrap()).unwrap();
+    let again = h.import(&file).unwrap();
+    assert_eq!(
+        (again.already_there.len(), again.conflicting.len()),
+        (2, 0),
+        "{again:?}"
+    );
+
+    let other = scratch_dir();
+    let mut fresh = History::open(&db(other.path())).unwrap();
+    assert_eq!(fresh.import(&file).unwrap().added.len(), 2);
+    assert_eq!(
+        fresh.resolve_drive("Kitchen Pi").unwrap().as_str(),
+        "a544bf15e608ae0b"
+    );
+    // Stored runs carry no name: it is the history's, not the run's.
+    let stored = fresh.report(&"1".repeat(32)).unwrap();
+    assert_eq!(stored.drive.unwrap().name, None);
+
+    // A history where the drive has a name of its own, and another where another drive has
+    // that name: neither changes.
+    let third = scratch_dir();
+    let mut named = two_drives(&db(third.path()));
+    named.name_drive("a544bf15", "Mine").unwrap();
+    named.name_drive("bbbbbb01", "Other").unwrap();
+    let mut doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    doc[1]["drive"]["name"] = serde_json::json!("Mine");
+    doc[1]["run_id"] = serde_json::json!("5".repeat(32));
+    doc[0]["run_id"] = serde_json::json!("6".repeat(32));
+    std::fs::write(&file, doc.to_string()).unwrap();
+    assert_eq!(named.import(&file).unwrap().added.len(), 2);
+    let mut now: Vec<(String, Option<String>)> = named
+        .drives()
+        .unwrap()
+        .into_iter()
+        .map(|d| (d.id.as_str().to_owned(), d.name))
+        .collect();
+    now.sort();
+    assert_eq!(
+        now,
+        [
+            ("a544bf15e608ae0b".to_owned(), Some("Mine".to_owned())),
+            ("bbbbbb0123456789".to_owned(), Some("Other".to_owned()))
+        ]
+    );
+    // An invalid name in a document is left out; the runs are imported.
+    let fourth = scratch_dir();
+    let mut plain = History::open(&db(fourth.path())).unwrap();
+    doc[0]["drive"]["name"] = serde_json::json!("bad\u{202e}name");
+    doc[1]["drive"].as_object_mut().unwrap().remove("name");
+    std::fs::write(&file, doc.to_string()).unwrap();
+    assert_eq!(plain.import(&file).unwrap().added.len(), 2);
+    assert!(plain.drives().unwrap().iter().all(|d| d.name.is_none()));
 }
 
 /// A name of 6 or more hex digits is refused: it could be another drive's short id, and
@@ -321,6 +392,7 @@ agnostics_testkit::main!(
     a_bom_is_read_and_implausible_dates_are_refused,
     a_name_that_reads_as_an_id_is_refused,
     a_name_another_drive_has_is_refused,
+    drive_names_survive_export_and_import,
     an_id_prefix_wins_over_a_stored_name,
     a_bad_name_is_shown_escaped_and_short,
     a_folder_or_a_device_is_not_a_history,

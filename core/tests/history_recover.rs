@@ -20,6 +20,7 @@ fn report(run_id: &str) -> Report {
         .drive(DriveIdentity {
             id: "a544bf15e608ae0b".parse::<DriveId>().unwrap(),
             basis: IdentityBasis::Cid,
+            name: None,
         })
         .run(sample::run(
             1,

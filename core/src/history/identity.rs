@@ -123,6 +123,11 @@ pub struct DriveIdentity {
     pub id: DriveId,
     /// What it was made from.
     pub basis: IdentityBasis,
+    /// The name the history gave the drive ([`crate::history::History::name_drive`]): in
+    /// documents of `history export` only, so that an import elsewhere keeps it; never in a
+    /// run's own report, nor stored with a run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
 }
 
 /// The identity of the drive the test ran on, from the card details (`card`, as
@@ -157,6 +162,7 @@ pub fn identify_with(
         Some(DriveIdentity {
             id: DriveId::hash(basis, fields),
             basis,
+            name: None,
         })
     };
     if let Some(card) = card {
@@ -268,6 +274,7 @@ fn usb_identity(sysfs_root: &Path, disk: &str) -> Option<DriveIdentity> {
     Some(DriveIdentity {
         id: DriveId::hash(IdentityBasis::Usb, &[&vendor, &product, serial.trim()]),
         basis: IdentityBasis::Usb,
+        name: None,
     })
 }
 

@@ -564,30 +564,9 @@ impl History {
     /// case: the name would select neither).
     pub fn name_drive(&mut self, drive: &str, name: &str) -> Result<DriveId, HistoryError> {
         let id = self.resolve_drive(drive)?;
-        let name = name.trim();
-        if name.chars().count() > 100
-            || name
-                .chars()
-                .any(|c| c.is_control() || crate::report::is_bidi_control(c))
-        {
-            return Err(HistoryError::BadName(shown_name(name)));
-        }
-        if name.len() >= MIN_PREFIX && name.bytes().all(|b| b.is_ascii_hexdigit()) {
-            return Err(HistoryError::NameLikeId(name.to_owned()));
-        }
-        let name = (!name.is_empty()).then_some(name);
+        let name = valid_name(name)?;
         if let Some(name) = name {
-            let taken: Option<String> = self
-                .conn
-                .query_row(
-                    "SELECT drive_id FROM drives WHERE name = ?1 COLLATE NOCASE \
-                     AND drive_id != ?2",
-                    params![name, id.as_str()],
-                    |r| r.get(0),
-                )
-                .optional()
-                .map_err(|e| self.err(e))?;
-            if let Some(other) = taken {
+            if let Some(other) = name_holder(&self.conn, name, &id).map_err(|e| self.err(e))? {
                 return Err(HistoryError::NameTaken {
                     name: shown_name(name),
                     drive: other.chars().take(8).collect(),
@@ -607,7 +586,8 @@ impl History {
     /// [`History::export`] gives; an empty array adds nothing). Every document is checked
     /// first (an Agnostics report, a known schema version, a valid run id, a plausible start
     /// time, a test that ran, verdicts that its own figures give: [`Report::contradictions`]);
-    /// then all are stored in one transaction. A run already there is left as it is (`already_there`; `conflicting` when
+    /// then all are stored in one transaction. A drive's name from an export is given to a
+    /// drive that has none here (unless another drive has it). A run already there is left as it is (`already_there`; `conflicting` when
     /// the file's document of that run id differs from the stored one).
     ///
     /// Errors: [`HistoryError::Io`] when the file cannot be read, [`HistoryError::Foreign`]
@@ -620,8 +600,11 @@ impl History {
             .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
             .map_err(|e| from_sqlite(&self.path, e))?;
         let mut outcome = ImportOutcome::default();
-        for (doc, kind) in &docs {
+        for (doc, kind, name) in &docs {
             let inserted = insert(&tx, doc, *kind).map_err(|e| from_sqlite(&self.path, e))?;
+            if let (Some(name), Some(drive)) = (name, &doc.drive) {
+                adopt_name(&tx, &drive.id, name).map_err(|e| from_sqlite(&self.path, e))?;
+            }
             let id = RunId(doc.run_id.clone());
             match inserted {
                 Inserted::Added => outcome.added.push(id),
@@ -634,12 +617,19 @@ impl History {
     }
 
     /// The stored (redacted) reports `filter` selects, oldest first (serialise the vector for
-    /// the file [`History::import`] reads).
+    /// the file [`History::import`] reads), each drive with the name given to it here
+    /// (`drive.name`), so that an import elsewhere keeps the names.
     pub fn export(&self, filter: &RunFilter) -> Result<Vec<Report>, HistoryError> {
+        let names = self.names()?;
         let mut v: Vec<Report> = self
             .select(filter)?
             .into_iter()
-            .map(|(_, _, r)| r)
+            .map(|(_, _, mut r)| {
+                if let Some(drive) = &mut r.drive {
+                    drive.name = names.get(drive.id.as_str()).cloned();
+                }
+                r
+            })
             .collect();
         v.reverse();
         Ok(v)
@@ -868,8 +858,58 @@ fn stored_report(doc: &str) -> serde_json::Result<Report> {
     serde_json::from_str::<Report>(doc).map(|r| r.regraded())
 }
 
-/// The documents of an import file, each checked and normalised, with its outcome.
-fn read_documents(file: &Path) -> Result<Vec<(Report, Outcome)>, HistoryError> {
+/// `name` trimmed, `None` when empty, or why it cannot be a drive's name: `BadName` (over 100
+/// characters, a control or bidirectional control character), `NameLikeId` (6 or more hex
+/// digits alone: it would read as an id).
+fn valid_name(name: &str) -> Result<Option<&str>, HistoryError> {
+    let name = name.trim();
+    if name.chars().count() > 100
+        || name
+            .chars()
+            .any(|c| c.is_control() || crate::report::is_bidi_control(c))
+    {
+        return Err(HistoryError::BadName(shown_name(name)));
+    }
+    if name.len() >= MIN_PREFIX && name.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return Err(HistoryError::NameLikeId(name.to_owned()));
+    }
+    Ok((!name.is_empty()).then_some(name))
+}
+
+/// The drive other than `except` that has the name `name` (in any case), if any.
+fn name_holder(
+    conn: &Connection,
+    name: &str,
+    except: &DriveId,
+) -> rusqlite::Result<Option<String>> {
+    conn.query_row(
+        "SELECT drive_id FROM drives WHERE name = ?1 COLLATE NOCASE AND drive_id != ?2",
+        params![name, except.as_str()],
+        |r| r.get(0),
+    )
+    .optional()
+}
+
+/// Gives the drive `drive` the name an exported document carried, when the drive has none
+/// here and the name is one [`History::name_drive`] would accept (valid, and no other drive's):
+/// a name given here is never replaced by an imported one.
+fn adopt_name(tx: &rusqlite::Transaction<'_>, drive: &DriveId, name: &str) -> rusqlite::Result<()> {
+    let Ok(Some(name)) = valid_name(name) else {
+        return Ok(());
+    };
+    if name_holder(tx, name, drive)?.is_some() {
+        return Ok(());
+    }
+    tx.execute(
+        "UPDATE drives SET name = ?1 WHERE drive_id = ?2 AND name IS NULL",
+        params![name, drive.as_str()],
+    )?;
+    Ok(())
+}
+
+/// The documents of an import file, each checked and normalised (without the drive's name),
+/// with its outcome and the drive's name an export gave it.
+fn read_documents(file: &Path) -> Result<Vec<(Report, Outcome, Option<String>)>, HistoryError> {
     let malformed = |reason: String| HistoryError::Malformed {
         file: file.to_path_buf(),
         reason,
@@ -932,8 +972,9 @@ fn read_documents(file: &Path) -> Result<Vec<(Report, Outcome)>, HistoryError> {
                  damaged"
             )));
         }
+        let name = report.drive.as_ref().and_then(|d| d.name.clone());
         let doc = normalised(&report, file)?;
-        out.push((doc, outcome));
+        out.push((doc, outcome, name));
     }
     Ok(out)
 }

@@ -302,6 +302,9 @@ impl Report {
     /// only redacted documents; the drive stays known by [`Report::drive`]'s hash.
     pub fn redacted(&self) -> Report {
         let mut r = self.clone();
+        if let Some(drive) = &mut r.drive {
+            drive.name = None;
+        }
         if let Some(card) = &mut r.card {
             if let Some(cid) = &mut card.cid {
                 cid.psn = None;
