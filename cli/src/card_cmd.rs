@@ -41,12 +41,19 @@ pub fn main(args: &CardArgs) -> i32 {
             }
         }
     };
-    if disk.is_empty() || disk == "." || disk == ".." || disk.contains('/') {
+    if disk.is_empty()
+        || disk == "."
+        || disk == ".."
+        || disk.contains('/')
+        || disk
+            .chars()
+            .any(|c| c.is_control() || agnostics_core::report::is_bidi_control(c))
+    {
         emit(To::Stderr, format!(
             "agnostics-cli: {}\n",
             fill(
                 &gettext("“{device}” is not a device name such as mmcblk0 or sda; see `lsblk` for the names"),
-                &[("device", &disk)],
+                &[("device", &agnostics_core::report::visible(&disk))],
             )
         ));
         return 2;
@@ -56,7 +63,13 @@ pub fn main(args: &CardArgs) -> i32 {
             "agnostics-cli: {}\n",
             fill(
                 &gettext("unknown device {device}: {root}/block/{device} does not exist; see `lsblk` for the names"),
-                &[("device", &disk), ("root", &args.sysfs_root.display())],
+                &[
+                    ("device", &agnostics_core::report::visible(&disk)),
+                    (
+                        "root",
+                        &agnostics_core::report::visible(&args.sysfs_root.to_string_lossy()),
+                    ),
+                ],
             )
         ));
         return 2;

@@ -151,7 +151,18 @@ fn targets_lists_writable_filesystems() {
 fn names_that_are_paths_are_refused() {
     let root = scratch();
     kingston_tree(root.path());
-    for name in ["", ".", "..", "../../etc", "/dev/", "a/b"] {
+    // Control and bidirectional characters too; the message shows them escaped, never raw.
+    for name in [
+        "",
+        ".",
+        "..",
+        "../../etc",
+        "/dev/",
+        "a/b",
+        "mmc\u{1b}[2Jblk0",
+        "sd\u{7}a",
+        "mmc\u{202e}0",
+    ] {
         let out = cli()
             .args(["card", "--device", name, "--sysfs-root"])
             .arg(root.path())
@@ -160,6 +171,10 @@ fn names_that_are_paths_are_refused() {
         assert_eq!(out.status.code(), Some(2), "{name:?}");
         let err = String::from_utf8_lossy(&out.stderr);
         assert!(err.contains("is not a device name"), "{name:?}: {err}");
+        assert!(
+            !err.contains(['\u{1b}', '\u{7}', '\u{202e}']),
+            "{name:?}: raw control characters in {err:?}"
+        );
     }
 }
 
