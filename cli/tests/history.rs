@@ -765,6 +765,18 @@ fn compare_shows_both_runs_and_the_ratio_without_serials_or_home() -> Ran {
     assert!(md.lines().any(|l| l.starts_with('|') && ratio(l)), "{md}");
     assert_private("compare --markdown", &md, &home);
 
+    // The stored documents, shown or exported: the folder under the home is `~/…`.
+    let shown = env.ok(&["history", "show", &l, "--json"]);
+    assert_private("history show --json", &shown, &home);
+    let shown: Value = serde_json::from_str(&shown).unwrap();
+    assert_eq!(
+        shown["target"]["path"], "~/cardtest",
+        "{:#}",
+        shown["target"]
+    );
+    let exported = env.ok(&["history", "export"]);
+    assert_private("history export", &exported, &home);
+
     let json: Value = serde_json::from_str(&env.ok(&["compare", &l, &r, "--json"])).unwrap();
     assert_eq!(json["left"]["run"], l.as_str());
     assert_eq!(json["right"]["run"], r.as_str());

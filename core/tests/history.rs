@@ -1135,7 +1135,7 @@ fn compare_side_by_side() {
         None
     );
     assert_eq!(
-        history::compare::without_home(&format!("{home}/x")),
+        agnostics_core::report::without_home(&format!("{home}/x")),
         "~/x".to_owned()
     );
     let json = serde_json::to_value(&c).unwrap();

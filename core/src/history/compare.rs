@@ -152,17 +152,8 @@ pub fn compare(left: &Report, right: &Report) -> Comparison {
     }
 }
 
-/// `text` with the user's home folder written `~` (a path under `$HOME`).
-pub fn without_home(text: &str) -> String {
-    match std::env::var("HOME") {
-        Ok(home) if home.len() > 1 => {
-            let home = home.trim_end_matches('/');
-            text.replace(&format!("{home}/"), "~/")
-                .replace(&format!("{home} "), "~ ")
-        }
-        _ => text.to_owned(),
-    }
-}
+/// `text` with the user's home folder written `~` ([`crate::report::without_home`]).
+pub use crate::report::without_home;
 
 fn value(v: Option<f64>, unit: FigureUnit) -> String {
     v.map_or_else(|| "—".to_owned(), |v| format_figure(v, unit))

@@ -26,7 +26,9 @@ use serde::{Deserialize, Serialize};
 
 pub use error::{shorten, ErrorKind, ErrorReport, SHORT_MESSAGE_CHARS};
 pub use table::ResultTable;
-pub use text::{compat_lines, is_bidi_control, terminal_safe, to_text, visible, whole};
+pub use text::{
+    compat_lines, is_bidi_control, terminal_safe, to_text, visible, whole, without_home,
+};
 
 use crate::advice::Advice;
 use crate::card::CardInfo;
@@ -297,11 +299,23 @@ impl Report {
         }
     }
 
-    /// The same document without raw serial numbers: the CID's product serial (`card.cid.psn`)
-    /// and the kernel's `card.sysfs.serial` are removed (null). The history stores and exports
-    /// only redacted documents; the drive stays known by [`Report::drive`]'s hash.
+    /// The same document without raw serial numbers or the user's home folder: the CID's
+    /// product serial (`card.cid.psn`) and the kernel's `card.sysfs.serial` are removed
+    /// (null), and `$HOME` is written `~` in `target.path`, the error's message and details
+    /// and the warnings ([`without_home`]). The history stores and exports only redacted
+    /// documents, and the app saves them; the drive stays known by [`Report::drive`]'s hash.
     pub fn redacted(&self) -> Report {
         let mut r = self.clone();
+        if let Some(t) = &mut r.target {
+            t.path = without_home(&t.path);
+        }
+        if let Some(e) = &mut r.error {
+            e.message = without_home(&e.message);
+            e.details = e.details.as_deref().map(without_home);
+        }
+        for w in &mut r.warnings {
+            *w = without_home(w);
+        }
         if let Some(drive) = &mut r.drive {
             drive.name = None;
         }

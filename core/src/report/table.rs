@@ -276,7 +276,7 @@ pub fn to_markdown(report: &Report) -> String {
             "\n{}\n",
             escape(&crate::i18n::fill(
                 &gettext("Error: {message}"),
-                &[("message", &without_home(&e.message))]
+                &[("message", &super::without_home(&e.message))]
             ))
         ));
     } else if report.graded && !report.runs.is_empty() {
@@ -299,31 +299,6 @@ pub fn to_markdown(report: &Report) -> String {
         };
         out.push_str(&format!("\n{grades}\n"));
     }
-    out
-}
-
-/// `text` with the user's home folder (`$HOME`) written `~`: an error names the folder tested,
-/// and a post for a forum must not give away the user's name with it.
-fn without_home(text: &str) -> String {
-    let home = std::env::var("HOME").unwrap_or_default();
-    let home = home.trim_end_matches('/');
-    if home.len() < 2 {
-        return text.to_owned();
-    }
-    let mut out = String::with_capacity(text.len());
-    let mut rest = text;
-    while let Some(at) = rest.find(home) {
-        let after = &rest[at + home.len()..];
-        // Only the whole folder: `/home/pi` in `/home/pi/x`, not in `/home/pie`.
-        let whole = after
-            .chars()
-            .next()
-            .is_none_or(|c| !(c.is_alphanumeric() || matches!(c, '_' | '-')));
-        out.push_str(&rest[..at]);
-        out.push_str(if whole { "~" } else { home });
-        rest = after;
-    }
-    out.push_str(rest);
     out
 }
 

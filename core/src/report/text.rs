@@ -330,3 +330,29 @@ fn write_result(out: &mut String, report: &Report) {
         let _ = writeln!(out, "• {}", a.text());
     }
 }
+
+/// `text` with the user's home folder (`$HOME`, when it is not `/`) written `~`, only where
+/// the whole folder name stands (`/home/pi/x` → `~/x`, `/home/pie` kept): an error names the
+/// folder tested, and a document for sharing must not give away the user's name with it.
+pub fn without_home(text: &str) -> String {
+    let home = std::env::var("HOME").unwrap_or_default();
+    let home = home.trim_end_matches('/');
+    if home.len() < 2 {
+        return text.to_owned();
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find(home) {
+        let after = &rest[at + home.len()..];
+        // Only the whole folder: `/home/pi` in `/home/pi/x`, not in `/home/pie`.
+        let whole = after
+            .chars()
+            .next()
+            .is_none_or(|c| !(c.is_alphanumeric() || matches!(c, '_' | '-')));
+        out.push_str(&rest[..at]);
+        out.push_str(if whole { "~" } else { home });
+        rest = after;
+    }
+    out.push_str(rest);
+    out
+}
