@@ -140,6 +140,69 @@ fn drive_names_survive_export_and_import() {
     assert!(plain.drives().unwrap().iter().all(|d| d.name.is_none()));
 }
 
+/// An import document with a string or an array over its bound, or larger than 8 MiB, is
+/// refused naming the field (or the size), and nothing of its file is stored; an export of
+/// many documents is read whole.
+fn import_bounds_strings_arrays_and_documents() {
+    use agnostics_core::history::import::{MAX_ARRAY_ITEMS, MAX_DOCUMENT_BYTES, MAX_STRING_BYTES};
+    let dir = scratch_dir();
+    let mut h = History::open(&db(dir.path())).unwrap();
+    let file = dir.path().join("doc.json");
+    let good = serde_json::to_value(report(&"7".repeat(32), "a544bf15e608ae0b")).unwrap();
+    let cases: Vec<(serde_json::Value, String)> = vec![
+        (
+            {
+                let mut d = good.clone();
+                d["target"]["model"] = serde_json::json!("m".repeat(MAX_STRING_BYTES + 1));
+                d
+            },
+            format!("field target.model is {} bytes long", MAX_STRING_BYTES + 1),
+        ),
+        (
+            {
+                let mut d = good.clone();
+                d["warnings"] = serde_json::json!(vec![""; MAX_ARRAY_ITEMS + 1]);
+                d
+            },
+            format!("field warnings has {} items", MAX_ARRAY_ITEMS + 1),
+        ),
+        (
+            {
+                let mut d = good.clone();
+                d["target"]["model"] =
+                    serde_json::json!("m".repeat(MAX_DOCUMENT_BYTES as usize + 1));
+                d
+            },
+            "a document is larger than 8 MiB".to_owned(),
+        ),
+    ];
+    for (doc, says) in cases {
+        // Alone, and as the second document of an array after a good one.
+        for text in [
+            doc.to_string(),
+            serde_json::json!([good.clone(), doc.clone()]).to_string(),
+        ] {
+            std::fs::write(&file, &text).unwrap();
+            match h.import(&file) {
+                Err(HistoryError::Malformed { reason, .. }) => {
+                    assert!(reason.contains(&says), "{reason}")
+                }
+                other => panic!("{says}: {other:?}"),
+            }
+            assert!(h.runs(&Default::default()).unwrap().is_empty(), "{says}");
+        }
+    }
+    let many: Vec<serde_json::Value> = (0..300)
+        .map(|i| {
+            let mut d = good.clone();
+            d["run_id"] = serde_json::json!(format!("{:032x}", 0xc000 + i));
+            d
+        })
+        .collect();
+    std::fs::write(&file, serde_json::to_string(&many).unwrap()).unwrap();
+    assert_eq!(h.import(&file).unwrap().added.len(), 300);
+}
+
 /// A name of 6 or more hex digits is refused: it could be another drive's short id, and
 /// `forget --drive` with that id would then remove the wrong drive's runs.
 fn a_name_that_reads_as_an_id_is_refused() {
@@ -393,6 +456,7 @@ agnostics_testkit::main!(
     a_name_that_reads_as_an_id_is_refused,
     a_name_another_drive_has_is_refused,
     drive_names_survive_export_and_import,
+    import_bounds_strings_arrays_and_documents,
     an_id_prefix_wins_over_a_stored_name,
     a_bad_name_is_shown_escaped_and_short,
     a_folder_or_a_device_is_not_a_history,

@@ -33,6 +33,7 @@
 pub mod compare;
 mod error;
 pub mod identity;
+pub mod import;
 pub mod provenance;
 mod recover;
 pub mod schema;

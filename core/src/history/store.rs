@@ -585,8 +585,10 @@ impl History {
     /// Imports `file`: one report (JSON object) or an array of them (the form
     /// [`History::export`] gives; an empty array adds nothing). Every document is checked
     /// first (an Agnostics report, a known schema version, a valid run id, a plausible start
-    /// time, a test that ran, verdicts that its own figures give: [`Report::contradictions`]);
-    /// then all are stored in one transaction. A drive's name from an export is given to a
+    /// time, a test that ran, verdicts that its own figures give: [`Report::contradictions`];
+    /// at most [`super::import::MAX_DOCUMENT_BYTES`] of JSON with bounded strings and arrays)
+    /// as it is read, the file once, in the memory of one document; all are stored in one
+    /// transaction. A drive's name from an export is given to a
     /// drive that has none here (unless another drive has it). A run already there is left as it is (`already_there`; `conflicting` when
     /// the file's document of that run id differs from the stored one).
     ///
@@ -594,25 +596,34 @@ impl History {
     /// for JSON that is not an Agnostics report, [`HistoryError::Malformed`] for anything else
     /// wrong (naming the file and, in an array, the document); nothing is stored then.
     pub fn import(&mut self, file: &Path) -> Result<ImportOutcome, HistoryError> {
-        let docs = read_documents(file)?;
+        // Read before the transaction: a file that cannot be opened holds no lock.
+        std::fs::metadata(file).map_err(|e| HistoryError::Io {
+            path: file.to_path_buf(),
+            source: e,
+        })?;
+        let db = self.path.clone();
         let tx = self
             .conn
             .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
-            .map_err(|e| from_sqlite(&self.path, e))?;
+            .map_err(|e| from_sqlite(&db, e))?;
         let mut outcome = ImportOutcome::default();
-        for (doc, kind, name) in &docs {
-            let inserted = insert(&tx, doc, *kind).map_err(|e| from_sqlite(&self.path, e))?;
+        // Each document is stored as it is read (the file is read once, a document at a
+        // time); an error anywhere rolls every one back.
+        super::import::for_each_document(file, &mut |index, item, array| {
+            let (doc, kind, name) = checked_document(file, index, item, array)?;
+            let inserted = insert(&tx, &doc, kind).map_err(|e| from_sqlite(&db, e))?;
             if let (Some(name), Some(drive)) = (name, &doc.drive) {
-                adopt_name(&tx, &drive.id, name).map_err(|e| from_sqlite(&self.path, e))?;
+                adopt_name(&tx, &drive.id, &name).map_err(|e| from_sqlite(&db, e))?;
             }
-            let id = RunId(doc.run_id.clone());
+            let id = RunId(doc.run_id);
             match inserted {
                 Inserted::Added => outcome.added.push(id),
                 Inserted::Same => outcome.already_there.push(id),
                 Inserted::Different => outcome.conflicting.push(id),
             }
-        }
-        tx.commit().map_err(|e| from_sqlite(&self.path, e))?;
+            Ok(())
+        })?;
+        tx.commit().map_err(|e| from_sqlite(&db, e))?;
         Ok(outcome)
     }
 
@@ -907,76 +918,58 @@ fn adopt_name(tx: &rusqlite::Transaction<'_>, drive: &DriveId, name: &str) -> ru
     Ok(())
 }
 
-/// The documents of an import file, each checked and normalised (without the drive's name),
-/// with its outcome and the drive's name an export gave it.
-fn read_documents(file: &Path) -> Result<Vec<(Report, Outcome, Option<String>)>, HistoryError> {
-    let malformed = |reason: String| HistoryError::Malformed {
+/// Document `index` of the import file `file` (`array`: the file holds an array), checked and
+/// normalised (without the drive's name), with its outcome and the drive's name an export
+/// gave it; else why it cannot be imported, naming the document in an array.
+fn checked_document(
+    file: &Path,
+    index: usize,
+    item: serde_json::Value,
+    array: bool,
+) -> Result<(Report, Outcome, Option<String>), HistoryError> {
+    let at = |reason: String| HistoryError::Malformed {
         file: file.to_path_buf(),
-        reason,
+        reason: if array {
+            format!("document {}: {reason}", index + 1)
+        } else {
+            reason
+        },
     };
-    let bytes = std::fs::read(file).map_err(|e| HistoryError::Io {
-        path: file.to_path_buf(),
-        source: e,
-    })?;
-    // A UTF-8 byte-order mark (Windows editors write one) is not part of the JSON.
-    let bytes = bytes.strip_prefix(b"\xef\xbb\xbf").unwrap_or(&bytes);
-    if bytes.iter().all(u8::is_ascii_whitespace) {
-        return Err(malformed(
-            "the file is empty (a run that was cut short?)".to_owned(),
-        ));
+    let is_ours = item
+        .get("program")
+        .and_then(|p| p.as_str())
+        .is_some_and(|p| p == "agnostics" || p.starts_with("agnostics "));
+    if !is_ours {
+        if !array || index == 0 {
+            return Err(HistoryError::Foreign {
+                file: file.to_path_buf(),
+            });
+        }
+        return Err(at("not an Agnostics report".to_owned()));
     }
-    let value: serde_json::Value =
-        serde_json::from_slice(bytes).map_err(|e| malformed(format!("not JSON ({e})")))?;
-    let (items, array) = match value {
-        serde_json::Value::Array(v) => (v, true),
-        other => (vec![other], false),
-    };
-    // An empty array is what `export` gives for an empty history: nothing to add.
-    let mut out = Vec::new();
-    for (i, item) in items.into_iter().enumerate() {
-        let at = |reason: String| {
-            if array {
-                malformed(format!("document {}: {reason}", i + 1))
-            } else {
-                malformed(reason)
-            }
-        };
-        let is_ours = item
-            .get("program")
-            .and_then(|p| p.as_str())
-            .is_some_and(|p| p == "agnostics" || p.starts_with("agnostics "));
-        if !is_ours {
-            if !array || i == 0 {
-                return Err(HistoryError::Foreign {
-                    file: file.to_path_buf(),
-                });
-            }
-            return Err(at("not an Agnostics report".to_owned()));
-        }
-        let report: Report = serde_json::from_value(item).map_err(|e| at(e.to_string()))?;
-        if report.schema_version > crate::report::SCHEMA_VERSION {
-            return Err(at(format!(
-                "written by a newer Agnostics (document version {}, this program reads up to {})",
-                report.schema_version,
-                crate::report::SCHEMA_VERSION
-            )));
-        }
-        if report.schema_version == 0 {
-            return Err(at("schema_version 0 does not exist".to_owned()));
-        }
-        started_plausible(&report.started).map_err(at)?;
-        let outcome = Outcome::of(&report).map_err(at)?;
-        if let Some(first) = report.contradictions().first() {
-            return Err(at(format!(
-                "its verdicts contradict its own figures ({first}): the document was edited or \
-                 damaged"
-            )));
-        }
-        let name = report.drive.as_ref().and_then(|d| d.name.clone());
-        let doc = normalised(&report, file)?;
-        out.push((doc, outcome, name));
+    super::import::bounded(&item).map_err(at)?;
+    let report: Report = serde_json::from_value(item).map_err(|e| at(e.to_string()))?;
+    if report.schema_version > crate::report::SCHEMA_VERSION {
+        return Err(at(format!(
+            "written by a newer Agnostics (document version {}, this program reads up to {})",
+            report.schema_version,
+            crate::report::SCHEMA_VERSION
+        )));
     }
-    Ok(out)
+    if report.schema_version == 0 {
+        return Err(at("schema_version 0 does not exist".to_owned()));
+    }
+    started_plausible(&report.started).map_err(at)?;
+    let outcome = Outcome::of(&report).map_err(at)?;
+    if let Some(first) = report.contradictions().first() {
+        return Err(at(format!(
+            "its verdicts contradict its own figures ({first}): the document was edited or \
+             damaged"
+        )));
+    }
+    let name = report.drive.as_ref().and_then(|d| d.name.clone());
+    let doc = normalised(&report, file)?;
+    Ok((doc, outcome, name))
 }
 
 /// How far in the future an imported run may have started (another machine's clock ahead
