@@ -29,12 +29,7 @@ struct Env {
 
 impl Env {
     fn new() -> Result<Env, agnostics_testkit::Skip> {
-        let base = Path::new("/var/tmp");
-        require(base.is_dir(), "needs /var/tmp (ext4 for O_DIRECT)")?;
-        let dir = agnostics_testkit::scratch_dir_in(base);
-        let target = dir.path().join("target");
-        std::fs::create_dir(&target).unwrap();
-        let profile = support::small_profile(dir.path(), "4m");
+        let (dir, target, profile) = support::disk_scratch()?;
         let sysfs = card_behind(&dir.path().join("sysfs"), &target);
         Ok(Env {
             history: dir.path().join("state/history.sqlite3"),

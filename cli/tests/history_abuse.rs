@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-use agnostics_testkit::{require, Ran};
+use agnostics_testkit::Ran;
 
 struct Env {
     dir: tempfile::TempDir,
@@ -20,12 +20,7 @@ struct Env {
 
 impl Env {
     fn new() -> Result<Env, agnostics_testkit::Skip> {
-        let base = Path::new("/var/tmp");
-        require(base.is_dir(), "needs /var/tmp (ext4 for O_DIRECT)")?;
-        let dir = agnostics_testkit::scratch_dir_in(base);
-        let target = dir.path().join("target");
-        std::fs::create_dir(&target).unwrap();
-        let profile = support::small_profile(dir.path(), "4m");
+        let (dir, target, profile) = support::disk_scratch()?;
         Ok(Env {
             history: dir.path().join("history.sqlite3"),
             target,

@@ -11,7 +11,7 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use agnostics_testkit::{require, require_program, require_root, LoopFs, Mounted, Ran};
+use agnostics_testkit::{require_program, require_root, LoopFs, Mounted, Ran};
 
 /// A scratch folder on `/var/tmp` (ext4, for O_DIRECT) with a test target, a small profile and
 /// one run's JSON document, made with a history of its own.
@@ -24,12 +24,7 @@ struct Env {
 
 impl Env {
     fn new() -> Result<Env, agnostics_testkit::Skip> {
-        let base = Path::new("/var/tmp");
-        require(base.is_dir(), "needs /var/tmp (ext4 for O_DIRECT)")?;
-        let dir = agnostics_testkit::scratch_dir_in(base);
-        let target = dir.path().join("target");
-        std::fs::create_dir(&target).unwrap();
-        let profile = support::small_profile(dir.path(), "4m");
+        let (dir, target, profile) = support::disk_scratch()?;
         let out = support::run_json(&target, &profile);
         assert_eq!(out.status.code(), Some(0), "{out:?}");
         let document = dir.path().join("run.json");
@@ -68,16 +63,6 @@ impl Env {
 
 fn text(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()
-}
-
-/// The names in `dir`, sorted.
-fn names(dir: &Path) -> Vec<String> {
-    let mut names: Vec<String> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .collect();
-    names.sort();
-    names
 }
 
 /// Leaves exactly `free` bytes available to everyone on the filesystem at `mount` (ext4
@@ -123,7 +108,7 @@ fn full_disk(block: u32, free_kib: &[u64]) -> Ran {
         .mount();
     let history = fs.mount.join("history.sqlite3");
     for &kib in free_kib {
-        for name in names(&fs.mount) {
+        for name in support::entries(&fs.mount) {
             if name.starts_with("history") {
                 std::fs::remove_file(fs.mount.join(name)).unwrap();
             }
@@ -150,7 +135,7 @@ fn full_disk(block: u32, free_kib: &[u64]) -> Ran {
                 && stderr.contains("the result is still reported and logged"),
             "run, {what}: {stderr}"
         );
-        let left: Vec<String> = names(&fs.mount)
+        let left: Vec<String> = support::entries(&fs.mount)
             .into_iter()
             .filter(|n| n.contains("-journal") || n.contains("-wal") || n.contains("-shm"))
             .collect();
@@ -204,7 +189,7 @@ fn as_other_user(c: Command, user: &str) -> Command {
 /// `run`, and the folder must hold the same names afterwards.
 fn read_everything(env: &Env, history: &Path, run: &str, as_user: Option<&str>) {
     let folder = history.parent().unwrap();
-    let before = names(folder);
+    let before = support::entries(folder);
     for (args, code) in readers(run) {
         let args: Vec<&str> = args.iter().map(String::as_str).collect();
         let mut c = env.cli(history, &args);
@@ -225,7 +210,7 @@ fn read_everything(env: &Env, history: &Path, run: &str, as_user: Option<&str>) 
             "{args:?} as {as_user:?}: no {expected:?} in\n{shown}"
         );
     }
-    assert_eq!(names(folder), before, "files made by reading");
+    assert_eq!(support::entries(folder), before, "files made by reading");
 }
 
 fn a_history_of_another_user_is_read_without_writing() -> Ran {

@@ -74,3 +74,26 @@ pub fn run_json(target: &Path, profile: &Path) -> Output {
         .output()
         .expect("agnostics-cli runs")
 }
+
+/// A scratch folder on `/var/tmp` (ext4 here, for O_DIRECT) holding an empty folder `target`
+/// to test and a small profile (4 MiB, [`small_profile`]): (folder, target, profile). Reported
+/// as a skip where there is no `/var/tmp`.
+pub fn disk_scratch() -> Result<(tempfile::TempDir, PathBuf, PathBuf), agnostics_testkit::Skip> {
+    let base = Path::new("/var/tmp");
+    agnostics_testkit::require(base.is_dir(), "needs /var/tmp (ext4 for O_DIRECT)")?;
+    let dir = agnostics_testkit::scratch_dir_in(base);
+    let target = dir.path().join("target");
+    std::fs::create_dir(&target).unwrap();
+    let profile = small_profile(dir.path(), "4m");
+    Ok((dir, target, profile))
+}
+
+/// The names of the entries of `dir`, sorted.
+pub fn entries(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
