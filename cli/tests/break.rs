@@ -219,7 +219,54 @@ fn a_job_file_saved_with_a_byte_order_mark_is_read() {
     );
 }
 
+/// A job that does all its work inside its `ramp_time` (1 MiB of reads, a 30 s ramp) has
+/// measured nothing: both engines say which job and why (kind `profile`, advice
+/// `ramp_longer_than_job`), not ERROR 0.00 MB/s without a word or fio's missing percentiles.
+fn a_job_that_ends_inside_its_ramp_time_says_so() -> agnostics_testkit::Ran {
+    require_program("fio")?;
+    let dir = scratch();
+    let profile = dir.path().join("ramp.fio");
+    std::fs::write(
+        &profile,
+        "[global]\nioengine=libaio\ndirect=1\nsize=1m\n\n[prepare-file]\nrw=write\nbs=64k\n\n\
+         [short]\nstonewall\nrw=read\nbs=64k\nramp_time=30\n",
+    )
+    .unwrap();
+    for engine in ["native", "fio"] {
+        let out = cli()
+            .args(["--json", "--runs", "1", "--engine", engine, "--target"])
+            .arg(dir.path())
+            .arg("--profile")
+            .arg(&profile)
+            .output()
+            .unwrap();
+        let doc = json(&out);
+        assert_eq!(out.status.code(), Some(2), "{engine}: {doc:#}");
+        assert_eq!(doc["error"]["kind"], "profile", "{engine}: {doc:#}");
+        let message = doc["error"]["message"].as_str().unwrap();
+        assert!(
+            message.contains("short ended inside its ramp_time (30 s)"),
+            "{engine}: {message}"
+        );
+        assert!(
+            doc["advice"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|a| a["kind"] == "ramp_longer_than_job"),
+            "{engine}: {:#}",
+            doc["advice"]
+        );
+        assert!(
+            test_files(dir.path()).is_empty(),
+            "{engine}: test file left"
+        );
+    }
+    Ok(())
+}
+
 agnostics_testkit::main!(
+    a_job_that_ends_inside_its_ramp_time_says_so,
     a_job_file_saved_with_a_byte_order_mark_is_read,
     a_direct_block_size_the_sectors_do_not_divide_is_refused_before_writing,
     a_fio_claiming_a_rate_its_bytes_do_not_give_is_an_error,

@@ -70,6 +70,8 @@ pub enum Advice {
     CachedResult,
     /// The profile (job file) could not be loaded: nothing ran.
     FixTheProfile,
+    /// A job of the profile ended inside its `ramp_time`: nothing was measured after it.
+    RampLongerThanJob,
 }
 
 impl Advice {
@@ -108,6 +110,7 @@ impl Advice {
             Advice::Paused => gettext("The test was paused (the program was stopped, for instance with Ctrl+Z, or the computer was suspended) while it measured, so the figures include time when nothing was measured. Nothing was graded; run the test again and let it run to the end."),
             Advice::Cancelled => gettext("The test was cancelled and its test file removed. Nothing was graded."),
             Advice::ImplausibleResult => gettext("A measured speed is more than the connection to this drive can carry, so it cannot be the drive's own: a cache answered instead. Nothing was graded; test a folder directly on the card or drive."),
+            Advice::RampLongerThanJob => gettext("A job of the profile did all its work before its ramp_time was over, so nothing was measured after it and nothing was graded. Make ramp_time shorter than the job takes, give the job more to do (size, loops), or make it time_based with a runtime."),
             Advice::FixTheProfile => gettext("The profile could not be read, so nothing was tested. Correct the job file at the line the message names, or run the standard test without a profile."),
             Advice::CachedResult => gettext("The figures are shown but not graded: memory answered, not the drive. Test a folder on a filesystem directly on the card or drive (such as /var/tmp or your home folder)."),
         }

@@ -76,6 +76,16 @@ pub enum EngineError {
         /// Whole seconds the process was stopped (at least 5).
         stopped_s: u64,
     },
+    /// The job `phase` did all its work within its `ramp_time` (`ramp_ms` milliseconds):
+    /// nothing completed after the ramp, so there is no figure to give (fio's own output then
+    /// lacks its latency percentiles).
+    #[error("{phase} ended inside its ramp_time ({ramp_ms} ms): nothing was measured after it")]
+    EndedInRamp {
+        /// The job.
+        phase: String,
+        /// Its `ramp_time`, milliseconds.
+        ramp_ms: u64,
+    },
     /// fio failed: non-zero exit, a job's `error` not covered above, missing job or value, or
     /// unparsable output.
     #[error("fio failed: {message}")]
@@ -99,6 +109,7 @@ impl EngineError {
             EngineError::FioMissing { .. } => ErrorKind::FioMissing,
             EngineError::FioHung { .. } => ErrorKind::FioHung,
             EngineError::Paused { .. } => ErrorKind::Paused,
+            EngineError::EndedInRamp { .. } => ErrorKind::Profile,
             EngineError::FioFailed { .. } => ErrorKind::FioFailed,
         }
     }
@@ -116,6 +127,7 @@ impl EngineError {
             EngineError::FioMissing { .. } => Advice::InstallFio,
             EngineError::FioHung { .. } => Advice::FioHung,
             EngineError::Paused { .. } => Advice::Paused,
+            EngineError::EndedInRamp { .. } => Advice::RampLongerThanJob,
             EngineError::FioFailed { .. } => Advice::FioFailed,
         }
     }
@@ -165,6 +177,13 @@ impl EngineError {
                     "the test was paused for {seconds} s during {phase}: a paused test has not measured the drive",
                 ),
                 &[("seconds", stopped_s), ("phase", phase)],
+            ),
+            EngineError::EndedInRamp { phase, ramp_ms } => fill(
+                // Translators: {phase} is a fio job name; ramp_time is fio's key, not translated.
+                &gettext(
+                    "{phase} ended inside its ramp_time ({seconds} s): nothing was measured after it",
+                ),
+                &[("phase", phase), ("seconds", &(*ramp_ms as f64 / 1000.0))],
             ),
             EngineError::FioFailed { message } => {
                 fill(&gettext("fio failed: {error}"), &[("error", message)])

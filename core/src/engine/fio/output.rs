@@ -124,6 +124,8 @@ pub enum JobProblem {
     Error(i32),
     /// A value is absent (named, e.g. `write.bw_bytes`).
     MissingValue(String),
+    /// The job did all its work within its `ramp_time`: no request completed after it.
+    EndedInRamp,
     /// The values contradict each other or the job (what, in words): a rate that is not the
     /// job's bytes or requests over its runtime, or a job without a time limit that did not
     /// cover its size. fio itself never prints such a result; a program that does is not
@@ -158,6 +160,12 @@ impl FioOutput {
         .ok_or_else(|| JobProblem::MissingValue(dir_name.to_owned()))?;
         let bytes = dir.io_bytes.ok_or_else(|| missing("io_bytes"))?;
         let ios = dir.total_ios.ok_or_else(|| missing("total_ios"))?;
+        // A job with nothing measured after its ramp: no bytes, and fio prints no latency
+        // percentiles for it.
+        let no_percentiles = dir.clat_ns.as_ref().is_none_or(|c| c.percentile.is_none());
+        if job.ramp_time.is_some() && (bytes == 0 || no_percentiles) {
+            return Err(JobProblem::EndedInRamp);
+        }
         let runtime_ms = dir.runtime.ok_or_else(|| missing("runtime"))?;
         let bw_bytes = dir.bw_bytes.ok_or_else(|| missing("bw_bytes"))?;
         let iops = dir.iops.ok_or_else(|| missing("iops"))?;

@@ -88,6 +88,14 @@ pub fn results_from_output(
                     job.name
                 )))
             }
+            Err(JobProblem::EndedInRamp) => {
+                return Err(EngineError::EndedInRamp {
+                    phase: job.name.clone(),
+                    ramp_ms: job
+                        .ramp_time
+                        .map_or(0, |r| u64::try_from(r.as_millis()).unwrap_or(u64::MAX)),
+                })
+            }
             Err(JobProblem::Inconsistent(why)) => {
                 return Err(failed(format!(
                     "fio's output for job {} contradicts itself: {why}",

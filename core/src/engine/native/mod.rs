@@ -347,6 +347,12 @@ fn run_job(
     if job.rw.is_write() {
         *data_end = (*data_end).max(covered);
     }
+    if let Some(ramp) = job.ramp_time.filter(|_| totals.ios == 0) {
+        return Err(EngineError::EndedInRamp {
+            phase: job.name.clone(),
+            ramp_ms: u64::try_from(ramp.as_millis()).unwrap_or(u64::MAX),
+        });
+    }
     Ok(phase_result(job, per_clone, totals, ending))
 }
 
