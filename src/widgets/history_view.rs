@@ -368,7 +368,7 @@ impl HistoryView {
             move |_| view.imp().stack.set_visible_child_name("drives")
         ));
         let rename = imp.rename_button.clone();
-        rename.set_label(&gettext("_Rename…"));
+        rename.set_label(&gettext("Re_name…"));
         rename.set_use_underline(true);
         rename.set_tooltip_text(Some(&gettext("Give this drive a name of your own")));
         rename.connect_clicked(glib::clone!(
