@@ -134,10 +134,9 @@ fn reads_after_a_short_first_write_reach_the_device() -> Ran {
             "{engine}: {:.0} IOPS on a device limited to {HOLE_READ_IOPS}: reads hit holes",
             read.iops
         );
-        assert!(
-            read.iops > 0.5 * HOLE_READ_IOPS as f64,
-            "{engine}: {read:?}"
-        );
+        // No floor: a busy (or emulated) machine measures less than the throttle by any
+        // amount; reads that hit holes would be faster than it, which is what is asserted.
+        assert!(read.ios > 0 && read.iops > 0.0, "{engine}: {read:?}");
     }
     drop(group);
     drop(fs);
