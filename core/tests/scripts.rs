@@ -198,9 +198,16 @@ fn huge_non_utf8_output_is_logged_whole_and_shown_capped() {
     let found = discover(&[dir.path().to_path_buf()]);
     let log_path = dir.path().join("rpdiags.txt");
     let mut log = LogWriter::create_with_header(&log_path, "H\n").unwrap();
+    // About the output, not the timeout: 2 MB through dd and tr may take seconds on a slow
+    // or emulated machine (an ARM one under qemu-system took more than fast()'s 1 s).
+    let unhurried = RunOptions {
+        timeout: Duration::from_secs(300),
+        drain_limit: Duration::from_secs(30),
+        ..fast()
+    };
     let results = run_all(
         &found.tests,
-        &fast(),
+        &unhurried,
         &mut log,
         &AtomicBool::new(false),
         &|_| {},

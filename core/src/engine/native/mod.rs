@@ -288,7 +288,8 @@ fn run_job(
         )
     };
     let span = plan_for(0).planned_bytes();
-    fill_for_reads(&handle, job, span, ctx, data_end)?;
+    fill_for_reads(&handle, job, span, ctx, data_end)
+        .map_err(|e| refused_on_the_data_path(job, align, file, e))?;
     // Every clone keeps its own `iodepth` requests in flight.
     let wanted = job.iodepth.max(1) as usize * clones as usize;
     let buffers = IoBuffers::new(job.bs as usize, wanted, align, job.rw.is_write(), seed);
@@ -331,7 +332,7 @@ fn run_job(
                     // The kernel may still write into these buffers: never free them.
                     std::mem::forget(buffers);
                 }
-                return Err(failure.error);
+                return Err(refused_on_the_data_path(job, align, file, failure.error));
             }
         };
         if ending == Ending::Cancelled {
@@ -354,6 +355,33 @@ fn run_job(
         });
     }
     Ok(phase_result(job, per_clone, totals, ending))
+}
+
+/// EINVAL from a read or write of a job with O_DIRECT whose block size is a multiple of the
+/// file's alignment (the buffers are aligned to it, the offsets are multiples of the block
+/// size): the filesystem accepted O_DIRECT at open but refuses it on the data path, as FUSE
+/// (bindfs) does on Linux 6.1. That is [`EngineError::DirectIoRefused`], not an I/O error.
+fn refused_on_the_data_path(
+    job: &Job,
+    align: usize,
+    file: &TestFile,
+    e: EngineError,
+) -> EngineError {
+    match e {
+        EngineError::Io {
+            op: "read" | "write",
+            ref source,
+            ..
+        } if job.direct
+            && source.raw_os_error() == Some(libc::EINVAL)
+            && job.bs % align as u64 == 0 =>
+        {
+            EngineError::DirectIoRefused {
+                fs_type: file.fs_type().to_owned(),
+            }
+        }
+        e => e,
+    }
 }
 
 /// Before a reading job: writes data (not measured) from `data_end` up to the `planned`
