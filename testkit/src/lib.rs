@@ -148,6 +148,19 @@ pub fn as_nobody(envs: &[(&str, &std::ffi::OsStr)]) -> std::process::Output {
     for (k, v) in envs {
         cmd.env(k, v);
     }
-    cmd.output()
-        .unwrap_or_else(|e| panic!("run {} as nobody: {e}", copy.display()))
+    // While the copy was written, another test thread may have forked a child that still
+    // holds the written file open until it execs: the kernel then refuses to run the copy
+    // (ETXTBSY) for that moment. Try again until the child has moved on.
+    let mut tries = 0;
+    loop {
+        match cmd.output() {
+            Err(e) if e.raw_os_error() == Some(libc::ETXTBSY) && tries < 250 => {
+                tries += 1;
+                std::thread::sleep(std::time::Duration::from_millis(20));
+            }
+            other => {
+                return other.unwrap_or_else(|e| panic!("run {} as nobody: {e}", copy.display()))
+            }
+        }
+    }
 }
