@@ -157,17 +157,7 @@ fn a_direct_block_size_the_sectors_do_not_divide_is_refused_before_writing(
     )
     .unwrap();
     for engine in ["native", "fio"] {
-        let out = cli()
-            .args(["--json", "--runs", "1", "--engine", engine, "--target"])
-            .arg(&fs.mount)
-            .arg("--profile")
-            .arg(&profile)
-            .output()
-            .unwrap();
-        let doc = json(&out);
-        assert_eq!(out.status.code(), Some(2), "{engine}: {doc:#}");
-        assert_eq!(doc["error"]["kind"], "profile", "{engine}: {doc:#}");
-        let message = doc["error"]["message"].as_str().unwrap_or_default();
+        let (doc, message) = profile_error(engine, &fs.mount, &profile);
         assert!(
             message.contains("bs=512") && message.contains("4096"),
             "{engine}: {message}"
@@ -219,6 +209,26 @@ fn a_job_file_saved_with_a_byte_order_mark_is_read() {
     );
 }
 
+/// `agnostics-cli --json --runs 1 --engine ENGINE` of `profile` in `target`, which must end
+/// with exit status 2 and the error kind `profile`: the document and the error's message.
+fn profile_error(engine: &str, target: &Path, profile: &Path) -> (serde_json::Value, String) {
+    let out = cli()
+        .args(["--json", "--runs", "1", "--engine", engine, "--target"])
+        .arg(target)
+        .arg("--profile")
+        .arg(profile)
+        .output()
+        .unwrap();
+    let doc = json(&out);
+    assert_eq!(out.status.code(), Some(2), "{engine}: {doc:#}");
+    assert_eq!(doc["error"]["kind"], "profile", "{engine}: {doc:#}");
+    let message = doc["error"]["message"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned();
+    (doc, message)
+}
+
 /// A job that does all its work inside its `ramp_time` (1 MiB of reads, a 30 s ramp) has
 /// measured nothing: both engines say which job and why (kind `profile`, advice
 /// `ramp_longer_than_job`), not ERROR 0.00 MB/s without a word or fio's missing percentiles.
@@ -233,17 +243,7 @@ fn a_job_that_ends_inside_its_ramp_time_says_so() -> agnostics_testkit::Ran {
     )
     .unwrap();
     for engine in ["native", "fio"] {
-        let out = cli()
-            .args(["--json", "--runs", "1", "--engine", engine, "--target"])
-            .arg(dir.path())
-            .arg("--profile")
-            .arg(&profile)
-            .output()
-            .unwrap();
-        let doc = json(&out);
-        assert_eq!(out.status.code(), Some(2), "{engine}: {doc:#}");
-        assert_eq!(doc["error"]["kind"], "profile", "{engine}: {doc:#}");
-        let message = doc["error"]["message"].as_str().unwrap();
+        let (doc, message) = profile_error(engine, dir.path(), &profile);
         assert!(
             message.contains("short ended inside its ramp_time (30 s)"),
             "{engine}: {message}"
