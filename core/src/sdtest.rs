@@ -364,7 +364,7 @@ fn not_graded_cached(report: &mut Report, reason: String) {
 /// Every run is checked, not only the deciding one: no run that the link cannot carry keeps a
 /// PASS anywhere (its checks, its verdicts, the compat lines, the log). The first such finding,
 /// if any.
-fn not_graded_implausible(report: &mut Report) -> Option<String> {
+pub(crate) fn not_graded_implausible(report: &mut Report) -> Option<String> {
     let mut first_implausible = None;
     for r in &mut report.runs {
         let found = crate::card::findings(report.card.as_ref(), &r.phases);

@@ -15,10 +15,12 @@ use super::HistoryError;
 const SQLITE_MAGIC: &[u8; 16] = b"SQLite format 3\0";
 
 pub(super) fn io_error(path: &Path, e: std::io::Error) -> HistoryError {
-    match e.raw_os_error() {
-        Some(libc::EACCES) | Some(libc::EPERM) | Some(libc::EROFS) => HistoryError::ReadOnly {
+    if write_refused(&e) {
+        return HistoryError::ReadOnly {
             path: path.to_path_buf(),
-        },
+        };
+    }
+    match e.raw_os_error() {
         Some(libc::ENOSPC) | Some(libc::EDQUOT) => HistoryError::Full {
             path: path.to_path_buf(),
         },
@@ -140,7 +142,7 @@ pub(super) fn owned_or_missing(path: &Path) -> Result<(), HistoryError> {
 
 /// Creates the history file `path` when it is missing: mode 0600, never through a symbolic
 /// link and never over a file that appeared meanwhile (O_CREAT | O_EXCL | O_NOFOLLOW); a file
-/// another program created first is left to [`owned_or_missing`]. Errors: `Io`.
+/// another program created first is left to [`owned_or_missing`]. Errors: [`io_error`]'s.
 pub(super) fn create_exclusively(path: &Path) -> Result<(), HistoryError> {
     use std::os::unix::fs::OpenOptionsExt;
     match std::fs::OpenOptions::new()
@@ -152,21 +154,17 @@ pub(super) fn create_exclusively(path: &Path) -> Result<(), HistoryError> {
     {
         Ok(_) => Ok(()),
         Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(()),
-        Err(e)
-            if matches!(
-                e.raw_os_error(),
-                Some(libc::EACCES) | Some(libc::EPERM) | Some(libc::EROFS)
-            ) =>
-        {
-            Err(HistoryError::ReadOnly {
-                path: path.to_path_buf(),
-            })
-        }
-        Err(e) if e.raw_os_error() == Some(libc::ENOSPC) => Err(HistoryError::Full {
-            path: path.to_path_buf(),
-        }),
         Err(e) => Err(io_error(path, e)),
     }
+}
+
+/// True when creating or writing a file was refused for want of permission or because the
+/// filesystem is read-only (EACCES, EPERM, EROFS).
+fn write_refused(e: &std::io::Error) -> bool {
+    matches!(
+        e.raw_os_error(),
+        Some(libc::EACCES) | Some(libc::EPERM) | Some(libc::EROFS)
+    )
 }
 
 /// The name of the user `uid`, or its number when it has none.
@@ -255,14 +253,7 @@ impl OpenLock {
             .open(&lock_path);
         let file = match file {
             Ok(f) => f,
-            Err(e)
-                if matches!(
-                    e.raw_os_error(),
-                    Some(libc::EACCES) | Some(libc::EPERM) | Some(libc::EROFS)
-                ) =>
-            {
-                return Ok(OpenLock { _lock: None });
-            }
+            Err(e) if write_refused(&e) => return Ok(OpenLock { _lock: None }),
             Err(e) => return Err(io_error(&lock_path, e)),
         };
         let lock = nix::fcntl::Flock::lock(file, nix::fcntl::FlockArg::LockExclusive).map_err(

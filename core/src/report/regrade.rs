@@ -28,15 +28,7 @@ impl Report {
         {
             return r;
         }
-        let mut implausible = false;
-        for run in &mut r.runs {
-            let found = crate::card::findings(self.card.as_ref(), &run.phases);
-            if let Some(f) = found.iter().find(|f| f.is_implausible()) {
-                run.not_graded(&f.text());
-                implausible = true;
-            }
-        }
-        if implausible {
+        if crate::sdtest::not_graded_implausible(&mut r).is_some() {
             r.verdict = Verdict::Error;
             r.a2_verdict = Verdict::Error;
             return r;
@@ -45,9 +37,6 @@ impl Report {
             for run in &mut r.runs {
                 run.a2_not_graded(&reason);
             }
-            r.a2_verdict = Verdict::Error;
-        }
-        if self.a2_verdict == Verdict::Error {
             r.a2_verdict = Verdict::Error;
         }
         r
