@@ -434,6 +434,8 @@ fn results_show_the_cards_identity_and_claims(app: &Application) {
     let mut opts = TestOptions::standard(dir.path().to_path_buf());
     opts.profile = profile_file(dir.path(), "small.fio", SMALL_PROFILE);
     opts.runs = 1;
+    opts.lock_dir =
+        agnostics_testkit::private_lock_dir(std::path::Path::new(env!("CARGO_TARGET_TMPDIR")));
     let mut report = sdtest::run(&opts, &AtomicBool::new(false), &|_| {});
     assert!(report.error.is_none(), "{:?}", report.error);
     let run = report.deciding_run().expect("a run").clone();

@@ -201,6 +201,12 @@ fn environment_section(r: &mut Roff) {
             "The history file to record runs in and read them from, instead of the default.",
         )]);
     r.control("TP", [])
+        .text([bold("AGNOSTICS_LOCK_DIR")])
+        .text([roman(
+            "The directory of the drives' lock files, by which two tests on one drive know \
+             of each other, instead of /run/lock.",
+        )]);
+    r.control("TP", [])
         .text([bold("XDG_STATE_HOME")])
         .text([roman(
             "Where the history file lives by default (see FILES).",
@@ -234,6 +240,13 @@ fn files_section(r: &mut Roff) {
             bold("--no-history"),
             roman(" is given; serial numbers are never stored."),
         ]);
+    r.control("TP", [])
+        .text([italic("/run/lock/agnostics-MAJ_MIN.lock")])
+        .text([roman(
+            "One per disk: every test holds a shared lock on the file of each disk it uses \
+             while it runs, so that a test that shares its drive with another one (either \
+             program, any user) says so and is not graded. Left for the next test.",
+        )]);
 }
 
 /// SEE ALSO: the subcommands' pages and fio.

@@ -54,6 +54,7 @@ pub fn main(args: &RunArgs) -> i32 {
         engine,
         runs: args.runs,
         sysfs_root: args.sysfs_root.clone(),
+        lock_dir: agnostics_core::drive_lock::default_dir(),
     };
 
     let cancel = Arc::new(AtomicBool::new(false));

@@ -38,6 +38,10 @@ fn cli_command(args: &[&str], language: &str, catalogues: &Path) -> Command {
 /// Adds `args` and the environment of a run in `language` to `cmd`.
 fn with_language(cmd: &mut Command, args: &[&str], language: &str, catalogues: &Path) {
     cmd.args(args)
+        .env(
+            "AGNOSTICS_LOCK_DIR",
+            agnostics_testkit::private_lock_dir(Path::new(env!("CARGO_TARGET_TMPDIR"))),
+        )
         .env_remove("LC_ALL")
         .env_remove("LC_MESSAGES")
         .env_remove("LC_NUMERIC")

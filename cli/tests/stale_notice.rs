@@ -26,6 +26,10 @@ fn cli(target: &Path, log: &Path, profile: &Path) -> Command {
         .arg(profile)
         .env("AGNOSTICS_LOG", log)
         .env("AGNOSTICS_HISTORY", log.with_extension("history.sqlite3"))
+        .env(
+            "AGNOSTICS_LOCK_DIR",
+            agnostics_testkit::private_lock_dir(Path::new(env!("CARGO_TARGET_TMPDIR"))),
+        )
         .env("LC_ALL", "C")
         .stdin(Stdio::null());
     cmd

@@ -60,6 +60,8 @@ pub enum Advice {
     FioHung,
     /// The program was stopped while it measured.
     Paused,
+    /// Another test used the same drive while this one measured: not graded.
+    SharedDrive,
     /// The user cancelled.
     Cancelled,
     /// A figure is faster than the link to the drive can carry: not graded.
@@ -108,6 +110,7 @@ impl Advice {
             Advice::FioFailed => gettext("fio could not complete the test. The built-in engine may still work."),
             Advice::FioHung => gettext("fio stopped responding and was stopped; its test file was removed. This happens when one of fio's processes is killed, for instance by the system when memory runs out. Close other programs and run the test again, or use the built-in engine."),
             Advice::Paused => gettext("The test was paused (the program was stopped, for instance with Ctrl+Z, or the computer was suspended) while it measured, so the figures include time when nothing was measured. Nothing was graded; run the test again and let it run to the end."),
+            Advice::SharedDrive => gettext("Another test (this program or the Raspberry Pi Diagnostics app, started by any user) used the same drive while this one measured, so the drive's speed was split between them. Nothing was graded; wait until the other test has finished, then run this one again."),
             Advice::Cancelled => gettext("The test was cancelled and its test file removed. Nothing was graded."),
             Advice::ImplausibleResult => gettext("A measured speed is more than the connection to this drive can carry, so it cannot be the drive's own: a cache answered instead. Nothing was graded; test a folder directly on the card or drive."),
             Advice::RampLongerThanJob => gettext("A job of the profile did all its work before its ramp_time was over, so nothing was measured after it and nothing was graded. Make ramp_time shorter than the job takes, give the job more to do (size, loops), or make it time_based with a runtime."),

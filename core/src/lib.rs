@@ -12,6 +12,7 @@
 
 pub mod advice;
 pub mod card;
+pub mod drive_lock;
 pub mod engine;
 pub mod history;
 pub mod i18n;

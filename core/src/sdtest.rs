@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use crate::advice::Advice;
+use crate::drive_lock::{self, DriveLock, ShareWatch};
 use crate::engine::testfile::TestFile;
 use crate::engine::{self, EngineError, EngineKind, Event};
 use crate::profile::Profile;
@@ -30,6 +31,10 @@ pub struct TestOptions {
     pub runs: u32,
     /// Where sysfs is (`/sys`; a fixture tree in tests).
     pub sysfs_root: PathBuf,
+    /// Where the drives' lock files are, by which tests on one drive know of each other
+    /// ([`drive_lock::default_dir`]: `/run/lock`; a test's own directory in this program's
+    /// tests).
+    pub lock_dir: PathBuf,
 }
 
 impl TestOptions {
@@ -42,6 +47,7 @@ impl TestOptions {
             engine: EngineKind::Native,
             runs: UPSTREAM_RUNS,
             sysfs_root: PathBuf::from("/sys"),
+            lock_dir: drive_lock::default_dir(),
         }
     }
 }
@@ -55,12 +61,13 @@ pub fn run(opts: &TestOptions, cancel: &AtomicBool, on_event: &(dyn Fn(Event) + 
     // A profile that only measures is not held against A1/A2: no graded jobs to check.
     report.graded = opts.profile.graded();
     let gradable = !report.graded || check_profile(opts, &mut report);
-    sweep_leftovers(opts, &mut report);
+    let swept_busy = sweep_leftovers(opts, &mut report);
     let prepared = prepare_target(opts, &mut report);
     identify_run(opts, &mut report);
     let Some(info) = prepared else {
         return report;
     };
+    let watch = watch_drives(opts, &info, &mut report, &swept_busy);
     // A layer that answers from memory: the run is shown, never graded.
     let cached = target_dir::cached_reason(&info, &opts.sysfs_root);
 
@@ -72,6 +79,8 @@ pub fn run(opts: &TestOptions, cancel: &AtomicBool, on_event: &(dyn Fn(Event) + 
     } else {
         1
     };
+    // Each run that shared its drive with another test, and the drive.
+    let mut shared = Vec::new();
     for run in 1..=runs {
         if cancel.load(Ordering::SeqCst) {
             set_engine_error(&mut report, &EngineError::Cancelled);
@@ -83,13 +92,83 @@ pub fn run(opts: &TestOptions, cancel: &AtomicBool, on_event: &(dyn Fn(Event) + 
             cancel,
             on_event,
         };
-        if run_once(opts, &info, &ctx, &mut report) == Next::Stop {
+        watch.begin();
+        let next = run_once(opts, &info, &ctx, &mut report);
+        if let Some(drive) = watch.end() {
+            not_graded_shared(&mut report, run, &drive);
+            shared.push((run, drive));
+        }
+        if next == Next::Stop {
             break;
         }
     }
+    drop(watch);
     let system = target_dir::is_system_drive(&info, &opts.sysfs_root);
-    finish(&mut report, &info, cached, system);
+    let deciding = report.deciding_run().map(|r| r.run);
+    let shared = shared
+        .into_iter()
+        .find(|(run, _)| Some(*run) == deciding)
+        .map(|(_, drive)| shared_reason(&drive));
+    finish(&mut report, &info, cached, shared, system);
     report
+}
+
+/// Takes the locks of the drives the test uses and starts watching them for other tests. A
+/// lock that cannot be taken is a warning: the test runs, but cannot tell. Another test's
+/// folder in the same one (`busy`, from the sweep) is a warning too.
+fn watch_drives(
+    opts: &TestOptions,
+    info: &target_dir::TargetInfo,
+    report: &mut Report,
+    busy: &[PathBuf],
+) -> ShareWatch {
+    let (lock, errors) =
+        DriveLock::take(&opts.lock_dir, &drive_lock::drives(info, &opts.sysfs_root));
+    for e in &errors {
+        report.warnings.push(crate::i18n::fill(
+            // Translators: {error} names the lock file and what the system said.
+            &crate::i18n::gettext(
+                "could not tell whether another test uses this drive at the same time: {error}",
+            ),
+            &[("error", &e)],
+        ));
+    }
+    // A test of another program version, which takes no lock, is still seen by its folder.
+    for path in busy {
+        report.warnings.push(crate::i18n::fill(
+            &crate::i18n::gettext(
+                "another test is running in this folder at the same time ({path}): both \
+                 share the drive, so the figures are lower than the drive's own; run one \
+                 test at a time",
+            ),
+            &[("path", &path.display())],
+        ));
+    }
+    ShareWatch::start(lock)
+}
+
+/// What a run that shared `drive` with another test says.
+fn shared_reason(drive: &drive_lock::Drive) -> String {
+    crate::i18n::fill(
+        // Translators: {drive} is a kernel device name such as "mmcblk0" or "sda".
+        &crate::i18n::gettext(
+            "another test used this drive ({drive}) while this one measured: the two shared its \
+             speed, so these figures are lower than the drive's own and are not graded",
+        ),
+        &[("drive", &drive.name)],
+    )
+}
+
+/// Run `run` shared `drive` with another test: its checks are not graded, each saying why; a
+/// profile that only measures has no checks, so its report says it once as a warning.
+fn not_graded_shared(report: &mut Report, run: u32, drive: &drive_lock::Drive) {
+    let reason = shared_reason(drive);
+    if let Some(r) = report.runs.iter_mut().find(|r| r.run == run) {
+        r.not_graded(&reason);
+    }
+    if !report.graded && !report.warnings.contains(&reason) {
+        report.warnings.push(reason);
+    }
 }
 
 /// An empty report for `opts`: the engine, the profile and the profile's warnings.
@@ -158,8 +237,8 @@ fn check_profile(opts: &TestOptions, report: &mut Report) -> bool {
 }
 
 /// What killed runs left in the target: removed when provably ours and unused, else named;
-/// both as warnings.
-fn sweep_leftovers(opts: &TestOptions, report: &mut Report) {
+/// both as warnings. The folders of tests running now, which are left alone.
+fn sweep_leftovers(opts: &TestOptions, report: &mut Report) -> Vec<PathBuf> {
     let swept = engine::testfile::sweep(&opts.target);
     for path in &swept.removed {
         report.warnings.push(crate::i18n::fill(
@@ -170,16 +249,7 @@ fn sweep_leftovers(opts: &TestOptions, report: &mut Report) {
     report
         .warnings
         .extend(swept.left.iter().map(|left| left.message()));
-    // Two tests at once share the drive: each one's figures are a part of what it can do.
-    for path in &swept.busy {
-        report.warnings.push(crate::i18n::fill(
-            &crate::i18n::gettext(
-                "another test is running in this folder at the same time ({path}): both share \
-                 the drive, so the figures are lower than the drive's own; run one test at a time",
-            ),
-            &[("path", &path.display())],
-        ));
-    }
+    swept.busy
 }
 
 /// The pre-flight checks: the target, its warnings and its card in the report, or `None`
@@ -276,7 +346,8 @@ fn run_once(
     }
 }
 
-/// Settles the verdicts once the runs are done: a cache answering makes the test an error, an
+/// Settles the verdicts once the runs are done: a cache answering, or another test on the
+/// drive during the deciding run (`shared`: what that run says), makes the test an error, an
 /// error makes both verdicts ERROR; else the deciding run's verdicts, the card's findings (a
 /// run the link cannot carry is not graded, and the test is an error), and the advice. The
 /// results table of the profile, when it has one, in every case something was measured.
@@ -286,9 +357,10 @@ fn finish(
     report: &mut Report,
     info: &target_dir::TargetInfo,
     cached: Option<String>,
+    shared: Option<String>,
     system: bool,
 ) {
-    settle(report, info, cached, system);
+    settle(report, info, cached, shared, system);
     report.table = crate::report::table::table(report);
 }
 
@@ -296,10 +368,19 @@ fn settle(
     report: &mut Report,
     info: &target_dir::TargetInfo,
     cached: Option<String>,
+    shared: Option<String>,
     system: bool,
 ) {
     if let Some(reason) = cached {
         not_graded_cached(report, reason);
+    }
+    if let (Some(reason), None) = (shared, &report.error) {
+        report.error = Some(ErrorReport::new(
+            ErrorKind::SharedDrive,
+            reason,
+            Advice::SharedDrive.text(),
+        ));
+        report.advice.push(Advice::SharedDrive);
     }
     if report.error.is_some() {
         report.verdict = Verdict::Error;

@@ -61,6 +61,8 @@ fn a_test_started_beside_a_live_one_warns_and_leaves_it_alone() {
     let mut opts = TestOptions::standard(dir.path().to_path_buf());
     opts.profile = profile;
     opts.runs = 1;
+    opts.lock_dir =
+        agnostics_testkit::private_lock_dir(std::path::Path::new(env!("CARGO_TARGET_TMPDIR")));
     let report = sdtest::run(&opts, &AtomicBool::new(false), &|_| {});
     let busy = live.run_dir().display().to_string();
     assert!(

@@ -78,6 +78,9 @@ fn run(profile: Profile, engine: EngineKind) -> agnostics_core::report::Report {
         engine,
         runs: 3,
         sysfs_root: "/sys".into(),
+        lock_dir: agnostics_testkit::private_lock_dir(std::path::Path::new(env!(
+            "CARGO_TARGET_TMPDIR"
+        ))),
     };
     let report = sdtest::run(&opts, &AtomicBool::new(false), &|_| {});
     assert!(

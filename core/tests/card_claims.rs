@@ -47,6 +47,8 @@ fn options(target: &Path, sysfs: &Path) -> TestOptions {
     o.profile = small_standard("8m", 1);
     o.runs = 1;
     o.sysfs_root = sysfs.to_path_buf();
+    o.lock_dir =
+        agnostics_testkit::private_lock_dir(std::path::Path::new(env!("CARGO_TARGET_TMPDIR")));
     o
 }
 

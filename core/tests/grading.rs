@@ -57,6 +57,8 @@ fn run_in(target: &Path, sysfs: &Path) -> Report {
     o.profile = Profile::parse(SMALL, "small.fio", None).unwrap();
     o.runs = 3;
     o.sysfs_root = sysfs.to_path_buf();
+    o.lock_dir =
+        agnostics_testkit::private_lock_dir(std::path::Path::new(env!("CARGO_TARGET_TMPDIR")));
     sdtest::run(&o, &AtomicBool::new(false), &|_| {})
 }
 

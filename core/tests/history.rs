@@ -992,6 +992,9 @@ fn a_real_run_fills_the_history_fields() -> Ran {
     let opts = agnostics_core::sdtest::TestOptions {
         runs: 1,
         profile: profile.clone(),
+        lock_dir: agnostics_testkit::private_lock_dir(std::path::Path::new(env!(
+            "CARGO_TARGET_TMPDIR"
+        ))),
         ..agnostics_core::sdtest::TestOptions::standard(dir.path().to_path_buf())
     };
     let cancel = std::sync::atomic::AtomicBool::new(false);

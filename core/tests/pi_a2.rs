@@ -39,6 +39,8 @@ fn run_with_queue_depth(tags: &str) -> report::Report {
     o.profile = small_standard("8m", 1);
     o.runs = 1;
     o.sysfs_root = root;
+    o.lock_dir =
+        agnostics_testkit::private_lock_dir(std::path::Path::new(env!("CARGO_TARGET_TMPDIR")));
     sdtest::run(&o, &AtomicBool::new(false), &|_| {})
 }
 

@@ -114,6 +114,9 @@ fn hostile_target_names_work_on_both_engines() -> Ran {
             opts.profile = small();
             opts.engine = engine;
             opts.runs = 1;
+            opts.lock_dir = agnostics_testkit::private_lock_dir(std::path::Path::new(env!(
+                "CARGO_TARGET_TMPDIR"
+            )));
             let cancel = AtomicBool::new(false);
             let report = sdtest::run(&opts, &cancel, &|_| {});
             let what = format!("{engine:?} in {target:?}");

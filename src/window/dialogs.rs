@@ -35,6 +35,7 @@ pub fn error_heading(kind: ErrorKind) -> String {
         ErrorKind::Implausible => gettext("The result cannot be the drive’s own"),
         ErrorKind::Profile => gettext("The profile cannot be used"),
         ErrorKind::Paused => gettext("The test was paused"),
+        ErrorKind::SharedDrive => gettext("Another test used the drive"),
     }
 }
 

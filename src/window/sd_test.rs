@@ -75,6 +75,7 @@ impl Window {
             engine: EngineKind::Native,
             runs: agnostics_core::sdtest::UPSTREAM_RUNS,
             sysfs_root: imp.sysfs_root.borrow().clone(),
+            lock_dir: agnostics_core::drive_lock::default_dir(),
         };
         let drive = match &choice.info {
             Some(info) => drive_label(

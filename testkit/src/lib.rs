@@ -55,6 +55,28 @@ pub fn scratch_dir_in(base: &Path) -> tempfile::TempDir {
         .unwrap_or_else(|e| panic!("a scratch folder under {}: {e}", base.display()))
 }
 
+/// A new, empty directory for the drives' lock files of one test (`base/locks/PID-N`, made
+/// world-writable and sticky like `/run/lock`), so that tests run at once on one disk are not
+/// told of each other: set it as `TestOptions::lock_dir`, or as `AGNOSTICS_LOCK_DIR` for a
+/// program. Kept after the test (a few bytes), under `base` (a crate's `CARGO_TARGET_TMPDIR`).
+///
+/// # Panics
+/// When the directory cannot be made.
+pub fn private_lock_dir(base: &Path) -> std::path::PathBuf {
+    use std::os::unix::fs::PermissionsExt;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    static MADE: AtomicUsize = AtomicUsize::new(0);
+    let dir = base.join("locks").join(format!(
+        "{}-{}",
+        std::process::id(),
+        MADE.fetch_add(1, Ordering::SeqCst)
+    ));
+    std::fs::create_dir_all(&dir)
+        .and_then(|()| std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o1777)))
+        .unwrap_or_else(|e| panic!("a lock directory {}: {e}", dir.display()));
+    dir
+}
+
 /// Runs `cmd` and returns its stdout, trimmed.
 ///
 /// # Panics

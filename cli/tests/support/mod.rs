@@ -18,6 +18,11 @@ pub fn cli() -> Command {
     // And the tester's own run history: a fresh one each time, so that no run is compared
     // with another test's (which would add a `trend` to its output).
     c.env("AGNOSTICS_HISTORY", fresh_history());
+    // And its own drive locks: tests run at once on one disk are not each other's load.
+    c.env(
+        "AGNOSTICS_LOCK_DIR",
+        agnostics_testkit::private_lock_dir(Path::new(env!("CARGO_TARGET_TMPDIR"))),
+    );
     c
 }
 

@@ -48,11 +48,14 @@ pub enum ErrorKind {
     /// `paused`: the program was stopped (Ctrl+Z, SIGSTOP, a suspended machine) while it
     /// measured; the run is shown, never graded.
     Paused,
+    /// `shared_drive`: another test (either program, any user) used the same drive while the
+    /// deciding run measured; the run is shown, never graded.
+    SharedDrive,
 }
 
 impl ErrorKind {
     /// Every kind, in declaration order.
-    pub const ALL: [ErrorKind; 19] = [
+    pub const ALL: [ErrorKind; 20] = [
         ErrorKind::Missing,
         ErrorKind::NotADirectory,
         ErrorKind::NotWritable,
@@ -72,6 +75,7 @@ impl ErrorKind {
         ErrorKind::Implausible,
         ErrorKind::Profile,
         ErrorKind::Paused,
+        ErrorKind::SharedDrive,
     ];
 
     /// The JSON name, e.g. `test_file_gone` (untranslated: scripts read it). The one place
@@ -97,6 +101,7 @@ impl ErrorKind {
             ErrorKind::Implausible => "implausible",
             ErrorKind::Profile => "profile",
             ErrorKind::Paused => "paused",
+            ErrorKind::SharedDrive => "shared_drive",
         }
     }
 }
