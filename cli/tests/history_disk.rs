@@ -169,22 +169,6 @@ fn readers(run: &str) -> Vec<(Vec<String>, i32)> {
     .collect()
 }
 
-/// `c` run as the user and group `user` (a number), without supplementary groups.
-fn as_other_user(c: Command, user: &str) -> Command {
-    let mut other = Command::new("setpriv");
-    other
-        .args(["--reuid", user, "--regid", user, "--clear-groups", "--"])
-        .arg(c.get_program())
-        .args(c.get_args());
-    for (k, v) in c.get_envs() {
-        if let Some(v) = v {
-            other.env(k, v);
-        }
-    }
-    other.env("HOME", "/nonexistent");
-    other
-}
-
 /// Runs each reader as `as_user` (None: this user) on `history`; each must succeed and name
 /// `run`, and the folder must hold the same names afterwards.
 fn read_everything(env: &Env, history: &Path, run: &str, as_user: Option<&str>) {
@@ -194,7 +178,7 @@ fn read_everything(env: &Env, history: &Path, run: &str, as_user: Option<&str>) 
         let args: Vec<&str> = args.iter().map(String::as_str).collect();
         let mut c = env.cli(history, &args);
         if let Some(user) = as_user {
-            c = as_other_user(c, user);
+            c = support::as_other_user(c, user);
         }
         let out = c.output().expect("agnostics-cli runs");
         exited(&out, code, &format!("{args:?} as {as_user:?}"));
@@ -229,7 +213,7 @@ fn a_history_of_another_user_is_read_without_writing() -> Ran {
         std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o755)).unwrap();
     }
     std::fs::set_permissions(&history, std::fs::Permissions::from_mode(0o644)).unwrap();
-    let listed = as_other_user(env.cli(&history, &["history", "--json"]), "65534")
+    let listed = support::as_other_user(env.cli(&history, &["history", "--json"]), "65534")
         .output()
         .expect("agnostics-cli runs");
     exited(&listed, 0, "history --json as 65534");

@@ -67,9 +67,7 @@ impl Scene {
             .args(["run", "--json", "--runs", "1", "--target"])
             .arg(self.dir.path().join(name))
             .arg("--profile")
-            .arg(&self.profile)
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped());
+            .arg(&self.profile);
         c
     }
 }
@@ -115,21 +113,32 @@ fn assert_shared(doc: &serde_json::Value, what: &str) {
 }
 
 /// Starts `first`, then `second` 0.7 s later; both documents.
-fn race(first: &mut Command, second: &mut Command) -> (serde_json::Value, serde_json::Value) {
-    let a = first.spawn().expect("first test starts");
+fn race(mut first: Command, mut second: Command) -> (serde_json::Value, serde_json::Value) {
+    let spawn = |c: &mut Command, what: &str| {
+        c.stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap_or_else(|e| panic!("{what} starts: {e}"))
+    };
+    let a = spawn(&mut first, "the first test");
     std::thread::sleep(Duration::from_millis(700));
-    let b = second.spawn().expect("second test starts");
+    let b = spawn(&mut second, "the second test");
     (finish(a, "the first test"), finish(b, "the second test"))
+}
+
+/// [`ROUNDS`] races of a test in the folder `first` and one in `second`: both say so each time.
+fn both_say_so(scene: &Scene, first: &str, second: &str) {
+    let cli = Path::new(env!("CARGO_BIN_EXE_agnostics-cli"));
+    for round in 0..ROUNDS {
+        let (a, b) = race(scene.command(cli, first), scene.command(cli, second));
+        assert_shared(&a, &format!("round {round}, the first test, in {first}"));
+        assert_shared(&b, &format!("round {round}, the second test, in {second}"));
+    }
 }
 
 fn two_tests_in_one_folder_both_say_so_and_neither_is_graded() -> Ran {
     let scene = Scene::new();
-    let cli = Path::new(env!("CARGO_BIN_EXE_agnostics-cli"));
-    for round in 0..ROUNDS {
-        let (first, second) = race(&mut scene.command(cli, "a"), &mut scene.command(cli, "a"));
-        assert_shared(&first, &format!("round {round}, the first test"));
-        assert_shared(&second, &format!("round {round}, the second test"));
-    }
+    both_say_so(&scene, "a", "a");
     assert_eq!(
         support::entries(&scene.dir.path().join("a")),
         Vec::<String>::new()
@@ -138,38 +147,8 @@ fn two_tests_in_one_folder_both_say_so_and_neither_is_graded() -> Ran {
 }
 
 fn two_tests_in_two_folders_of_one_drive_both_say_so() -> Ran {
-    let scene = Scene::new();
-    let cli = Path::new(env!("CARGO_BIN_EXE_agnostics-cli"));
-    for round in 0..ROUNDS {
-        let (first, second) = race(&mut scene.command(cli, "a"), &mut scene.command(cli, "b"));
-        assert_shared(&first, &format!("round {round}, in a"));
-        assert_shared(&second, &format!("round {round}, in b"));
-    }
+    both_say_so(&Scene::new(), "a", "b");
     Ok(())
-}
-
-/// `c` as the user and group 65534 (nobody), without supplementary groups.
-fn as_nobody(c: &Command) -> Command {
-    let mut other = Command::new("setpriv");
-    other
-        .args([
-            "--reuid",
-            "65534",
-            "--regid",
-            "65534",
-            "--clear-groups",
-            "--",
-        ])
-        .arg(c.get_program())
-        .args(c.get_args())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    for (k, v) in c.get_envs() {
-        if let Some(v) = v {
-            other.env(k, v);
-        }
-    }
-    other
 }
 
 fn tests_by_two_users_on_one_drive_both_say_so() -> Ran {
@@ -177,17 +156,18 @@ fn tests_by_two_users_on_one_drive_both_say_so() -> Ran {
     agnostics_testkit::require_program("setpriv")?;
     let scene = Scene::new();
     // A copy nobody can run wherever the checkout is.
-    let (_keep, cli) = copy_for_everyone(Path::new(env!("CARGO_BIN_EXE_agnostics-cli")));
+    let (_keep, cli) =
+        agnostics_testkit::copy_for_others(Path::new(env!("CARGO_BIN_EXE_agnostics-cli")));
     for round in 0..ROUNDS {
         // Each user starts first in turn, so each one's lock file is met by the other user.
         let root = scene.command(&cli, "a");
-        let nobody = as_nobody(&scene.command(&cli, "b"));
-        let ((mut first, who_first), (mut second, who_second)) = if round % 2 == 0 {
+        let nobody = support::as_other_user(scene.command(&cli, "b"), "65534");
+        let ((first, who_first), (second, who_second)) = if round % 2 == 0 {
             ((root, "root"), (nobody, "nobody"))
         } else {
             ((nobody, "nobody"), (root, "root"))
         };
-        let (a, b) = race(&mut first, &mut second);
+        let (a, b) = race(first, second);
         assert_shared(&a, &format!("round {round}, {who_first} first"));
         assert_shared(&b, &format!("round {round}, {who_second} second"));
         // Fresh lock files for the next round: whoever makes one, the other user takes it.
@@ -224,17 +204,6 @@ fn one_test_after_another_is_graded_despite_the_lock_files_left() -> Ran {
         "{locks:?}"
     );
     Ok(())
-}
-
-/// A copy of `program` in a folder every user can enter, mode 0755; keep the folder alive.
-fn copy_for_everyone(program: &Path) -> (tempfile::TempDir, PathBuf) {
-    use std::os::unix::fs::PermissionsExt;
-    let dir = agnostics_testkit::scratch_dir();
-    std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
-    let copy = dir.path().join("agnostics-cli");
-    std::fs::copy(program, &copy).unwrap();
-    std::fs::set_permissions(&copy, std::fs::Permissions::from_mode(0o755)).unwrap();
-    (dir, copy)
 }
 
 fn main() {

@@ -61,13 +61,13 @@ pub fn run(opts: &TestOptions, cancel: &AtomicBool, on_event: &(dyn Fn(Event) + 
     // A profile that only measures is not held against A1/A2: no graded jobs to check.
     report.graded = opts.profile.graded();
     let gradable = !report.graded || check_profile(opts, &mut report);
-    let swept_busy = sweep_leftovers(opts, &mut report);
+    sweep_leftovers(opts, &mut report);
     let prepared = prepare_target(opts, &mut report);
     identify_run(opts, &mut report);
     let Some(info) = prepared else {
         return report;
     };
-    let watch = watch_drives(opts, &info, &mut report, &swept_busy);
+    let watch = watch_drives(opts, &info, &mut report);
     // A layer that answers from memory: the run is shown, never graded.
     let cached = target_dir::cached_reason(&info, &opts.sysfs_root);
 
@@ -79,7 +79,7 @@ pub fn run(opts: &TestOptions, cancel: &AtomicBool, on_event: &(dyn Fn(Event) + 
     } else {
         1
     };
-    // Each run that shared its drive with another test, and the drive.
+    // Each run that shared its drive with another test, and what it says.
     let mut shared = Vec::new();
     for run in 1..=runs {
         if cancel.load(Ordering::SeqCst) {
@@ -95,8 +95,7 @@ pub fn run(opts: &TestOptions, cancel: &AtomicBool, on_event: &(dyn Fn(Event) + 
         watch.begin();
         let next = run_once(opts, &info, &ctx, &mut report);
         if let Some(drive) = watch.end() {
-            not_graded_shared(&mut report, run, &drive);
-            shared.push((run, drive));
+            shared.push((run, not_graded_shared(&mut report, run, &drive)));
         }
         if next == Next::Stop {
             break;
@@ -108,19 +107,17 @@ pub fn run(opts: &TestOptions, cancel: &AtomicBool, on_event: &(dyn Fn(Event) + 
     let shared = shared
         .into_iter()
         .find(|(run, _)| Some(*run) == deciding)
-        .map(|(_, drive)| shared_reason(&drive));
+        .map(|(_, reason)| reason);
     finish(&mut report, &info, cached, shared, system);
     report
 }
 
 /// Takes the locks of the drives the test uses and starts watching them for other tests. A
-/// lock that cannot be taken is a warning: the test runs, but cannot tell. Another test's
-/// folder in the same one (`busy`, from the sweep) is a warning too.
+/// lock that cannot be taken is a warning: the test runs, but cannot tell.
 fn watch_drives(
     opts: &TestOptions,
     info: &target_dir::TargetInfo,
     report: &mut Report,
-    busy: &[PathBuf],
 ) -> ShareWatch {
     let (lock, errors) =
         DriveLock::take(&opts.lock_dir, &drive_lock::drives(info, &opts.sysfs_root));
@@ -131,17 +128,6 @@ fn watch_drives(
                 "could not tell whether another test uses this drive at the same time: {error}",
             ),
             &[("error", &e)],
-        ));
-    }
-    // A test of another program version, which takes no lock, is still seen by its folder.
-    for path in busy {
-        report.warnings.push(crate::i18n::fill(
-            &crate::i18n::gettext(
-                "another test is running in this folder at the same time ({path}): both \
-                 share the drive, so the figures are lower than the drive's own; run one \
-                 test at a time",
-            ),
-            &[("path", &path.display())],
         ));
     }
     ShareWatch::start(lock)
@@ -160,15 +146,17 @@ fn shared_reason(drive: &drive_lock::Drive) -> String {
 }
 
 /// Run `run` shared `drive` with another test: its checks are not graded, each saying why; a
-/// profile that only measures has no checks, so its report says it once as a warning.
-fn not_graded_shared(report: &mut Report, run: u32, drive: &drive_lock::Drive) {
+/// profile that only measures has no checks, so its report says it once as a warning. What
+/// the run says.
+fn not_graded_shared(report: &mut Report, run: u32, drive: &drive_lock::Drive) -> String {
     let reason = shared_reason(drive);
     if let Some(r) = report.runs.iter_mut().find(|r| r.run == run) {
         r.not_graded(&reason);
     }
     if !report.graded && !report.warnings.contains(&reason) {
-        report.warnings.push(reason);
+        report.warnings.push(reason.clone());
     }
+    reason
 }
 
 /// An empty report for `opts`: the engine, the profile and the profile's warnings.
@@ -237,8 +225,8 @@ fn check_profile(opts: &TestOptions, report: &mut Report) -> bool {
 }
 
 /// What killed runs left in the target: removed when provably ours and unused, else named;
-/// both as warnings. The folders of tests running now, which are left alone.
-fn sweep_leftovers(opts: &TestOptions, report: &mut Report) -> Vec<PathBuf> {
+/// both as warnings.
+fn sweep_leftovers(opts: &TestOptions, report: &mut Report) {
     let swept = engine::testfile::sweep(&opts.target);
     for path in &swept.removed {
         report.warnings.push(crate::i18n::fill(
@@ -249,7 +237,16 @@ fn sweep_leftovers(opts: &TestOptions, report: &mut Report) -> Vec<PathBuf> {
     report
         .warnings
         .extend(swept.left.iter().map(|left| left.message()));
-    swept.busy
+    // Two tests at once share the drive: each one's figures are a part of what it can do.
+    for path in &swept.busy {
+        report.warnings.push(crate::i18n::fill(
+            &crate::i18n::gettext(
+                "another test is running in this folder at the same time ({path}): both share \
+                 the drive, so the figures are lower than the drive's own; run one test at a time",
+            ),
+            &[("path", &path.display())],
+        ));
+    }
 }
 
 /// The pre-flight checks: the target, its warnings and its card in the report, or `None`

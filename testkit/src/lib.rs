@@ -143,13 +143,22 @@ pub const NOBODY: u32 = 65534;
 /// # Panics
 /// When the binary cannot be found or copied.
 pub fn exe_copy_for_others() -> (tempfile::TempDir, PathBuf) {
+    copy_for_others(&std::env::current_exe().expect("the test binary's path"))
+}
+
+/// A copy of `program` in a fresh scratch folder that every user can enter and run (mode
+/// 0755), so that another user can run it wherever the checkout lives. Keep the returned
+/// folder alive while the copy runs.
+///
+/// # Panics
+/// When the program cannot be copied.
+pub fn copy_for_others(program: &Path) -> (tempfile::TempDir, PathBuf) {
     use std::os::unix::fs::PermissionsExt;
-    let exe = std::env::current_exe().expect("the test binary's path");
     let dir = scratch_dir();
     std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755))
         .expect("open the scratch folder to everyone");
-    let copy = dir.path().join(exe.file_name().expect("a file name"));
-    std::fs::copy(&exe, &copy).unwrap_or_else(|e| panic!("copy {}: {e}", exe.display()));
+    let copy = dir.path().join(program.file_name().expect("a file name"));
+    std::fs::copy(program, &copy).unwrap_or_else(|e| panic!("copy {}: {e}", program.display()));
     std::fs::set_permissions(&copy, std::fs::Permissions::from_mode(0o755))
         .expect("make the copy runnable by everyone");
     (dir, copy)

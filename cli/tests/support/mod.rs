@@ -102,3 +102,19 @@ pub fn entries(dir: &Path) -> Vec<String> {
     names.sort();
     names
 }
+
+/// `c` run as the user and group `user` (a number), without supplementary groups.
+pub fn as_other_user(c: Command, user: &str) -> Command {
+    let mut other = Command::new("setpriv");
+    other
+        .args(["--reuid", user, "--regid", user, "--clear-groups", "--"])
+        .arg(c.get_program())
+        .args(c.get_args());
+    for (k, v) in c.get_envs() {
+        if let Some(v) = v {
+            other.env(k, v);
+        }
+    }
+    other.env("HOME", "/nonexistent");
+    other
+}
