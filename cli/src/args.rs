@@ -77,6 +77,10 @@ pub struct RunArgs {
     /// Do not record this run in the history (see `history`).
     #[arg(long)]
     pub no_history: bool,
+    /// Under each phase, also show what the drive itself did: the bytes and requests its
+    /// block device read and wrote (the kernel's counters) and the most requests in flight.
+    #[arg(long, short = 'v', conflicts_with_all = ["json", "markdown"])]
+    pub verbose: bool,
     /// Read sysfs from DIR instead of /sys: the card, link and device stack behind the target
     /// are read there (DIR/dev/block/MAJ:MIN …), as with `card --sysfs-root`.
     #[arg(long, value_name = "DIR", default_value = "/sys")]

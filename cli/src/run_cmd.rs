@@ -184,7 +184,11 @@ fn print_report(args: &RunArgs, report: &report::Report, trend: Option<&Trend>) 
         let text = if args.markdown {
             report::table::to_markdown(report)
         } else {
-            let mut text = report::to_text(report);
+            let mut text = if args.verbose {
+                report::to_text_verbose(report)
+            } else {
+                report::to_text(report)
+            };
             if let Some(t) = trend {
                 text.push_str(&trend_text(t));
             }

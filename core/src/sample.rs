@@ -26,6 +26,7 @@ use std::sync::OnceLock;
 
 use crate::advice::Advice;
 use crate::card::CardInfo;
+use crate::engine::device_io::DeviceIo;
 use crate::engine::{EngineKind, IoPath, LatencyUs, PhaseResult, Sample};
 use crate::profile::{Profile, Rw};
 use crate::report::{ErrorKind, ErrorReport, ProfileInfo, Report, RunReport, TargetReport};
@@ -142,6 +143,21 @@ impl PhaseBuilder {
     /// Whether the phase ended at its `runtime` limit.
     pub fn stopped_by_runtime(mut self, stopped: bool) -> Self {
         self.phase.stopped_by_runtime = stopped;
+        self
+    }
+
+    /// What the drive's own counters say it did: `moved` bytes in `requests` requests in the
+    /// phase's direction, on device `device` (none the other way, no in-flight maximum).
+    pub fn device_io(mut self, device: &str, moved: u64, requests: u64) -> Self {
+        let write = self.phase.rw.is_write();
+        self.phase.device_io = Some(Box::new(DeviceIo {
+            device: device.to_owned(),
+            read_bytes: if write { 0 } else { moved },
+            written_bytes: if write { moved } else { 0 },
+            reads: if write { 0 } else { requests },
+            writes: if write { requests } else { 0 },
+            in_flight_max: None,
+        }));
         self
     }
 

@@ -1,11 +1,12 @@
 //! The standard test, end to end: pre-flight, up to N runs of the profile on the program's own
 //! test file, grading, advice, and the [`Report`]. Both user interfaces call [`run`].
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use crate::advice::Advice;
 use crate::drive_lock::{self, DriveLock, ShareWatch};
+use crate::engine::device_io::BlockDevice;
 use crate::engine::testfile::TestFile;
 use crate::engine::{self, EngineError, EngineKind, Event};
 use crate::profile::Profile;
@@ -69,7 +70,7 @@ pub fn run(opts: &TestOptions, cancel: &AtomicBool, on_event: &(dyn Fn(Event) + 
     };
     let watch = watch_drives(opts, &info, &mut report);
     // A layer that answers from memory: the run is shown, never graded.
-    let cached = target_dir::cached_reason(&info, &opts.sysfs_root);
+    let mut cached = target_dir::cached_reason(&info, &opts.sysfs_root);
 
     // When no run can pass (a graded job missing or not what its check claims, or a cache
     // answering), repeating it would only wear the card.
@@ -97,11 +98,20 @@ pub fn run(opts: &TestOptions, cancel: &AtomicBool, on_event: &(dyn Fn(Event) + 
         if let Some(drive) = watch.end() {
             shared.push((run, not_graded_shared(&mut report, run, &drive)));
         }
+        // A figure the drive's own counters do not account for was answered from memory:
+        // no run can pass, and repeating it would only wear the card.
+        if let Some(reason) = report.runs.last().and_then(|r| counters_short(&r.phases)) {
+            cached.get_or_insert(reason);
+            break;
+        }
         if next == Next::Stop {
             break;
         }
     }
     drop(watch);
+    if let Some(warning) = uncounted(&report, &info) {
+        report.warnings.push(warning);
+    }
     let system = target_dir::is_system_drive(&info, &opts.sysfs_root);
     let deciding = report.deciding_run().map(|r| r.run);
     let shared = shared
@@ -298,7 +308,7 @@ fn run_once(
     ctx: &engine::RunContext<'_>,
     report: &mut Report,
 ) -> Next {
-    let file = match TestFile::create(
+    let mut file = match TestFile::create(
         &info.path,
         opts.profile.jobs.iter().any(|j| j.direct),
         &info.fs_type,
@@ -309,6 +319,11 @@ fn run_once(
             return Next::Stop;
         }
     };
+    // The counters are the running system's: a device found in another sysfs tree is not.
+    if opts.sysfs_root == Path::new("/sys") {
+        let dev = info.device.as_ref().map(|d| d.dev.as_str());
+        file.count_on(dev.and_then(|d| BlockDevice::of_maj_min(d, &opts.sysfs_root)));
+    }
     let done = engine::run_profile(opts.engine, &opts.profile, &file, ctx);
     let removed = file.remove();
     if done.io_path.is_some() {
@@ -421,6 +436,65 @@ fn settle(
     }
     let run = report.deciding_run().cloned().unwrap_or(run);
     advise(report, &run, info, system);
+}
+
+/// The warning for a test whose phases all ran without the drive's own counters (a target
+/// with no block device behind it), or `None` when any phase was counted or none ran.
+fn uncounted(report: &Report, info: &target_dir::TargetInfo) -> Option<String> {
+    let mut phases = report.runs.iter().flat_map(|r| &r.phases).peekable();
+    phases.peek()?;
+    phases.all(|p| p.device_io.is_none()).then(|| {
+        crate::i18n::fill(
+            &crate::i18n::gettext(
+                "the drive's own I/O counters could not be read ({fs_type} at {path} has no \
+                 block device the system counts requests for): the figures were not checked \
+                 against what the drive did",
+            ),
+            &[("fs_type", &info.fs_type), ("path", &info.path.display())],
+        )
+    })
+}
+
+/// Share of a phase's bytes the drive's own counters must account for, in tenths: a phase
+/// whose device moved less than 9/10 of what the engine says it did was answered, in part,
+/// from memory.
+const COUNTED_TENTHS: u64 = 9;
+
+/// Why a run's figures are not the drive's, by its own counters: the first phase whose
+/// device read (for a reading phase) or wrote (for a writing phase) under 90 % of the bytes
+/// the engine moved, with both figures; `None` when every counted phase is accounted for
+/// (phases without counters are not judged here).
+pub(crate) fn counters_short(phases: &[engine::PhaseResult]) -> Option<String> {
+    phases.iter().find_map(|p| {
+        let io = p.device_io.as_deref()?;
+        let write = p.rw.is_write();
+        let device = io.bytes_for(write);
+        (u128::from(device) * 10 < u128::from(p.bytes) * u128::from(COUNTED_TENTHS)).then(|| {
+            let mib = |b: u64| format!("{:.1}", b as f64 / f64::from(1u32 << 20));
+            let text = if write {
+                // Translators: {device} is a block device's name such as mmcblk0p2; the
+                // figures are MiB with one decimal.
+                crate::i18n::gettext(
+                    "{phase}: {device} wrote {device_mib} MiB of the {engine_mib} MiB the test \
+                     wrote: the rest was answered from memory, not by the drive",
+                )
+            } else {
+                crate::i18n::gettext(
+                    "{phase}: {device} read {device_mib} MiB of the {engine_mib} MiB the test \
+                     read: the rest was answered from memory, not by the drive",
+                )
+            };
+            crate::i18n::fill(
+                &text,
+                &[
+                    ("phase", &p.name),
+                    ("device", &io.device),
+                    ("device_mib", &mib(device)),
+                    ("engine_mib", &mib(p.bytes)),
+                ],
+            )
+        })
+    })
 }
 
 /// Every run not graded because a cache answered (`reason`), and, unless another error came
@@ -574,4 +648,76 @@ pub fn advice_for_target(e: &TargetError) -> Advice {
 
 fn target_error_report(e: &TargetError) -> ErrorReport {
     ErrorReport::new(e.kind(), e.message(), advice_for_target(e).text())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sample;
+
+    const MIB: u64 = 1 << 20;
+
+    fn nfs() -> target_dir::TargetInfo {
+        target_dir::TargetInfo {
+            path: PathBuf::from("/mnt/share"),
+            fs_type: "nfs4".into(),
+            mount_point: PathBuf::from("/mnt/share"),
+            device: None,
+            transport: Transport::Other,
+            free_bytes: 1 << 30,
+            total_bytes: 1 << 31,
+            read_only: false,
+            mount_options: Vec::new(),
+            warnings: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn a_phase_the_drive_did_nine_tenths_of_is_the_drives() {
+        let read = |moved| {
+            sample::phase("seq-read")
+                .bytes(100 * MIB)
+                .device_io("sda1", moved, 25)
+                .build()
+        };
+        assert_eq!(counters_short(&[read(90 * MIB)]), None);
+        assert_eq!(
+            counters_short(&[read(90 * MIB - 512)]).as_deref(),
+            Some(
+                "seq-read: sda1 read 90.0 MiB of the 100.0 MiB the test read: the rest was \
+                 answered from memory, not by the drive"
+            )
+        );
+        // A write phase is judged by what the drive wrote; reads it did do not count.
+        let write = sample::phase("seq-write")
+            .bytes(8 * MIB)
+            .device_io("sda1", MIB, 1)
+            .build();
+        assert!(counters_short(&[write])
+            .unwrap()
+            .starts_with("seq-write: sda1 wrote 1.0 MiB of the 8.0 MiB the test wrote"));
+        // Phases without counters are not judged by them.
+        assert_eq!(counters_short(&[sample::phase("seq-read").build()]), None);
+    }
+
+    #[test]
+    fn a_test_without_any_counters_says_so_once() {
+        let mut report = sample::report()
+            .run(sample::run(1, [sample::phase("seq-write").bw_bytes(1e7)]))
+            .build();
+        let warning = uncounted(&report, &nfs()).unwrap();
+        assert!(
+            warning
+                .starts_with("the drive's own I/O counters could not be read (nfs4 at /mnt/share"),
+            "{warning}"
+        );
+        // One counted phase is enough; no phase at all says nothing.
+        report.runs[0].phases[0].device_io = sample::phase("seq-write")
+            .device_io("vda", 1, 1)
+            .build()
+            .device_io;
+        assert_eq!(uncounted(&report, &nfs()), None);
+        report.runs.clear();
+        assert_eq!(uncounted(&report, &nfs()), None);
+    }
 }

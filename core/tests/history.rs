@@ -611,6 +611,89 @@ fn verdicts_are_graded_again_from_the_figures() {
     assert!(exported[0].contradictions().is_empty());
 }
 
+/// The drive's own counters of every phase are stored and come back as they were, and a
+/// stored run whose counters account for under 90 % of a phase's bytes is shown ERROR, its
+/// checks not graded, however the document graded it.
+fn device_counters_are_kept_and_judged_again() {
+    use agnostics_core::verdict::Verdict;
+    let dir = scratch_dir();
+    let path = db(dir.path());
+    let phases = |read_bytes: u64| {
+        [
+            sample::phase("seq-write")
+                .bw_bytes(12.0 * MIB)
+                .device_io("mmcblk0p2", 12 << 20, 3),
+            sample::phase("seq-read")
+                .bw_bytes(40.0 * MIB)
+                .device_io("mmcblk0p2", read_bytes, 10),
+            sample::phase("rand-4k-write")
+                .iops(900.0)
+                .device_io("mmcblk0p2", 900 * 4096, 900),
+            sample::phase("rand-4k-read")
+                .iops(2000.0)
+                .device_io("mmcblk0p2", 2000 * 4096, 2000),
+        ]
+    };
+    let counted = |n: u32, read_bytes: u64| {
+        sample::report()
+            .run_id(&run_id(n))
+            .started(&format!("2026-06-{n:02}T12:00:00+02:00"))
+            .drive(drive("kitchen"))
+            .measured_with(provenance("00112233aabbccdd"))
+            .run(sample::run(1, phases(read_bytes)))
+            .build()
+    };
+    let good = counted(1, 40 << 20);
+    let short = counted(2, 4 << 20);
+    assert_eq!(good.verdict, Verdict::Pass);
+    assert_eq!(short.verdict, Verdict::Pass, "as a document may say");
+    let mut h = History::open(&path).unwrap();
+    h.record(&good).unwrap();
+    h.record(&short).unwrap();
+    drop(h);
+    let h = History::open_read_only(&path).unwrap();
+    let back = h.report(&run_id(1)).unwrap();
+    assert_eq!(back, good.redacted().regraded());
+    let io = back.runs[0].phases[1].device_io.as_deref().unwrap();
+    assert_eq!(
+        (
+            io.device.as_str(),
+            io.read_bytes,
+            io.reads,
+            io.written_bytes
+        ),
+        ("mmcblk0p2", 40 << 20, 10, 0)
+    );
+    assert_eq!(back.verdict, Verdict::Pass);
+    let shown = h.report(&run_id(2)).unwrap();
+    assert_eq!(
+        (shown.verdict, shown.a2_verdict),
+        (Verdict::Error, Verdict::Error)
+    );
+    let reason = "seq-read: mmcblk0p2 read 4.0 MiB of the 40.0 MiB the test read: the rest \
+                  was answered from memory, not by the drive";
+    assert!(
+        shown.runs[0]
+            .checks
+            .iter()
+            .all(|c| c.verdict == Verdict::Error && c.reason.as_deref() == Some(reason)),
+        "{:#?}",
+        shown.runs[0].checks
+    );
+    let listed = h.runs(&RunFilter::default()).unwrap();
+    let verdict_of = |n: u32| {
+        listed
+            .iter()
+            .find(|r| r.run.0 == run_id(n))
+            .unwrap()
+            .verdict
+    };
+    assert_eq!(
+        (verdict_of(1), verdict_of(2)),
+        (Verdict::Pass, Verdict::Error)
+    );
+}
+
 fn newer_schema_is_left_alone() {
     let dir = scratch_dir();
     let path = dir.path().join("future.sqlite3");
@@ -1159,6 +1242,7 @@ agnostics_testkit::main!(
     migrates_from_the_first_schema,
     a_wal_history_is_switched_to_a_rollback_journal,
     verdicts_are_graded_again_from_the_figures,
+    device_counters_are_kept_and_judged_again,
     newer_schema_is_left_alone,
     import_validates_and_is_idempotent,
     identity_from_card_fixtures,

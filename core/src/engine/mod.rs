@@ -6,6 +6,7 @@
 //! [`testfile::TestFile`] the caller created, whatever the profile's `filename`/`directory` say,
 //! and lay it out alike ([`layout`]).
 
+pub mod device_io;
 pub mod fio;
 pub mod layout;
 pub mod native;
@@ -93,6 +94,11 @@ pub struct PhaseResult {
     pub samples: Vec<Sample>,
     /// True when the phase ended at its `runtime` limit before covering its `size`.
     pub stopped_by_runtime: bool,
+    /// What the drive itself did during the phase, from the block layer's counters of the
+    /// filesystem's device; `None` when there is no block device behind the test file or
+    /// its counters could not be read.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub device_io: Option<Box<device_io::DeviceIo>>,
 }
 
 /// How an engine did its I/O. JSON (and the text report): `io_uring`, `threads`, or `fio `

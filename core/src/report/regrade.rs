@@ -17,7 +17,9 @@ impl Report {
     /// A1 and A2 targets ([`verdict::targets`]), each run's verdicts combined from them, the
     /// overall verdicts taken from the deciding run, a figure faster than the card's link
     /// not graded ([`crate::card::findings`]) and A2 not graded on a host without command
-    /// queueing ([`crate::card::CardInfo::a2_not_graded_reason`]), as the test itself does.
+    /// queueing ([`crate::card::CardInfo::a2_not_graded_reason`]) and no run graded whose
+    /// drive's own counters account for under 90 % of a phase's bytes (the phase's
+    /// `device_io`), as the test itself does.
     /// A profile that only measures (NOT_GRADED) and a test that stopped with an error
     /// (ERROR) keep those verdicts. Advice and warnings are left as they are.
     pub fn regraded(&self) -> Report {
@@ -26,6 +28,19 @@ impl Report {
             || matches!(r.verdict, Verdict::Error | Verdict::NotGraded)
             || !r.graded
         {
+            return r;
+        }
+        // A figure the drive's own counters did not account for was a cache's.
+        if let Some(reason) = r
+            .runs
+            .iter()
+            .find_map(|run| crate::sdtest::counters_short(&run.phases))
+        {
+            for run in &mut r.runs {
+                run.not_graded(&reason);
+            }
+            r.verdict = Verdict::Error;
+            r.a2_verdict = Verdict::Error;
             return r;
         }
         if crate::sdtest::not_graded_implausible(&mut r).is_some() {

@@ -109,11 +109,22 @@ fn escaped(text: &str, keep: impl Fn(char) -> bool) -> String {
 /// app's **Copy results** copies: each run's upstream compat lines, then a summary with MB/s and
 /// IOPS, the device tested, warnings and advice.
 pub fn to_text(report: &Report) -> String {
+    render(report, false)
+}
+
+/// [`to_text`], and under each phase's row what the drive itself did in it: the bytes and
+/// requests its block device read and wrote and the most requests it had in flight (the
+/// phase's `device_io`), where they were counted.
+pub fn to_text_verbose(report: &Report) -> String {
+    render(report, true)
+}
+
+fn render(report: &Report, verbose: bool) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "{} — {}", report.program, report.started);
     write_header(&mut out, report);
     for run in &report.runs {
-        write_run(&mut out, run);
+        write_run(&mut out, run, verbose);
     }
     if let Some(table) = &report.table {
         let _ = writeln!(out);
@@ -214,7 +225,7 @@ fn write_card_link(out: &mut String, report: &Report) {
 
 /// One run: a blank line, its title, upstream's lines, why figures were not graded (each
 /// reason once), a table row per phase and the run's A1/A2 verdicts.
-fn write_run(out: &mut String, run: &RunReport) {
+fn write_run(out: &mut String, run: &RunReport, verbose: bool) {
     let _ = writeln!(out);
     let _ = writeln!(out, "{}", fill(&gettext("Run {run}"), &[("run", &run.run)]));
     // Upstream's lines and the A1/A2 verdicts belong to a graded run only.
@@ -256,6 +267,9 @@ fn write_run(out: &mut String, run: &RunReport) {
             number(whole(p.iops), 0),
             number(p.lat_us.p99, 0),
         );
+        if let Some(io) = p.device_io.as_deref().filter(|_| verbose) {
+            let _ = writeln!(out, "  {:<name_width$} {}", "", device_line(io));
+        }
     }
     if !graded {
         return;
@@ -271,6 +285,31 @@ fn write_run(out: &mut String, run: &RunReport) {
             ]
         )
     );
+}
+
+/// What a phase's block device did, for people: bytes in MiB and requests each way, and the
+/// most requests in flight where they were looked at.
+fn device_line(io: &crate::engine::device_io::DeviceIo) -> String {
+    let mib = |b: u64| number(b as f64 / f64::from(1u32 << 20), 1);
+    let mut line = fill(
+        // Translators: {device} is a block device's name such as mmcblk0p2; MiB with one
+        // decimal; requests as the kernel counts them after merging.
+        &gettext("{device}: read {read_mib} MiB in {reads} requests, wrote {written_mib} MiB in {writes} requests"),
+        &[
+            ("device", &visible(&io.device)),
+            ("read_mib", &mib(io.read_bytes)),
+            ("reads", &io.reads),
+            ("written_mib", &mib(io.written_bytes)),
+            ("writes", &io.writes),
+        ],
+    );
+    if let Some(max) = io.in_flight_max {
+        line.push_str(&fill(
+            &gettext(", at most {in_flight} in flight"),
+            &[("in_flight", &max)],
+        ));
+    }
+    line
 }
 
 /// The error (with its whole text when shortened), the warnings and the card's findings.

@@ -29,6 +29,16 @@ const IOENGINES: [&str; 7] = [
 /// The text of a fio job file that runs `profile`'s jobs, in order, on [`TEST_FILE_NAME`] in
 /// fio's working directory, each job in section [`section_name`] of its index.
 pub fn job_file_text(profile: &Profile) -> String {
+    job_file_counting(profile, None)
+}
+
+/// [`job_file_text`], and with `counters` (a block device's major and minor number) every job
+/// that runs as one thread (`numjobs` 1) also copies that device's block-layer counters just
+/// before and just after its I/O, with fio's `exec_prerun` and `exec_postrun` hooks: fio
+/// writes what the hook prints to `job<N>.prerun.txt` and `job<N>.postrun.txt` in its working
+/// directory. A job's clones each run the hooks, at their own times, so a job with clones is
+/// not counted.
+pub fn job_file_counting(profile: &Profile, counters: Option<(u64, u64)>) -> String {
     let mut text = String::new();
     let _ = writeln!(
         text,
@@ -75,6 +85,11 @@ pub fn job_file_text(profile: &Profile) -> String {
         }
         if job.numjobs > 1 {
             let _ = writeln!(text, "numjobs={}", job.numjobs);
+        }
+        if let Some((major, minor)) = counters.filter(|_| job.numjobs <= 1) {
+            for hook in ["exec_prerun", "exec_postrun"] {
+                let _ = writeln!(text, "{hook}=cat /sys/dev/block/{major}:{minor}/stat");
+            }
         }
         if index > 0 {
             let _ = writeln!(text, "stonewall");
@@ -147,6 +162,20 @@ mod tests {
         assert!(text.contains("[job1]\nrw=write\nbs=4194304\nsize=268435456\niodepth=32\n"));
         assert!(text.contains("runtime=10000ms\nstonewall\n"));
         assert_eq!(text.matches("stonewall").count(), 4);
+    }
+
+    #[test]
+    fn counted_jobs_copy_the_device_counters_before_and_after() {
+        let mut profile = Profile::sd_bench();
+        profile.jobs[2].numjobs = 2;
+        let text = job_file_counting(&profile, Some((179, 2)));
+        let hook = "exec_prerun=cat /sys/dev/block/179:2/stat\n\
+                    exec_postrun=cat /sys/dev/block/179:2/stat\n";
+        assert_eq!(text.matches(hook).count(), 4, "{text}");
+        assert!(text.contains(&format!("runtime=10000ms\n{hook}stonewall\n")));
+        // Without a device, or for the profile's hash, nothing of the kind.
+        assert!(!job_file_text(&profile).contains("exec_"));
+        assert_eq!(job_file_counting(&profile, None), job_file_text(&profile));
     }
 
     #[test]

@@ -21,9 +21,10 @@ use std::time::Duration;
 
 pub use self::results::results_from_output;
 
-use self::jobfile::{job_file_text, JobFile};
+use self::jobfile::{job_file_counting, JobFile};
 use self::live::Live;
 use self::process::{fio_command, spawn, watch, Readers};
+use super::device_io::{BlockStat, DeviceIo};
 use super::layout;
 use super::testfile::TestFile;
 use super::{EngineError, EngineRun, IoPath, PhaseResult, RunContext};
@@ -112,7 +113,9 @@ fn run_fio(
     // Nothing from the user or the filesystem goes into the job file or fio's command line:
     // fio works in the run's private directory (entered through its descriptor, so renaming
     // it or putting a symlink in its place changes nothing) on names the program chose.
-    let job_file = JobFile::create(file.run_dir_fd(), &job_file_text(profile))
+    let device = file.block_device();
+    let text = job_file_counting(profile, device.as_ref().map(|d| d.maj_min));
+    let job_file = JobFile::create(file.run_dir_fd(), &text)
         .map_err(|e| EngineError::from_io("setup", "write job file", e))?;
     let mut command = fio_command(program, job_file.name(), file);
     let mut group = spawn(program, &mut command)?;
@@ -125,7 +128,24 @@ fn run_fio(
     let _ = file.reclaim();
 
     let results = results_from_output(profile, &stdout_text, &stderr_text, status)?;
-    Ok(live.finish(results))
+    let mut results = live.finish(results);
+    if let Some(device) = &device {
+        for (index, result) in results.iter_mut().enumerate() {
+            result.device_io = counted(file, index, &device.name).map(Box::new);
+        }
+    }
+    Ok(results)
+}
+
+/// What the device did in job `index`, from the counters its hooks copied before and after
+/// its I/O (see [`job_file_counting`]); `None` when either copy is missing or not a device's
+/// counters (a job with clones has none).
+fn counted(file: &TestFile, index: usize, device: &str) -> Option<DeviceIo> {
+    let section = jobfile::section_name(index);
+    let before = file.take_hook_output(&format!("{section}.prerun.txt"));
+    let after = file.take_hook_output(&format!("{section}.postrun.txt"));
+    let (before, after) = (BlockStat::parse(&before?)?, BlockStat::parse(&after?)?);
+    Some(before.until(&after, device, None))
 }
 
 /// Gives the test file the profile's size before fio starts, so that fio does not lay it out

@@ -212,6 +212,7 @@ impl FioOutput {
                         .runtime
                         .is_some_and(|r| u128::from(runtime_ms) + 100 >= r.as_millis()),
                 },
+            device_io: None,
         })
     }
 }

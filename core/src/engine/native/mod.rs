@@ -55,6 +55,7 @@ use self::buffers::IoBuffers;
 use self::plan::OffsetPlan;
 use self::stats::{Meter, Totals};
 use self::uring::Uring;
+use super::device_io::PhaseCounters;
 use super::layout::{alignment, lay_out, pre_size};
 use super::testfile::TestFile;
 use super::{EngineError, EngineRun, Event, IoPath, PhaseResult, RunContext};
@@ -309,6 +310,8 @@ fn run_job(
     };
 
     announce(ctx, job, index, count, per_clone);
+    // What the drive does from here (the fill for reads above is not the phase's).
+    let counters = file.block_device().and_then(PhaseCounters::start);
     // Measuring starts after the ramp (fio's `ramp_time`), and the runtime with it.
     let planned = if job.time_based { 0 } else { job.work_bytes() };
     let measured_from = Instant::now() + job.ramp_time.unwrap_or_default();
@@ -345,6 +348,7 @@ fn run_job(
         }
     }
     let totals = meter.finish(fsync_end);
+    let device_io = counters.and_then(PhaseCounters::finish).map(Box::new);
     if job.rw.is_write() {
         *data_end = (*data_end).max(covered);
     }
@@ -354,7 +358,9 @@ fn run_job(
             ramp_ms: u64::try_from(ramp.as_millis()).unwrap_or(u64::MAX),
         });
     }
-    Ok(phase_result(job, per_clone, totals, ending))
+    let mut result = phase_result(job, per_clone, totals, ending);
+    result.device_io = device_io;
+    Ok(result)
 }
 
 /// EINVAL from a read or write of a job with O_DIRECT whose block size is a multiple of the
@@ -464,5 +470,6 @@ fn phase_result(job: &Job, depth: usize, totals: Totals, ending: Ending) -> Phas
         lat_us: totals.lat_us,
         samples: totals.samples,
         stopped_by_runtime: ending == Ending::Runtime,
+        device_io: None,
     }
 }

@@ -35,9 +35,10 @@ use std::sync::atomic::{AtomicU64, Ordering};
 pub use sweep::{remove_stale, sweep, LeftReason, Leftover, Sweep};
 use sys::{
     cname, create_in, create_in_as, flock, fstat, fstatat, identity, is_dir, is_reg, list_names,
-    mkdirat, open_path_dir, open_run_dir, openat, unlinkat,
+    mkdirat, open_path_dir, open_run_dir, openat, read_small, unlinkat,
 };
 
+use super::device_io::BlockDevice;
 use super::EngineError;
 
 /// Start of the name of every private run directory; 16 lowercase hex digits follow.
@@ -53,6 +54,33 @@ const STAMP_NAME: &str = "stamp";
 /// Every name the program creates in its private directory, in the order they are removed
 /// (the lock last, so that it is held until everything else is gone).
 const OUR_NAMES: [&str; 4] = [TEST_FILE_NAME, JOB_FILE_NAME, STAMP_NAME, LOCK_NAME];
+
+/// True for the files fio writes in the private directory for the fio engine's
+/// `exec_prerun`/`exec_postrun` hooks: `job<N>.prerun.txt` and `job<N>.postrun.txt` (fio names
+/// them after the job's section and the hook, and the program names the sections).
+pub fn is_fio_hook_output(name: &str) -> bool {
+    let Some(rest) = name.strip_prefix("job") else {
+        return false;
+    };
+    let Some((index, hook)) = rest.split_once('.') else {
+        return false;
+    };
+    !index.is_empty()
+        && index.len() <= 6
+        && index.bytes().all(|b| b.is_ascii_digit())
+        && matches!(hook, "prerun.txt" | "postrun.txt")
+}
+
+/// Removes every fio hook output ([`is_fio_hook_output`]) in the directory open at `dir`
+/// (regular files only).
+fn remove_hook_outputs(dir: BorrowedFd<'_>) -> io::Result<()> {
+    for name in list_names(dir)? {
+        if let Some(name) = name.to_str().filter(|n| is_fio_hook_output(n)) {
+            unlink_ours(dir, name, None)?;
+        }
+    }
+    Ok(())
+}
 
 /// Start and end of the loose test files of version 0.1 (`.agnostics-test.<pid>.<hex>.tmp`).
 const OLD_PREFIX: &str = ".agnostics-test.";
@@ -77,6 +105,9 @@ pub struct TestFile {
     dev: AtomicU64,
     ino: AtomicU64,
     removed: bool,
+    /// The block device whose counters tell what the drive did (see
+    /// [`TestFile::block_device`]).
+    block_device: Option<BlockDevice>,
 }
 
 impl TestFile {
@@ -129,7 +160,9 @@ impl TestFile {
                 dev: AtomicU64::new(0),
                 ino: AtomicU64::new(0),
                 removed: false,
+                block_device: None,
             };
+            file.block_device = BlockDevice::of_file(file.run_fd.as_fd(), Path::new("/sys"));
             // On error `file` is dropped, which removes what was made so far.
             file.set_up(token)
                 .map_err(|e| EngineError::from_io("create", "open", e))?;
@@ -277,6 +310,34 @@ impl TestFile {
         Ok(())
     }
 
+    /// The block device the engines read the drive's own counters from: the device of the
+    /// file's filesystem (its `st_dev`, in `/sys`), or the one given by
+    /// [`TestFile::count_on`]; `None` when there is none.
+    pub fn block_device(&self) -> Option<&BlockDevice> {
+        self.block_device.as_ref()
+    }
+
+    /// Counts on `device` where the filesystem's own device number names no block device
+    /// (btrfs and overlay report an anonymous one): the caller found the device behind the
+    /// mount. A file whose filesystem has a block device keeps it.
+    pub fn count_on(&mut self, device: Option<BlockDevice>) {
+        if self.block_device.is_none() {
+            self.block_device = device;
+        }
+    }
+
+    /// Reads and removes the output fio wrote for one of its hooks, `name` (see
+    /// [`is_fio_hook_output`]; at most 256 bytes, a regular file, no link followed); `None`
+    /// when there is none or `name` is not such a file's.
+    pub fn take_hook_output(&self, name: &str) -> Option<String> {
+        if !is_fio_hook_output(name) {
+            return None;
+        }
+        let text = read_small(self.run_fd.as_fd(), name);
+        let _ = unlink_ours(self.run_fd.as_fd(), name, None);
+        text
+    }
+
     /// Removes the test file, the other files the program made in the private directory, and
     /// the directory. A test file that is no longer the one created here is not removed.
     ///
@@ -308,6 +369,9 @@ impl TestFile {
             if let Err(e) = unlink_ours(self.run_fd.as_fd(), name, expected) {
                 problems.push(format!("{}: {e}", self.run_dir.join(name).display()));
             }
+        }
+        if let Err(e) = remove_hook_outputs(self.run_fd.as_fd()) {
+            problems.push(format!("{}: {e}", self.run_dir.display()));
         }
         if let Err(e) = unlink_ours(self.run_fd.as_fd(), LOCK_NAME, None) {
             problems.push(format!("{}: {e}", self.run_dir.join(LOCK_NAME).display()));
@@ -429,5 +493,52 @@ mod tests {
         assert_eq!(run_dir_token(".agnostics-run.0123456789abcde"), None);
         assert_eq!(run_dir_token(".agnostics-run.0123456789abcdef0"), None);
         assert_eq!(run_dir_token("agnostics-run.0123456789abcdef"), None);
+    }
+
+    #[test]
+    fn fio_hook_outputs_are_only_the_programs_job_names() {
+        for ours in [
+            "job0.prerun.txt",
+            "job4.postrun.txt",
+            "job123456.prerun.txt",
+        ] {
+            assert!(is_fio_hook_output(ours), "{ours}");
+        }
+        for other in [
+            "job.prerun.txt",
+            "jobx.prerun.txt",
+            "job1234567.prerun.txt",
+            "job0.prerun.txt.bak",
+            "job0.verify.txt",
+            "seq-write.prerun.txt",
+            "../job0.prerun.txt",
+        ] {
+            assert!(!is_fio_hook_output(other), "{other}");
+        }
+    }
+
+    #[test]
+    fn hook_outputs_are_read_once_and_go_with_the_run() {
+        // On the disk the tests run from (not tmpfs).
+        let base = tempfile::Builder::new()
+            .prefix("agnostics-testfile-")
+            .tempdir_in(env!("CARGO_MANIFEST_DIR"))
+            .or_else(|_| tempfile::tempdir())
+            .unwrap();
+        let file = TestFile::create(base.path(), false, "ext4").unwrap();
+        let write = |name: &str| {
+            std::fs::write(file.run_dir().join(name), "1 2 3 4 5 6 7 8 9\n").unwrap();
+        };
+        write("job0.prerun.txt");
+        write("job1.postrun.txt");
+        assert_eq!(
+            file.take_hook_output("job0.prerun.txt").as_deref(),
+            Some("1 2 3 4 5 6 7 8 9\n")
+        );
+        assert_eq!(file.take_hook_output("job0.prerun.txt"), None);
+        assert_eq!(file.take_hook_output("stamp"), None, "not a hook's");
+        let run_dir = file.run_dir().to_owned();
+        file.remove().unwrap();
+        assert!(!run_dir.exists(), "job1.postrun.txt went with it");
     }
 }

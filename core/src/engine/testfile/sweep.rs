@@ -12,7 +12,10 @@ use super::sys::{
     cname, flock, fstat, fstatat, identity, is_dir, is_reg, list_names, open_path_dir,
     open_run_dir_fd, openat, read_small, unlinkat, Stat,
 };
-use super::{run_dir_token, stamp_text, unlink_ours, LOCK_NAME, OUR_NAMES, STAMP_NAME};
+use super::{
+    is_fio_hook_output, remove_hook_outputs, run_dir_token, stamp_text, unlink_ours, LOCK_NAME,
+    OUR_NAMES, STAMP_NAME,
+};
 use super::{OLD_PREFIX, OLD_SUFFIX};
 use crate::i18n::{fill, gettext};
 
@@ -162,6 +165,7 @@ fn sweep_run_dir(target: BorrowedFd<'_>, name: &str, token: u64) -> io::Result<S
     if !stamped && !all_empty {
         return Ok(Swept::Left(LeftReason::Unproven));
     }
+    remove_hook_outputs(run_fd.as_fd())?;
     for name in OUR_NAMES {
         unlink_ours(run_fd.as_fd(), name, None)?;
     }
@@ -232,7 +236,9 @@ fn survey(run_dir: BorrowedFd<'_>) -> io::Result<(Vec<String>, bool)> {
     let mut foreign = Vec::new();
     let mut all_empty = true;
     for entry in &list_names(run_dir)? {
-        let ours = entry.to_str().is_some_and(|e| OUR_NAMES.contains(&e));
+        let ours = entry
+            .to_str()
+            .is_some_and(|e| OUR_NAMES.contains(&e) || is_fio_hook_output(e));
         let meta = fstatat(run_dir, &CString::new(entry.as_bytes()).expect("no NUL"))?;
         if ours && is_reg(&meta) {
             all_empty &= meta.st_size == 0;
