@@ -161,12 +161,17 @@ fn decimals(value: f64) -> usize {
     }
 }
 
-/// A rate in MB/s (1 000 000 bytes per second): "12.34 MB/s".
+/// A rate in MB/s (1 000 000 bytes per second): "12.34 MB/s", rounded down like every report
+/// (9.996 MB/s shows 9.99: a figure never shows a target it missed).
 pub fn mb_per_s(bytes_per_s: f64) -> String {
     let mb = units::mb_per_s(bytes_per_s);
+    let places = decimals(mb);
     fill(
         &gettext("{value} MB/s"),
-        &[("value", &number(mb, decimals(mb)))],
+        &[(
+            "value",
+            &number(agnostics_core::report::down(mb, places as i32), places),
+        )],
     )
 }
 
@@ -340,6 +345,16 @@ mod tests {
     fn a2_sequential_target_is_si_megabytes() {
         let c = check(Metric::SeqWrite, Unit::MbPerS, Some(9.5), 10.0);
         assert_eq!(check_target(&c), "target 10.00 MB/s");
+    }
+
+    #[test]
+    fn a_figure_just_under_its_target_never_shows_the_target() {
+        let c = check(Metric::SeqWrite, Unit::MbPerS, Some(9.996), 10.0);
+        assert_eq!(check_summary(&c), "9.99 MB/s — target 10.00 MB/s");
+        // Rounded down at every size, and exact figures stay exact.
+        assert_eq!(mb_per_s(123_456_789.0), "123.4 MB/s");
+        assert_eq!(mb_per_s(290_000.0), "0.29 MB/s");
+        assert_eq!(mb_per_s(10_000_000.0), "10.00 MB/s");
     }
 
     #[test]

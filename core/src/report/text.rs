@@ -63,8 +63,9 @@ pub fn whole(v: f64) -> f64 {
     }
 }
 
-/// `v` rounded down to `decimals` places, the way the text table shows MB/s.
-pub(crate) fn down(v: f64, decimals: i32) -> f64 {
+/// `v` rounded down to `decimals` places, the way every report shows MB/s (9.996 MB/s against
+/// a 10 MB/s target shows 9.99, never the target it missed). Negative, NaN → 0.
+pub fn down(v: f64, decimals: i32) -> f64 {
     let scale = 10f64.powi(decimals);
     // The tiny allowance keeps 0.29 (28.999… hundredths in binary) from showing as 0.28.
     whole(v * scale + 1e-7) / scale
