@@ -99,6 +99,33 @@ pub struct PhaseResult {
     /// its counters could not be read.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub device_io: Option<Box<device_io::DeviceIo>>,
+    /// Why [`PhaseResult::iodepth`] is below the profile's `iodepth`, when it is (the native
+    /// engine's write buffers, see `native::buffers::write_depth`); absent (JSON: no key) when
+    /// the phase ran at the depth the profile asks, and always for the fio engine.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub depth_limit: Option<DepthLimit>,
+}
+
+/// Why a phase kept fewer requests in flight than its profile asks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DepthLimit {
+    /// The profile's `iodepth` (per clone).
+    pub asked: u32,
+    /// What limited it.
+    pub reason: DepthReason,
+    /// The write buffers' memory budget the depth fits in, bytes.
+    pub budget_bytes: u64,
+}
+
+/// What limited a phase's depth (JSON: `lean`, `memory`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum DepthReason {
+    /// No earlier phase of the run showed a drive fast enough to use more (an SD card or
+    /// anything as slow): the lean budget of 8 MiB.
+    Lean,
+    /// A fast drive, but `iodepth × bs` is more than a quarter of `MemAvailable`.
+    Memory,
 }
 
 /// How an engine did its I/O. JSON (and the text report): `io_uring`, `threads`, or `fio `

@@ -213,6 +213,8 @@ impl FioOutput {
                         .is_some_and(|r| u128::from(runtime_ms) + 100 >= r.as_millis()),
                 },
             device_io: None,
+            // fio keeps the profile's depth: it allocates iodepth × bs of buffers.
+            depth_limit: None,
         })
     }
 }

@@ -1,5 +1,4 @@
-//! I/O buffers for O_DIRECT: aligned, few, and small (peak RSS under 32 MiB for the standard
-//! test, where fio needs 32 × 4 MiB).
+//! I/O buffers for O_DIRECT: aligned, and as many as the drive can use.
 //!
 //! * **Writes** get one buffer per request in flight, refilled just before each submission
 //!   (while no I/O uses it) from a 64 KiB random pool: every 4 KiB block is a pool segment
@@ -9,10 +8,11 @@
 //!   not compress, and a deduplicating or compressing drive, controller or filesystem cannot
 //!   finish the work faster than real data. The refill is one load, XOR and store per word
 //!   (vectorised), cheaper than drawing every word from a generator. Distinct data in
-//!   flight needs its own memory, so the write buffers together stay within
-//!   [`WRITE_BUDGET`]: a write phase keeps at most [`IoBuffers::max_in_flight`] requests in
-//!   flight (32 × 4 KiB and 16 × 512 KiB, but 2 × 4 MiB: still 8 MiB queued, far more than an
-//!   SD card or USB drive holds in its queue).
+//!   flight needs its own memory, so how many writes a phase keeps in flight is
+//!   [`write_depth`]'s rule: on a slow drive (an SD card) the buffers stay within the lean
+//!   [`WRITE_BUDGET`] (2 × 4 MiB, 16 × 512 KiB, 32 × 4 KiB: already more queued than a card
+//!   holds), on a fast one the profile's full `iodepth` (fio's own `iodepth × bs`) unless
+//!   that is more than a quarter of `MemAvailable`.
 //! * **Reads** land in a few discard buffers shared by the in-flight reads (at most
 //!   [`READ_BUDGET`] together): their contents are never looked at, and two reads racing into
 //!   the same buffer are harmless for a benchmark (each I/O still moves its full length from
@@ -24,10 +24,24 @@
 use rand::rngs::SmallRng;
 use rand::{RngCore, SeedableRng};
 
+use crate::engine::DepthReason;
+
 pub use crate::engine::layout::AlignedBuf;
 
-/// Largest total size of a phase's write buffers, bytes (at least one buffer is always made).
+/// The lean budget: largest total size of a phase's write buffers on a drive not known to be
+/// fast, bytes (at least one buffer is always made).
 pub const WRITE_BUDGET: u64 = 8 << 20;
+/// Speed from which a drive counts as fast, bytes per second: it moves the lean
+/// [`WRITE_BUDGET`] in under 50 ms (167.8 MB/s). No SD card in a Pi gets there (the UHS-I
+/// bus tops out at 104 MB/s), so a card, or anything as slow (a throttled test device),
+/// keeps the lean buffers, judged by what it did, not by what it says it is (a card in a USB
+/// reader says USB); a USB or NVMe SSD that gets there has a command queue that two 4 MiB
+/// writes leave mostly empty.
+pub const FAST_BYTES_PER_S: f64 = WRITE_BUDGET as f64 / 0.05;
+/// On a fast drive the write buffers take at most `MemAvailable / MEM_SHARE` (a quarter):
+/// on a 512 MiB Pi Zero 2 W (about 350-400 MiB available after boot) 87-100 MiB, which
+/// leaves the rest of the system three quarters of what it had.
+pub const MEM_SHARE: u64 = 4;
 /// Largest total size of shared read targets, bytes (at least one target is always made).
 pub const READ_BUDGET: u64 = 8 << 20;
 /// Size of the random pool write buffers are made from, bytes (a power of two; it stays in
@@ -72,6 +86,62 @@ fn fill_keyed(buf: &AlignedBuf, pool: &[u64], key: u64) {
     }
 }
 
+/// How many write buffers (= writes in flight) a phase gets, and why fewer than asked.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct WriteDepth {
+    /// Write buffers of `bs` bytes, at least 1 and at most the depth asked.
+    pub buffers: usize,
+    /// The memory budget they fit in, bytes.
+    pub budget: u64,
+    /// What limited them below the depth asked, if anything did.
+    pub limited_by: Option<DepthReason>,
+}
+
+/// The rule for a writing phase's buffers, for `wanted` requests in flight (`iodepth` ×
+/// clones) of `bs` bytes:
+///
+/// * not `fast` (no earlier phase of this run moved [`FAST_BYTES_PER_S`]; the first phase
+///   never knows), or `mem_available` unknown: the lean [`WRITE_BUDGET`], 8 MiB;
+/// * `fast`: `max(WRITE_BUDGET, min(wanted × bs, mem_available / MEM_SHARE))`, i.e. fio's
+///   own `iodepth × bs` unless a quarter of `MemAvailable` is less.
+///
+/// Buffers are `budget / bs`, clamped to `1..=wanted`. `limited_by` is `Memory` when a fast
+/// drive's depth was cut by `MemAvailable`, `Lean` when the lean budget cut it.
+pub fn write_depth(bs: u64, wanted: usize, fast: bool, mem_available: Option<u64>) -> WriteDepth {
+    let bs = bs.max(1);
+    let wanted = wanted.max(1);
+    let asked_bytes = (wanted as u64).saturating_mul(bs);
+    let (budget, cut) = match (fast, mem_available) {
+        (true, Some(mem)) => {
+            let share = mem / MEM_SHARE;
+            (
+                WRITE_BUDGET.max(asked_bytes.min(share)),
+                DepthReason::Memory,
+            )
+        }
+        _ => (WRITE_BUDGET, DepthReason::Lean),
+    };
+    let buffers = (budget / bs).clamp(1, wanted as u64) as usize;
+    WriteDepth {
+        buffers,
+        budget,
+        limited_by: (buffers < wanted).then_some(cut),
+    }
+}
+
+/// `MemAvailable` from `/proc/meminfo`, bytes; `None` where it cannot be read.
+pub fn mem_available() -> Option<u64> {
+    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
+    parse_mem_available(&text)
+}
+
+/// The `MemAvailable:` line of a `/proc/meminfo` text (kB, i.e. KiB), in bytes.
+fn parse_mem_available(text: &str) -> Option<u64> {
+    let line = text.lines().find(|l| l.starts_with("MemAvailable:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    kib.checked_mul(1024)
+}
+
 /// The buffers of one phase.
 #[derive(Debug)]
 pub enum IoBuffers {
@@ -96,8 +166,21 @@ impl IoBuffers {
     /// filled from a generator seeded with `seed` (never zeros) and are refilled by every
     /// [`IoBuffers::prepare`].
     pub fn new(bs: usize, depth: usize, align: usize, write: bool, seed: u64) -> IoBuffers {
+        IoBuffers::with_write_budget(bs, depth, align, write, seed, WRITE_BUDGET)
+    }
+
+    /// [`IoBuffers::new`] with the write buffers within `write_budget` bytes instead of the
+    /// lean [`WRITE_BUDGET`] (see [`write_depth`]); reads are as in [`IoBuffers::new`].
+    pub fn with_write_budget(
+        bs: usize,
+        depth: usize,
+        align: usize,
+        write: bool,
+        seed: u64,
+        write_budget: u64,
+    ) -> IoBuffers {
         let depth = depth.max(1) as u64;
-        let budget = if write { WRITE_BUDGET } else { READ_BUDGET };
+        let budget = if write { write_budget } else { READ_BUDGET };
         let count = (budget / bs.max(1) as u64).clamp(1, depth) as usize;
         let buffers = (0..count).map(|_| AlignedBuf::new(bs, align));
         if write {
@@ -271,6 +354,71 @@ mod tests {
         fill_keyed(&buf, &pool, 7);
         let data = bytes(buf.as_ptr(), 4100);
         assert_ne!(&data[4096..], &[0, 0, 0, 0]);
+    }
+
+    const MIB: u64 = 1 << 20;
+
+    #[test]
+    fn a_drive_not_known_to_be_fast_keeps_the_lean_budget() {
+        // The standard test on an SD card: prepare-file, seq-write, rand-4k-write.
+        let d = write_depth(512 << 10, 32, false, Some(8 << 30));
+        assert_eq!((d.buffers, d.budget), (16, 8 * MIB));
+        assert_eq!(d.limited_by, Some(DepthReason::Lean));
+        let d = write_depth(4 * MIB, 32, false, Some(8 << 30));
+        assert_eq!((d.buffers, d.limited_by), (2, Some(DepthReason::Lean)));
+        let d = write_depth(4096, 32, false, Some(8 << 30));
+        assert_eq!((d.buffers, d.limited_by), (32, None));
+        // Fast, but MemAvailable cannot be read: lean too.
+        let d = write_depth(4 * MIB, 32, true, None);
+        assert_eq!((d.buffers, d.limited_by), (2, Some(DepthReason::Lean)));
+        // A 64 MiB block still gets one buffer.
+        assert_eq!(write_depth(64 * MIB, 32, false, None).buffers, 1);
+    }
+
+    #[test]
+    fn a_fast_drive_gets_fio_s_depth_within_a_quarter_of_mem_available() {
+        // This VM (23 GiB available): 32 × 4 MiB = 128 MiB, fio's own buffers.
+        let d = write_depth(4 * MIB, 32, true, Some(23 << 30));
+        assert_eq!((d.buffers, d.budget, d.limited_by), (32, 128 * MIB, None));
+        // A Pi Zero 2 W after boot: 350 MiB available → 87.5 MiB → 21 × 4 MiB.
+        let d = write_depth(4 * MIB, 32, true, Some(350 * MIB));
+        assert_eq!((d.buffers, d.budget), (21, 350 * MIB / 4));
+        assert_eq!(d.limited_by, Some(DepthReason::Memory));
+        // 400 MiB available → 100 MiB → 25 × 4 MiB.
+        assert_eq!(write_depth(4 * MIB, 32, true, Some(400 * MIB)).buffers, 25);
+        // A 4 GiB Pi (3.5 GiB available): 896 MiB share, all 32.
+        let d = write_depth(4 * MIB, 32, true, Some(3584 * MIB));
+        assert_eq!((d.buffers, d.limited_by), (32, None));
+        // prepare-file: 32 × 512 KiB = 16 MiB.
+        let d = write_depth(512 << 10, 32, true, Some(350 * MIB));
+        assert_eq!((d.buffers, d.budget, d.limited_by), (32, 16 * MIB, None));
+        // Almost no memory: never below the lean budget.
+        let d = write_depth(4 * MIB, 32, true, Some(20 * MIB));
+        assert_eq!((d.buffers, d.budget), (2, 8 * MIB));
+        assert_eq!(d.limited_by, Some(DepthReason::Memory));
+        // Queue depth 1 stays 1.
+        assert_eq!(write_depth(MIB, 1, true, Some(350 * MIB)).buffers, 1);
+    }
+
+    #[test]
+    fn the_fast_threshold_is_the_lean_budget_in_50_ms() {
+        assert_eq!(FAST_BYTES_PER_S, 167_772_160.0);
+    }
+
+    #[test]
+    fn mem_available_is_read_in_bytes() {
+        let text = "MemTotal:        3884120 kB\nMemFree:  100 kB\nMemAvailable:     358400 kB\n";
+        assert_eq!(parse_mem_available(text), Some(350 * MIB));
+        assert_eq!(parse_mem_available("MemTotal: 1 kB\n"), None);
+        assert!(mem_available().is_some_and(|m| m > 0));
+    }
+
+    #[test]
+    fn a_budget_of_fio_s_depth_makes_a_buffer_per_request() {
+        let d = write_depth(4 * MIB, 32, true, Some(23 << 30));
+        let b = IoBuffers::with_write_budget(4 << 20, 32, 4096, true, 1, d.budget);
+        assert_eq!(b.max_in_flight(), 32);
+        assert_eq!(b.footprint() as u64, 128 * MIB + POOL_BYTES as u64);
     }
 
     #[test]

@@ -14,9 +14,11 @@
 //! rest (not measured).
 //!
 //! Every write carries fresh pseudo-random data (no 4 KiB block repeats, nothing compresses),
-//! which needs one buffer per write in flight: writes of large blocks therefore keep fewer
-//! requests in flight than `iodepth` (2 × 4 MiB; see [`buffers`]), and the phase's result
-//! reports the depth used.
+//! which needs one buffer per write in flight: on a drive no earlier phase showed to be fast
+//! (an SD card) writes of large blocks keep fewer requests in flight than `iodepth` (2 × 4
+//! MiB, the lean 8 MiB), on a fast one the full `iodepth` within a quarter of `MemAvailable`
+//! (see [`buffers::write_depth`]); the phase's result reports the depth used and, when it is
+//! below the profile's, why (`depth_limit`).
 //!
 //! Submodules: [`plan`] (offsets), [`buffers`] (aligned buffers, fresh data for every write), [`stats`] (latency
 //! histogram, samples, progress), [`uring`] and [`threads`] (the two I/O paths).
@@ -58,7 +60,7 @@ use self::uring::Uring;
 use super::device_io::PhaseCounters;
 use super::layout::{alignment, lay_out, pre_size};
 use super::testfile::TestFile;
-use super::{EngineError, EngineRun, Event, IoPath, PhaseResult, RunContext};
+use super::{DepthLimit, EngineError, EngineRun, Event, IoPath, PhaseResult, RunContext};
 use crate::i18n::{fill, gettext};
 use crate::profile::{Job, Profile};
 
@@ -172,12 +174,26 @@ fn run_jobs(
     pre_size(profile, file)?;
     let mut data_end = 0u64;
     let pauses = crate::engine::pause::PauseWatch::start();
+    // The fastest phase so far, bytes per second: whether the drive is fast enough for more
+    // write buffers than the lean budget (see `buffers::write_depth`).
+    let mut fastest = 0f64;
     for (index, job) in profile.jobs.iter().enumerate() {
         if ctx.cancel.load(Ordering::SeqCst) {
             return Err(EngineError::Cancelled);
         }
         let stopped_before = pauses.stopped();
-        let result = run_job(job, index, count, file, ctx, ring.as_mut(), &mut data_end)?;
+        let fast = fastest >= buffers::FAST_BYTES_PER_S;
+        let result = run_job(
+            job,
+            index,
+            count,
+            file,
+            ctx,
+            ring.as_mut(),
+            &mut data_end,
+            fast,
+        )?;
+        fastest = fastest.max(result.bw_bytes);
         // A phase during which this process was stopped has not measured the drive.
         let stopped = pauses.stopped().saturating_sub(stopped_before);
         if !stopped.is_zero() {
@@ -262,7 +278,9 @@ pub struct Failure {
 
 /// Runs one job as a phase: plans its offsets, fills what its reads would find missing, runs
 /// its I/O on the ring (or the thread pool), and measures it. `data_end` is how much of the
-/// file holds data, bytes, updated by writes.
+/// file holds data, bytes, updated by writes; `fast`: an earlier phase showed the drive
+/// fast enough for the profile's full write depth ([`buffers::write_depth`]).
+#[allow(clippy::too_many_arguments)]
 fn run_job(
     job: &Job,
     index: usize,
@@ -271,6 +289,7 @@ fn run_job(
     ctx: &RunContext<'_>,
     ring: Option<&mut Uring>,
     data_end: &mut u64,
+    fast: bool,
 ) -> Result<PhaseResult, EngineError> {
     check_block_size(job)?;
     let handle = file.open(job.direct)?;
@@ -293,10 +312,26 @@ fn run_job(
         .map_err(|e| refused_on_the_data_path(job, align, file, e))?;
     // Every clone keeps its own `iodepth` requests in flight.
     let wanted = job.iodepth.max(1) as usize * clones as usize;
-    let buffers = IoBuffers::new(job.bs as usize, wanted, align, job.rw.is_write(), seed);
-    // Writes in flight each need their own buffer of fresh data (see `buffers`).
+    // Writes in flight each need their own buffer of fresh data: as many as the rule allows.
+    let rule = buffers::write_depth(job.bs, wanted, fast, buffers::mem_available());
+    let buffers = IoBuffers::with_write_budget(
+        job.bs as usize,
+        wanted,
+        align,
+        job.rw.is_write(),
+        seed,
+        rule.budget,
+    );
     let depth = wanted.min(buffers.max_in_flight());
     let per_clone = depth.div_ceil(clones as usize);
+    let depth_limit = rule
+        .limited_by
+        .filter(|_| job.rw.is_write() && depth < wanted)
+        .map(|reason| DepthLimit {
+            asked: job.iodepth.max(1),
+            reason,
+            budget_bytes: rule.budget,
+        });
     let io = PhaseIo {
         name: &job.name,
         write: job.rw.is_write(),
@@ -360,6 +395,7 @@ fn run_job(
     }
     let mut result = phase_result(job, per_clone, totals, ending);
     result.device_io = device_io;
+    result.depth_limit = depth_limit;
     Ok(result)
 }
 
@@ -471,5 +507,6 @@ fn phase_result(job: &Job, depth: usize, totals: Totals, ending: Ending) -> Phas
         samples: totals.samples,
         stopped_by_runtime: ending == Ending::Runtime,
         device_io: None,
+        depth_limit: None,
     }
 }
