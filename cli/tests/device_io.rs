@@ -7,23 +7,22 @@
 mod support;
 
 use std::path::Path;
+use std::process::Output;
 
 use agnostics_testkit::{require_program, require_root, LoopFs, Ran};
-use serde_json::Value;
 use support::{cli, json, small_profile};
 
-/// `run --json --runs 1` with `engine` in `target` on `profile`.
-fn run(engine: &str, target: &Path, profile: &Path) -> Value {
-    let out = cli()
-        .args([
-            "run", "--json", "--runs", "1", "--engine", engine, "--target",
-        ])
+/// `agnostics-cli run` with `args`, then `--target TARGET --profile PROFILE`, run to the end.
+fn run(args: &[&str], target: &Path, profile: &Path) -> Output {
+    cli()
+        .arg("run")
+        .args(args)
+        .arg("--target")
         .arg(target)
         .arg("--profile")
         .arg(profile)
         .output()
-        .unwrap();
-    json(&out)
+        .unwrap()
 }
 
 /// The kernel's name of a loop device given as `/dev/loopN`.
@@ -39,7 +38,11 @@ fn counted_on_a_loop_device(engine: &str) -> Ran {
     let fs = LoopFs::new(96);
     let dir = support::scratch();
     let profile = small_profile(dir.path(), "8m");
-    let doc = run(engine, &fs.mount, &profile);
+    let doc = json(&run(
+        &["--json", "--runs", "1", "--engine", engine],
+        &fs.mount,
+        &profile,
+    ));
     assert!(doc["error"].is_null(), "{doc:#}");
     let phases = doc["runs"][0]["phases"].as_array().unwrap();
     assert_eq!(phases.len(), 5);
@@ -91,13 +94,7 @@ fn verbose_text_shows_what_the_drive_did() -> Ran {
     let fs = LoopFs::new(96);
     let dir = support::scratch();
     let profile = small_profile(dir.path(), "4m");
-    let out = cli()
-        .args(["run", "--runs", "1", "--verbose", "--target"])
-        .arg(&fs.mount)
-        .arg("--profile")
-        .arg(&profile)
-        .output()
-        .unwrap();
+    let out = run(&["--runs", "1", "--verbose"], &fs.mount, &profile);
     let text = String::from_utf8_lossy(&out.stdout);
     let name = kernel_name(&fs.device);
     let lines: Vec<&str> = text
@@ -110,13 +107,7 @@ fn verbose_text_shows_what_the_drive_did() -> Ran {
         "{text}"
     );
     // And without it, none.
-    let out = cli()
-        .args(["run", "--runs", "1", "--target"])
-        .arg(&fs.mount)
-        .arg("--profile")
-        .arg(&profile)
-        .output()
-        .unwrap();
+    let out = run(&["--runs", "1"], &fs.mount, &profile);
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(!text.contains(&format!("{name}: read ")), "{text}");
     Ok(())
@@ -130,13 +121,7 @@ fn reads_a_journalling_ext4_answers_from_memory_are_cached_by_the_counters() -> 
     let fs = LoopFs::builder(96).options("data=journal").mount();
     let dir = support::scratch();
     let profile = small_profile(dir.path(), "8m");
-    let out = cli()
-        .args(["run", "--json", "--runs", "3", "--target"])
-        .arg(&fs.mount)
-        .arg("--profile")
-        .arg(&profile)
-        .output()
-        .unwrap();
+    let out = run(&["--json", "--runs", "3"], &fs.mount, &profile);
     assert_eq!(out.status.code(), Some(2));
     let doc = json(&out);
     assert_eq!(doc["error"]["kind"], "cached", "{doc:#}");
