@@ -470,7 +470,8 @@ pub(crate) fn counters_short(phases: &[engine::PhaseResult]) -> Option<String> {
         let write = p.rw.is_write();
         let device = io.bytes_for(write);
         (u128::from(device) * 10 < u128::from(p.bytes) * u128::from(COUNTED_TENTHS)).then(|| {
-            let mib = |b: u64| format!("{:.1}", b as f64 / f64::from(1u32 << 20));
+            // With the locale's decimal separator, as the text report shows the counters.
+            let mib = |b: u64| crate::i18n::number(crate::units::mib(b), 1);
             let text = if write {
                 // Translators: {device} is a block device's name such as mmcblk0p2; the
                 // figures are MiB with one decimal.

@@ -95,6 +95,11 @@ pub fn mb_per_s(bytes_per_s: f64) -> f64 {
     bytes_per_s / MB
 }
 
+/// Bytes → MiB (1 048 576 bytes), f64: how the drive's own counters are shown.
+pub fn mib(bytes: u64) -> f64 {
+    bytes as f64 / (1u64 << 20) as f64
+}
+
 /// A byte count for people: `256 MiB`, `4 KiB`, `21.3 GB` style (binary units below 1 GiB
 /// are exact for the block sizes of profiles; larger counts use SI GB like disk labels), with
 /// the locale's decimal separator (`21,3 GB` in German; see [`crate::i18n::number`]).

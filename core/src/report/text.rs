@@ -291,7 +291,7 @@ fn write_run(out: &mut String, run: &RunReport, verbose: bool) {
 /// What a phase's block device did, for people: bytes in MiB and requests each way, and the
 /// most requests in flight where they were looked at.
 fn device_line(io: &crate::engine::device_io::DeviceIo) -> String {
-    let mib = |b: u64| number(b as f64 / f64::from(1u32 << 20), 1);
+    let mib = |b: u64| number(crate::units::mib(b), 1);
     let mut line = fill(
         // Translators: {device} is a block device's name such as mmcblk0p2; MiB with one
         // decimal; requests as the kernel counts them after merging.

@@ -114,7 +114,7 @@ fn run_fio(
     // fio works in the run's private directory (entered through its descriptor, so renaming
     // it or putting a symlink in its place changes nothing) on names the program chose.
     let device = file.block_device();
-    let text = job_file_counting(profile, device.as_ref().map(|d| d.maj_min));
+    let text = job_file_counting(profile, device.map(|d| d.maj_min));
     let job_file = JobFile::create(file.run_dir_fd(), &text)
         .map_err(|e| EngineError::from_io("setup", "write job file", e))?;
     let mut command = fio_command(program, job_file.name(), file);
@@ -129,7 +129,7 @@ fn run_fio(
 
     let results = results_from_output(profile, &stdout_text, &stderr_text, status)?;
     let mut results = live.finish(results);
-    if let Some(device) = &device {
+    if let Some(device) = device {
         for (index, result) in results.iter_mut().enumerate() {
             result.device_io = counted(file, index, &device.name).map(Box::new);
         }
