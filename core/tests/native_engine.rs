@@ -261,7 +261,52 @@ fn cancel_mid_phase_stops_and_the_file_goes() -> agnostics_testkit::Ran {
     Ok(())
 }
 
+/// The write depth a real run uses is the rule's for what the run measured: the first phase
+/// is lean (nothing measured yet), later ones get the depth `write_depth` gives for the
+/// fastest earlier phase and `MemAvailable`, and a phase below its `iodepth` says why.
+fn write_depth_follows_the_rule_on_a_real_file() -> agnostics_testkit::Ran {
+    use agnostics_core::engine::native::buffers::{self, write_depth};
+    use agnostics_core::engine::{DepthLimit, DepthReason};
+    require_uring()?;
+    let dir = scratch_dir();
+    let profile = profile(
+        "[global]\nioengine=libaio\ndirect=1\niodepth=32\nsize=64m\nend_fsync=1\n\n\
+         [prepare-file]\nrw=write\nbs=512k\nstonewall\n\n\
+         [seq-write]\nrw=write\nbs=4m\nstonewall\n\n\
+         [seq-read]\nrw=read\nbs=4m\nstonewall\n",
+    );
+    let file = TestFile::create(dir.path(), true, "ext4").unwrap();
+    let phases = run_native(IoChoice::Uring, &profile, &file).result.unwrap();
+    let prepare = &phases[0];
+    assert_eq!(prepare.iodepth, 16, "8 MiB of 512 KiB buffers");
+    assert_eq!(
+        prepare.depth_limit,
+        Some(DepthLimit {
+            asked: 32,
+            reason: DepthReason::Lean,
+            budget_bytes: 8 << 20,
+        })
+    );
+    let fast = prepare.bw_bytes >= buffers::FAST_BYTES_PER_S;
+    let rule = write_depth(4 << 20, 32, fast, buffers::mem_available());
+    let seq = &phases[1];
+    assert_eq!(seq.iodepth as usize, rule.buffers, "fast {fast}: {rule:?}");
+    assert_eq!(seq.depth_limit.map(|l| l.reason), rule.limited_by);
+    if let Some(limit) = seq.depth_limit {
+        assert_eq!((limit.asked, limit.budget_bytes), (32, rule.budget));
+    }
+    // Reads are never limited.
+    assert_eq!((phases[2].iodepth, phases[2].depth_limit), (32, None));
+    eprintln!(
+        "prepare-file {:.0} MB/s (fast: {fast}); seq-write at iodepth {}",
+        prepare.bw_bytes / 1e6,
+        seq.iodepth
+    );
+    Ok(())
+}
+
 agnostics_testkit::main!(
+    write_depth_follows_the_rule_on_a_real_file,
     io_uring_measures_every_phase_of_a_small_standard_test,
     thread_pool_measures_every_phase_of_a_small_standard_test,
     default_run_profile_uses_io_uring_here,
