@@ -17,7 +17,7 @@ use std::sync::atomic::AtomicBool;
 
 use agnostics_core::engine::native::{self, IoChoice};
 use agnostics_core::engine::testfile::TestFile;
-use agnostics_core::engine::{EngineKind, Event, PhaseResult, RunContext};
+use agnostics_core::engine::{DepthLimit, DepthReason, EngineKind, Event, PhaseResult, RunContext};
 use agnostics_core::verdict::{self, Metric, Standard, Verdict};
 use common::*;
 
@@ -110,6 +110,19 @@ fn both_engines_measure_the_throttle_and_grade_it() -> agnostics_testkit::Ran {
             phase("rand-4k-read").iops,
             READ_IOPS as f64,
         );
+        if engine != "fio" {
+            // A drive this slow never shows itself fast, not even in the first phase's own
+            // first 16 MiB: every writing phase keeps the lean 8 MiB of buffers.
+            let depth = |name: &str| (phase(name).iodepth, phase(name).depth_limit);
+            let lean = Some(DepthLimit {
+                asked: 32,
+                reason: DepthReason::Lean,
+                budget_bytes: 8 << 20,
+            });
+            assert_eq!(depth("prepare-file"), (16, lean), "{engine}");
+            assert_eq!(depth("seq-write"), (2, lean), "{engine}");
+            assert_eq!(depth("rand-4k-write"), (32, None), "{engine}");
+        }
         let checks = verdict::checks(&phases, Standard::A1);
         let verdict_of = |m: Metric| checks.iter().find(|c| c.metric == m).unwrap().verdict;
         // PASS at full speed (12 MiB/s ≥ 10000 KiB/s); a busy machine may measure less, and the

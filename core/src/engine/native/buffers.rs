@@ -12,7 +12,9 @@
 //!   [`write_depth`]'s rule: on a slow drive (an SD card) the buffers stay within the lean
 //!   [`WRITE_BUDGET`] (2 × 4 MiB, 16 × 512 KiB, 32 × 4 KiB: already more queued than a card
 //!   holds), on a fast one the profile's full `iodepth` (fio's own `iodepth × bs`) unless
-//!   that is more than a quarter of `MemAvailable`.
+//!   that is more than a quarter of `MemAvailable`. A drive is fast when an earlier phase of
+//!   the run, or the phase's own first [`probe_requests`] writes at the lean depth, moved
+//!   [`FAST_BYTES_PER_S`] ([`shows_fast`]).
 //! * **Reads** land in a few discard buffers shared by the in-flight reads (at most
 //!   [`READ_BUDGET`] together): their contents are never looked at, and two reads racing into
 //!   the same buffer are harmless for a benchmark (each I/O still moves its full length from
@@ -38,6 +40,24 @@ pub const WRITE_BUDGET: u64 = 8 << 20;
 /// reader says USB); a USB or NVMe SSD that gets there has a command queue that two 4 MiB
 /// writes leave mostly empty.
 pub const FAST_BYTES_PER_S: f64 = WRITE_BUDGET as f64 / 0.05;
+/// A writing phase that does not know the drive to be fast starts with the lean buffers and,
+/// after its first segment of at least this many bytes, judges the drive by it: 16 MiB, two
+/// lean budgets (on a card at 20 MB/s 0.8 s, on a fast SSD tens of ms).
+pub const PROBE_BYTES: u64 = 2 * WRITE_BUDGET;
+
+/// Requests in a phase's first segment for blocks of `bs` bytes with `lean` writes in
+/// flight: at least [`PROBE_BYTES`] and at least twice the lean depth (so the segment
+/// refills every buffer at least once), `max(⌈PROBE_BYTES / bs⌉, 2 × lean)`.
+pub fn probe_requests(bs: u64, lean: usize) -> u64 {
+    PROBE_BYTES.div_ceil(bs.max(1)).max(2 * lean.max(1) as u64)
+}
+
+/// Whether moving `bytes` in `elapsed` shows a drive fast enough for the full write depth:
+/// at least [`FAST_BYTES_PER_S`].
+pub fn shows_fast(bytes: u64, elapsed: std::time::Duration) -> bool {
+    bytes as f64 >= FAST_BYTES_PER_S * elapsed.as_secs_f64()
+}
+
 /// On a fast drive the write buffers take at most `MemAvailable / MEM_SHARE` (a quarter):
 /// on a 512 MiB Pi Zero 2 W (about 350-400 MiB available after boot) 87-100 MiB, which
 /// leaves the rest of the system three quarters of what it had.
@@ -100,8 +120,9 @@ pub struct WriteDepth {
 /// The rule for a writing phase's buffers, for `wanted` requests in flight (`iodepth` ×
 /// clones) of `bs` bytes:
 ///
-/// * not `fast` (no earlier phase of this run moved [`FAST_BYTES_PER_S`]; the first phase
-///   never knows), or `mem_available` unknown: the lean [`WRITE_BUDGET`], 8 MiB;
+/// * not `fast` (nothing in this run has moved [`FAST_BYTES_PER_S`] yet: the first phase
+///   starts so, and judges the drive after its first segment, see [`probe_requests`]), or
+///   `mem_available` unknown: the lean [`WRITE_BUDGET`], 8 MiB;
 /// * `fast`: `max(WRITE_BUDGET, min(wanted × bs, mem_available / MEM_SHARE))`, i.e. fio's
 ///   own `iodepth × bs` unless a quarter of `MemAvailable` is less.
 ///
@@ -403,6 +424,23 @@ mod tests {
     #[test]
     fn the_fast_threshold_is_the_lean_budget_in_50_ms() {
         assert_eq!(FAST_BYTES_PER_S, 167_772_160.0);
+    }
+
+    #[test]
+    fn the_first_segment_is_16_mib_and_refills_every_lean_buffer() {
+        assert_eq!(probe_requests(512 << 10, 16), 32);
+        assert_eq!(probe_requests(4 << 20, 2), 4);
+        assert_eq!(probe_requests(1 << 20, 8), 16);
+        assert_eq!(probe_requests(64 << 20, 1), 2);
+        assert_eq!(probe_requests(4096, 32), 4096);
+    }
+
+    #[test]
+    fn fast_is_16_mib_in_100_ms() {
+        use std::time::Duration;
+        assert!(shows_fast(16 << 20, Duration::from_millis(100)));
+        assert!(!shows_fast(16 << 20, Duration::from_millis(101)));
+        assert!(!shows_fast(16 << 20, Duration::from_millis(800)));
     }
 
     #[test]

@@ -53,7 +53,7 @@ use std::time::{Duration, Instant};
 use rand::rngs::SmallRng;
 use rand::SeedableRng;
 
-use self::buffers::IoBuffers;
+use self::buffers::{IoBuffers, WriteDepth};
 use self::plan::OffsetPlan;
 use self::stats::{Meter, Totals};
 use self::uring::Uring;
@@ -183,7 +183,7 @@ fn run_jobs(
         }
         let stopped_before = pauses.stopped();
         let fast = fastest >= buffers::FAST_BYTES_PER_S;
-        let result = run_job(
+        let (result, showed_fast) = run_job(
             job,
             index,
             count,
@@ -194,6 +194,9 @@ fn run_jobs(
             fast,
         )?;
         fastest = fastest.max(result.bw_bytes);
+        if showed_fast {
+            fastest = fastest.max(buffers::FAST_BYTES_PER_S);
+        }
         // A phase during which this process was stopped has not measured the drive.
         let stopped = pauses.stopped().saturating_sub(stopped_before);
         if !stopped.is_zero() {
@@ -279,7 +282,9 @@ pub struct Failure {
 /// Runs one job as a phase: plans its offsets, fills what its reads would find missing, runs
 /// its I/O on the ring (or the thread pool), and measures it. `data_end` is how much of the
 /// file holds data, bytes, updated by writes; `fast`: an earlier phase showed the drive
-/// fast enough for the profile's full write depth ([`buffers::write_depth`]).
+/// fast enough for the profile's full write depth ([`buffers::write_depth`]). Returns the
+/// result and whether the phase itself showed the drive fast (its first segment, see
+/// [`Depth::first_segment`]).
 #[allow(clippy::too_many_arguments)]
 fn run_job(
     job: &Job,
@@ -290,102 +295,29 @@ fn run_job(
     ring: Option<&mut Uring>,
     data_end: &mut u64,
     fast: bool,
-) -> Result<PhaseResult, EngineError> {
+) -> Result<(PhaseResult, bool), EngineError> {
     check_block_size(job)?;
     let handle = file.open(job.direct)?;
-    let fd = handle.as_raw_fd();
     let align = alignment(&handle);
     let seed = rand::random::<u64>();
-    let clones = job.numjobs.max(1);
-    let plan_for = |pass: u64| {
-        OffsetPlan::with_clones(
-            job.size_bytes,
-            job.bs,
-            job.rw.is_random(),
-            seed.wrapping_add(pass),
-            clones,
-            job.time_based,
-        )
-    };
-    let span = plan_for(0).planned_bytes();
+    let span = plan_for(job, seed, 0).planned_bytes();
     fill_for_reads(&handle, job, span, ctx, data_end)
         .map_err(|e| refused_on_the_data_path(job, align, file, e))?;
-    // Every clone keeps its own `iodepth` requests in flight.
-    let wanted = job.iodepth.max(1) as usize * clones as usize;
-    // Writes in flight each need their own buffer of fresh data: as many as the rule allows.
-    let rule = buffers::write_depth(job.bs, wanted, fast, buffers::mem_available());
-    let buffers = IoBuffers::with_write_budget(
-        job.bs as usize,
-        wanted,
-        align,
-        job.rw.is_write(),
-        seed,
-        rule.budget,
-    );
-    let depth = wanted.min(buffers.max_in_flight());
-    let per_clone = depth.div_ceil(clones as usize);
-    let depth_limit = rule
-        .limited_by
-        .filter(|_| job.rw.is_write() && depth < wanted)
-        .map(|reason| DepthLimit {
-            asked: job.iodepth.max(1),
-            reason,
-            budget_bytes: rule.budget,
-        });
-    let io = PhaseIo {
-        name: &job.name,
-        write: job.rw.is_write(),
-        fd,
-        bs: job.bs,
-        depth,
-        runtime: job.runtime,
-        cancel: ctx.cancel,
-        buffers: &buffers,
-        seed,
-    };
-
-    announce(ctx, job, index, count, per_clone);
+    let depth = Depth::new(job, align, seed, fast, buffers::mem_available());
+    let clones = job.numjobs.max(1) as usize;
+    announce(ctx, job, index, count, depth.in_flight.div_ceil(clones));
     // What the drive does from here (the fill for reads above is not the phase's).
     let counters = file.block_device().and_then(PhaseCounters::start);
     // Measuring starts after the ramp (fio's `ramp_time`), and the runtime with it.
     let planned = if job.time_based { 0 } else { job.work_bytes() };
     let measured_from = Instant::now() + job.ramp_time.unwrap_or_default();
     let mut meter = Meter::new(ctx, index, job.rw, planned, job.runtime, measured_from);
-    let mut ring = ring;
-    let mut covered = 0u64;
-    let mut fsync_end = None;
-    let mut ending = Ending::Done;
-    // fio's `loops`: the work again, each pass ending with its requests in flight and its
-    // `end_fsync`; a `time_based` plan never runs out, so it has one pass.
-    for pass in 0..u64::from(job.loops.max(1)) {
-        let mut plan = plan_for(pass);
-        let outcome = match ring.as_deref_mut() {
-            Some(ring) => ring.run_phase(&io, &mut plan, &mut meter),
-            None => threads::run_phase(&io, &mut plan, &mut meter),
-        };
-        ending = match outcome {
-            Ok(ending) => ending,
-            Err(failure) => {
-                if failure.abandoned {
-                    // The kernel may still write into these buffers: never free them.
-                    std::mem::forget(buffers);
-                }
-                return Err(refused_on_the_data_path(job, align, file, failure.error));
-            }
-        };
-        if ending == Ending::Cancelled {
-            return Err(EngineError::Cancelled);
-        }
-        covered = covered.max(plan.covered_bytes());
-        fsync_end = end_fsync(job, &handle)?.or(fsync_end);
-        if ending != Ending::Done {
-            break;
-        }
-    }
-    let totals = meter.finish(fsync_end);
+    let passes = run_passes(job, &handle, ctx, ring, depth, seed, &mut meter)
+        .map_err(|e| refused_on_the_data_path(job, align, file, e))?;
+    let totals = meter.finish(passes.fsync_end);
     let device_io = counters.and_then(PhaseCounters::finish).map(Box::new);
     if job.rw.is_write() {
-        *data_end = (*data_end).max(covered);
+        *data_end = (*data_end).max(passes.covered);
     }
     if let Some(ramp) = job.ramp_time.filter(|_| totals.ios == 0) {
         return Err(EngineError::EndedInRamp {
@@ -393,10 +325,236 @@ fn run_job(
             ramp_ms: u64::try_from(ramp.as_millis()).unwrap_or(u64::MAX),
         });
     }
-    let mut result = phase_result(job, per_clone, totals, ending);
+    let mut result = phase_result(
+        job,
+        passes.in_flight.div_ceil(clones),
+        totals,
+        passes.ending,
+    );
     result.device_io = device_io;
-    result.depth_limit = depth_limit;
-    Ok(result)
+    result.depth_limit = passes.depth_limit;
+    Ok((result, passes.showed_fast))
+}
+
+/// A pass's offsets: the job's plan with `seed`, for pass `pass` of its `loops`.
+fn plan_for(job: &Job, seed: u64, pass: u64) -> OffsetPlan {
+    OffsetPlan::with_clones(
+        job.size_bytes,
+        job.bs,
+        job.rw.is_random(),
+        seed.wrapping_add(pass),
+        job.numjobs.max(1),
+        job.time_based,
+    )
+}
+
+/// A phase's buffers at the depth it runs at, and what it may grow to.
+#[derive(Debug)]
+struct Depth {
+    /// The rule that chose the buffers.
+    rule: WriteDepth,
+    buffers: IoBuffers,
+    /// Requests in flight at most, all clones together.
+    in_flight: usize,
+    /// Requests in flight the profile asks for (`iodepth` × clones).
+    wanted: usize,
+    /// Where a writing phase that starts lean would grow to if its first segment shows the
+    /// drive fast: the requests in that segment and the fast rule.
+    grow: Option<(u64, WriteDepth)>,
+}
+
+impl Depth {
+    /// The depth a phase of `job` starts at, its buffers aligned to `align`: as
+    /// [`buffers::write_depth`] says for `fast` and `mem` (`MemAvailable`, bytes), and, when
+    /// that is lean and the fast rule would give more, a first segment of
+    /// [`buffers::probe_requests`] requests to judge the drive by.
+    fn new(job: &Job, align: usize, seed: u64, fast: bool, mem: Option<u64>) -> Depth {
+        // Every clone keeps its own `iodepth` requests in flight.
+        let wanted = job.iodepth.max(1) as usize * job.numjobs.max(1) as usize;
+        let rule = buffers::write_depth(job.bs, wanted, fast, mem);
+        let full = buffers::write_depth(job.bs, wanted, true, mem);
+        let grow = (job.rw.is_write() && full.buffers > rule.buffers)
+            .then(|| (buffers::probe_requests(job.bs, rule.buffers), full));
+        Depth::with_rule(job, align, seed, wanted, rule, grow)
+    }
+
+    fn with_rule(
+        job: &Job,
+        align: usize,
+        seed: u64,
+        wanted: usize,
+        rule: WriteDepth,
+        grow: Option<(u64, WriteDepth)>,
+    ) -> Depth {
+        // Writes in flight each need their own buffer of fresh data: as many as the rule allows.
+        let buffers = IoBuffers::with_write_budget(
+            job.bs as usize,
+            wanted,
+            align,
+            job.rw.is_write(),
+            seed,
+            rule.budget,
+        );
+        let in_flight = wanted.min(buffers.max_in_flight());
+        Depth {
+            rule,
+            buffers,
+            in_flight,
+            wanted,
+            grow,
+        }
+    }
+
+    /// Requests in the phase's first segment, after which it judges the drive; `None` when
+    /// the phase runs at one depth throughout.
+    fn first_segment(&self) -> Option<u64> {
+        self.grow.map(|(requests, _)| requests)
+    }
+
+    /// The depth after a first segment that showed the drive fast: the fast rule's buffers
+    /// (made anew with another `seed`; the lean ones are freed first, no I/O uses them).
+    fn grown(self, job: &Job, align: usize, seed: u64) -> Depth {
+        let Some((_, full)) = self.grow else {
+            return self;
+        };
+        let wanted = self.wanted;
+        drop(self);
+        Depth::with_rule(job, align, seed, wanted, full, None)
+    }
+
+    /// Why a writing phase ended with fewer requests in flight than its profile asks.
+    fn limit(&self, job: &Job) -> Option<DepthLimit> {
+        self.rule
+            .limited_by
+            .filter(|_| job.rw.is_write() && self.in_flight < self.wanted)
+            .map(|reason| DepthLimit {
+                asked: job.iodepth.max(1),
+                reason,
+                budget_bytes: self.rule.budget,
+            })
+    }
+}
+
+/// What a phase's passes did.
+#[derive(Debug)]
+struct Passes {
+    /// The start of the file all written, bytes (see [`OffsetPlan::covered_bytes`]).
+    covered: u64,
+    /// When the last `end_fsync` ended.
+    fsync_end: Option<Instant>,
+    ending: Ending,
+    /// Requests in flight at most at the end, all clones together.
+    in_flight: usize,
+    depth_limit: Option<DepthLimit>,
+    /// The first segment showed the drive fast.
+    showed_fast: bool,
+}
+
+/// Runs a phase's passes (fio's `loops`: the work again, each pass ending with its requests
+/// in flight and its `end_fsync`; a `time_based` plan never runs out, so it has one pass), all
+/// measured by the one `meter`. A phase that starts lean ([`Depth::first_segment`]) stops
+/// submitting after its first segment, waits for it, and continues the same plan at the
+/// fast depth when the segment moved [`buffers::FAST_BYTES_PER_S`], else at the lean one.
+fn run_passes(
+    job: &Job,
+    handle: &std::fs::File,
+    ctx: &RunContext<'_>,
+    mut ring: Option<&mut Uring>,
+    mut depth: Depth,
+    seed: u64,
+    meter: &mut Meter<'_>,
+) -> Result<Passes, EngineError> {
+    let align = alignment(handle);
+    let mut covered = 0u64;
+    let mut fsync_end = None;
+    let mut ending = Ending::Done;
+    let mut showed_fast = false;
+    for pass in 0..u64::from(job.loops.max(1)) {
+        let mut plan = plan_for(job, seed, pass);
+        if let Some(requests) = depth.first_segment().filter(|_| pass == 0) {
+            plan.hold_after(requests);
+        }
+        loop {
+            let began = Instant::now();
+            let outcome = run_segment(
+                job,
+                handle,
+                ctx,
+                ring.as_deref_mut(),
+                &depth,
+                seed,
+                &mut plan,
+                meter,
+            );
+            ending = match outcome {
+                Ok(ending) => ending,
+                Err(failure) => {
+                    if failure.abandoned {
+                        // The kernel may still write into these buffers: never free them.
+                        std::mem::forget(depth);
+                    }
+                    return Err(failure.error);
+                }
+            };
+            if ending == Ending::Cancelled {
+                return Err(EngineError::Cancelled);
+            }
+            if ending != Ending::Done || !plan.held() {
+                break;
+            }
+            plan.release();
+            let moved = plan.handed() * job.bs;
+            if buffers::shows_fast(moved, began.elapsed()) {
+                showed_fast = true;
+                depth = depth.grown(job, align, seed.rotate_left(32));
+            } else {
+                depth.grow = None;
+            }
+        }
+        covered = covered.max(plan.covered_bytes());
+        fsync_end = end_fsync(job, handle)?.or(fsync_end);
+        if ending != Ending::Done {
+            break;
+        }
+    }
+    Ok(Passes {
+        covered,
+        fsync_end,
+        ending,
+        in_flight: depth.in_flight,
+        depth_limit: depth.limit(job),
+        showed_fast,
+    })
+}
+
+/// Runs `plan` on the ring (or the thread pool) with `depth`'s buffers until it is done, at
+/// its hold, or stopped.
+#[allow(clippy::too_many_arguments)]
+fn run_segment(
+    job: &Job,
+    handle: &std::fs::File,
+    ctx: &RunContext<'_>,
+    ring: Option<&mut Uring>,
+    depth: &Depth,
+    seed: u64,
+    plan: &mut OffsetPlan,
+    meter: &mut Meter<'_>,
+) -> Result<Ending, Failure> {
+    let io = PhaseIo {
+        name: &job.name,
+        write: job.rw.is_write(),
+        fd: handle.as_raw_fd(),
+        bs: job.bs,
+        depth: depth.in_flight,
+        runtime: job.runtime,
+        cancel: ctx.cancel,
+        buffers: &depth.buffers,
+        seed,
+    };
+    match ring {
+        Some(ring) => ring.run_phase(&io, plan, meter),
+        None => threads::run_phase(&io, plan, meter),
+    }
 }
 
 /// EINVAL from a read or write of a job with O_DIRECT whose block size is a multiple of the

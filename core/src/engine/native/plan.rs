@@ -27,6 +27,9 @@ pub struct OffsetPlan {
     walks: Vec<Walk>,
     cursor: usize,
     handed: u64,
+    /// Requests after which [`OffsetPlan::next_request`] hands out nothing until
+    /// [`OffsetPlan::release`] (a phase's first segment).
+    hold: Option<u64>,
 }
 
 impl OffsetPlan {
@@ -64,6 +67,7 @@ impl OffsetPlan {
             walks,
             cursor: 0,
             handed: 0,
+            hold: None,
         }
     }
 
@@ -95,8 +99,34 @@ impl OffsetPlan {
             .unwrap_or(0)
     }
 
-    /// The next request: its sequence number in the plan (0, 1, …) and its byte offset.
+    /// Requests handed out so far.
+    pub fn handed(&self) -> u64 {
+        self.handed
+    }
+
+    /// Ends a segment after `requests` requests in all have been handed out: from then
+    /// [`OffsetPlan::next_request`] returns `None` (the I/O paths finish what is in flight and
+    /// return) until [`OffsetPlan::release`], which continues where it stopped.
+    pub fn hold_after(&mut self, requests: u64) {
+        self.hold = Some(requests);
+    }
+
+    /// True when the plan stopped at its hold with requests left (never once exhausted).
+    pub fn held(&self) -> bool {
+        self.hold.is_some_and(|h| self.handed >= h) && !self.exhausted()
+    }
+
+    /// Lifts the hold: the next request is the one after the last handed out.
+    pub fn release(&mut self) {
+        self.hold = None;
+    }
+
+    /// The next request: its sequence number in the plan (0, 1, …) and its byte offset;
+    /// `None` when the plan is exhausted or at its hold.
     pub fn next_request(&mut self) -> Option<(u64, u64)> {
+        if self.hold.is_some_and(|h| self.handed >= h) {
+            return None;
+        }
         let count = self.walks.len();
         for step in 0..count {
             let c = (self.cursor + step) % count;
@@ -175,6 +205,25 @@ mod tests {
         b.sort_unstable();
         assert_eq!(a, b);
         assert_eq!(a, (0..100).map(|x| x * 512).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn a_held_plan_continues_where_it_stopped() {
+        let mut whole = OffsetPlan::with_clones(64 << 10, 4096, true, 5, 2, false);
+        let expected: Vec<u64> = std::iter::from_fn(|| whole.next_request().map(|r| r.1)).collect();
+        let mut p = OffsetPlan::with_clones(64 << 10, 4096, true, 5, 2, false);
+        p.hold_after(5);
+        let mut got: Vec<u64> = std::iter::from_fn(|| p.next_request().map(|r| r.1)).collect();
+        assert_eq!((got.len(), p.handed(), p.held()), (5, 5, true));
+        p.release();
+        got.extend(std::iter::from_fn(|| p.next_request().map(|r| r.1)));
+        assert_eq!(got, expected);
+        assert!(!p.held() && p.exhausted());
+        // A hold beyond the plan's end: exhausted, not held.
+        let mut short = OffsetPlan::new(16 << 10, 4096, false, 1);
+        short.hold_after(10);
+        assert_eq!(std::iter::from_fn(|| short.next_request()).count(), 4);
+        assert!(!short.held());
     }
 
     #[test]
