@@ -30,7 +30,8 @@ pub enum Event {
         rw: Rw,
         /// The job's block size, bytes.
         bs: u64,
-        /// The queue depth the phase runs at.
+        /// The queue depth the phase starts at (per clone; the result says the depth it
+        /// ended at, which a native writing phase that starts lean may have grown to).
         iodepth: u32,
     },
     /// The running phase's progress.

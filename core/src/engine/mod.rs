@@ -76,7 +76,8 @@ pub struct PhaseResult {
     pub rw: Rw,
     /// Block size, bytes.
     pub bs: u64,
-    /// Queue depth used.
+    /// Queue depth used, per clone: the depth the phase ended at (a native writing phase
+    /// that starts lean may grow after its first 16 MiB, see `native::buffers::write_depth`).
     pub iodepth: u32,
     /// Bytes transferred, u64.
     pub bytes: u64,
@@ -121,8 +122,9 @@ pub struct DepthLimit {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum DepthReason {
-    /// No earlier phase of the run showed a drive fast enough to use more (an SD card or
-    /// anything as slow): the lean budget of 8 MiB.
+    /// Neither an earlier phase of the run nor the phase's own first 16 MiB showed a drive
+    /// fast enough to use more (an SD card or anything as slow), or the phase ended within
+    /// those 16 MiB: the lean budget of 8 MiB.
     Lean,
     /// A fast drive, but `iodepth × bs` is more than a quarter of `MemAvailable`.
     Memory,

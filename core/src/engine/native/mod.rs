@@ -14,11 +14,13 @@
 //! rest (not measured).
 //!
 //! Every write carries fresh pseudo-random data (no 4 KiB block repeats, nothing compresses),
-//! which needs one buffer per write in flight: on a drive no earlier phase showed to be fast
-//! (an SD card) writes of large blocks keep fewer requests in flight than `iodepth` (2 × 4
-//! MiB, the lean 8 MiB), on a fast one the full `iodepth` within a quarter of `MemAvailable`
-//! (see [`buffers::write_depth`]); the phase's result reports the depth used and, when it is
-//! below the profile's, why (`depth_limit`).
+//! which needs one buffer per write in flight: on a drive not shown to be fast (an SD card)
+//! writes of large blocks keep fewer requests in flight than `iodepth` (2 × 4 MiB, the lean 8
+//! MiB), on a fast one the full `iodepth` within a quarter of `MemAvailable` (see
+//! [`buffers::write_depth`]). A drive shows itself fast in an earlier phase of the run, or in
+//! the phase's own first 16 MiB written at the lean depth: then the phase goes on, same
+//! offsets, same measurement, at the full depth. The phase's result reports the depth it
+//! ended at and, when that is below the profile's, why (`depth_limit`).
 //!
 //! Submodules: [`plan`] (offsets), [`buffers`] (aligned buffers, fresh data for every write), [`stats`] (latency
 //! histogram, samples, progress), [`uring`] and [`threads`] (the two I/O paths).
