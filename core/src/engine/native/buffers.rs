@@ -20,8 +20,9 @@
 //!   the same buffer are harmless for a benchmark (each I/O still moves its full length from
 //!   the device).
 //!
-//! Buffers are touched only through raw pointers handed to the kernel (io_uring or
-//! pread/pwrite), never through Rust references while I/O may be in flight.
+//! A phase's buffers are one region (see [`IoBuffers`]). They are touched only through raw
+//! pointers handed to the kernel (io_uring or pread/pwrite), never through Rust references
+//! while I/O may be in flight.
 
 use rand::rngs::SmallRng;
 use rand::{RngCore, SeedableRng};
@@ -74,19 +75,20 @@ const STEP: u64 = 0x9e37_79b9_7f4a_7c15;
 /// Words in a 4 KiB block, the unit the key changes with.
 const BLOCK_WORDS: usize = 4096 / 8;
 
-/// Fills `buf` block by block (4 KiB, the last one maybe shorter): block `b` is the pool's
-/// segment `b mod (pool / 4 KiB)` with every word XORed with `key + b × STEP`. A tail shorter
-/// than a word gets bytes of one more such word. `pool.len()` is a multiple of
-/// [`BLOCK_WORDS`].
+/// Fills the `len` bytes at `ptr` block by block (4 KiB, the last one maybe shorter): block
+/// `b` is the pool's segment `b mod (pool / 4 KiB)` with every word XORed with `key + b ×
+/// STEP`. A tail shorter than a word gets bytes of one more such word. `pool.len()` is a
+/// multiple of [`BLOCK_WORDS`].
 ///
-/// The caller guarantees that no I/O and no reference uses the buffer meanwhile.
-fn fill_keyed(buf: &AlignedBuf, pool: &[u64], key: u64) {
-    let words = buf.len() / 8;
-    assert_eq!(buf.as_ptr() as usize % std::mem::align_of::<u64>(), 0);
-    // SAFETY: the buffer is `len ≥ words × 8` initialised bytes, aligned for u64 (asserted
-    // above), and the caller owns it exclusively: no I/O and no other reference uses it while
-    // this slice lives.
-    let out = unsafe { std::slice::from_raw_parts_mut(buf.as_ptr().cast::<u64>(), words) };
+/// # Safety
+/// `ptr` is aligned for u64 and starts `len` initialised bytes that no I/O and no reference
+/// uses meanwhile.
+unsafe fn fill_keyed(ptr: *mut u8, len: usize, pool: &[u64], key: u64) {
+    let words = len / 8;
+    assert_eq!(ptr as usize % std::mem::align_of::<u64>(), 0);
+    // SAFETY: `len ≥ words × 8` initialised bytes, aligned for u64 (asserted above), owned
+    // exclusively by the caller's contract while this slice lives.
+    let out = unsafe { std::slice::from_raw_parts_mut(ptr.cast::<u64>(), words) };
     let segments = pool.len() / BLOCK_WORDS;
     let mut blocks = 0usize;
     for (b, block) in out.chunks_mut(BLOCK_WORDS).enumerate() {
@@ -97,12 +99,12 @@ fn fill_keyed(buf: &AlignedBuf, pool: &[u64], key: u64) {
         }
         blocks = b + 1;
     }
-    let tail = buf.len() - words * 8;
+    let tail = len - words * 8;
     if tail > 0 {
         let k = key.wrapping_add((blocks as u64).wrapping_mul(STEP));
         let word = (pool[words % pool.len()] ^ k).to_ne_bytes();
-        // SAFETY: the last `tail` (< 8) bytes of the buffer, owned exclusively as above.
-        unsafe { std::ptr::copy_nonoverlapping(word.as_ptr(), buf.as_ptr().add(words * 8), tail) };
+        // SAFETY: the last `tail` (< 8) bytes of the range, owned exclusively as above.
+        unsafe { std::ptr::copy_nonoverlapping(word.as_ptr(), ptr.add(words * 8), tail) };
     }
 }
 
@@ -163,21 +165,25 @@ fn parse_mem_available(text: &str) -> Option<u64> {
     kib.checked_mul(1024)
 }
 
-/// The buffers of one phase.
+/// The buffers of one phase: `count` buffers of `bs` bytes, back to back in one aligned
+/// region (each starts at a multiple of `bs` from an `align`ed start, so each is aligned as
+/// O_DIRECT needs when `bs` is a multiple of `align`).
+///
+/// One region, as fio allocates its `iodepth × bs` of buffers, not one allocation per buffer:
+/// pages faulted in one after another in one mapping come mostly physically next to each
+/// other (on this machine's kernel 3 610 runs for 32 768 pages of one 128 MiB mapping,
+/// against 20 271 for 32 separate 4 MiB ones), and the block layer puts a run of
+/// neighbouring pages in one segment, so how many requests a large block is split into at
+/// the device's `max_segments` depends on it. With buffers laid out like fio's the device
+/// sees requests like fio's.
 #[derive(Debug)]
-pub enum IoBuffers {
-    /// One buffer per write in flight, refilled before each submission.
-    Write {
-        /// `bs` bytes each; as many as [`IoBuffers::max_in_flight`].
-        slots: Vec<AlignedBuf>,
-        /// [`POOL_BYTES`] random bytes, only ever read after creation.
-        pool: Vec<u64>,
-    },
-    /// A few discard buffers shared by in-flight reads.
-    Read {
-        /// Targets, `bs` bytes each.
-        targets: Vec<AlignedBuf>,
-    },
+pub struct IoBuffers {
+    region: AlignedBuf,
+    bs: usize,
+    count: usize,
+    /// For writes, [`POOL_BYTES`] random bytes, only ever read after creation; `None` for
+    /// reads.
+    pool: Option<Vec<u64>>,
 }
 
 impl IoBuffers {
@@ -200,59 +206,61 @@ impl IoBuffers {
         seed: u64,
         write_budget: u64,
     ) -> IoBuffers {
+        let bs = bs.max(1);
         let depth = depth.max(1) as u64;
         let budget = if write { write_budget } else { READ_BUDGET };
-        let count = (budget / bs.max(1) as u64).clamp(1, depth) as usize;
-        let buffers = (0..count).map(|_| AlignedBuf::new(bs, align));
-        if write {
+        let count = (budget / bs as u64).clamp(1, depth) as usize;
+        let region = AlignedBuf::new(bs * count, align);
+        let pool = write.then(|| {
             let mut rng = SmallRng::seed_from_u64(seed);
             let pool: Vec<u64> = (0..POOL_BYTES / 8).map(|_| rng.next_u64()).collect();
-            let slots: Vec<AlignedBuf> = buffers
-                .inspect(|b| fill_keyed(b, &pool, rng.next_u64()))
-                .collect();
-            IoBuffers::Write { slots, pool }
-        } else {
-            IoBuffers::Read {
-                targets: buffers.collect(),
+            for slot in 0..count {
+                // SAFETY: slot `slot` of the new region: bs bytes, nothing else uses them.
+                unsafe { fill_keyed(region.as_ptr().add(slot * bs), bs, &pool, rng.next_u64()) };
             }
+            pool
+        });
+        IoBuffers {
+            region,
+            bs,
+            count,
+            pool,
         }
     }
 
     /// Bytes of memory the buffers take.
     pub fn footprint(&self) -> usize {
-        match self {
-            IoBuffers::Write { slots, pool } => {
-                slots.iter().map(AlignedBuf::len).sum::<usize>() + pool.len() * 8
-            }
-            IoBuffers::Read { targets } => targets.iter().map(AlignedBuf::len).sum(),
-        }
+        self.region.len() + self.pool.as_ref().map_or(0, |p| p.len() * 8)
     }
 
     /// How many requests may be in flight at once with these buffers: the number of write
     /// buffers, or `usize::MAX` for reads (which share their targets).
     pub fn max_in_flight(&self) -> usize {
-        match self {
-            IoBuffers::Write { slots, .. } => slots.len(),
-            IoBuffers::Read { .. } => usize::MAX,
+        match self.pool {
+            Some(_) => self.count,
+            None => usize::MAX,
         }
     }
 
     /// Every buffer as `(start, length in bytes)`, in the order [`IoBuffers::index_of`]
     /// numbers them (for registering them with the kernel).
     pub fn regions(&self) -> Vec<(*mut u8, usize)> {
-        let bufs = match self {
-            IoBuffers::Write { slots, .. } => slots,
-            IoBuffers::Read { targets } => targets,
-        };
-        bufs.iter().map(|b| (b.as_ptr(), b.len())).collect()
+        (0..self.count).map(|i| (self.buffer(i), self.bs)).collect()
+    }
+
+    /// The start of buffer `index` (< count).
+    fn buffer(&self, index: usize) -> *mut u8 {
+        assert!(index < self.count, "buffer {index} of {}", self.count);
+        // SAFETY: index < count, so the offset stays inside the region of count × bs bytes.
+        unsafe { self.region.as_ptr().add(index * self.bs) }
     }
 
     /// Which of [`IoBuffers::regions`] the request in `slot` uses (what
     /// [`IoBuffers::prepare`] returns the start of).
     pub fn index_of(&self, slot: usize) -> usize {
-        match self {
-            IoBuffers::Write { .. } => slot,
-            IoBuffers::Read { targets } => slot % targets.len(),
+        match self.pool {
+            Some(_) => slot,
+            None => slot % self.count,
         }
     }
 
@@ -264,14 +272,13 @@ impl IoBuffers {
     /// # Panics
     /// For a write, when `slot ≥ max_in_flight()` (two requests would share a buffer).
     pub fn prepare(&self, slot: usize, rng: &mut SmallRng) -> *mut u8 {
-        match self {
-            IoBuffers::Write { slots, pool } => {
-                let buf = &slots[slot];
-                fill_keyed(buf, pool, rng.next_u64());
-                buf.as_ptr()
-            }
-            IoBuffers::Read { targets } => targets[slot % targets.len()].as_ptr(),
+        let ptr = self.buffer(self.index_of(slot));
+        if let Some(pool) = &self.pool {
+            // SAFETY: the slot's own buffer, bs bytes; the caller owns the slot (no I/O in
+            // flight on it, no reference to it).
+            unsafe { fill_keyed(ptr, self.bs, pool, rng.next_u64()) };
         }
+        ptr
     }
 }
 
@@ -372,7 +379,8 @@ mod tests {
     fn a_tail_shorter_than_a_word_is_filled() {
         let pool: Vec<u64> = (1..=POOL_BYTES as u64 / 8).collect();
         let buf = AlignedBuf::new(4096 + 4, 4096);
-        fill_keyed(&buf, &pool, 7);
+        // SAFETY: test only: the buffer is 4100 bytes, aligned, and used by nothing else.
+        unsafe { fill_keyed(buf.as_ptr(), buf.len(), &pool, 7) };
         let data = bytes(buf.as_ptr(), 4100);
         assert_ne!(&data[4096..], &[0, 0, 0, 0]);
     }
