@@ -11,8 +11,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
 use agnostics_testkit::{
-    fixture_files, mmc_host_tree, require, require_program, require_root, BlkioThrottle, LoopFs,
-    MmcHost, Ran, Throttle,
+    fixture_files, mmc_host_tree, require, require_program, require_root, MmcHost, Ran, Throttle,
+    ThrottledDisk,
 };
 use serde_json::Value;
 
@@ -859,22 +859,30 @@ bs=1m
 stonewall
 ";
 
-/// `run --runs 1` of [`SEQ_WRITE_ONLY`] on `fs` in a group that writes at `bps`; the output.
-fn throttled_run(env: &Env, fs: &LoopFs, sysfs: &Path, bps: u64, json: bool) -> Output {
-    let group = BlkioThrottle::new(
-        &fs.maj_min(),
-        Throttle {
-            write_bps: bps,
-            ..Throttle::default()
-        },
-    );
-    let mut c = group.command(Path::new(env!("CARGO_BIN_EXE_agnostics-cli")));
+/// Writes at `bps`, nothing else limited.
+fn writes_at(bps: u64) -> Throttle {
+    Throttle {
+        write_bps: bps,
+        ..Throttle::default()
+    }
+}
+
+/// `run --runs 1` of [`SEQ_WRITE_ONLY`] on `disk` rethrottled to write at `bps`; the output.
+fn throttled_run(
+    env: &Env,
+    disk: &mut ThrottledDisk,
+    sysfs: &Path,
+    bps: u64,
+    json: bool,
+) -> Output {
+    disk.rethrottle(writes_at(bps));
+    let mut c = disk.command(Path::new(env!("CARGO_BIN_EXE_agnostics-cli")));
     c.env("LANGUAGE", "en")
         .env("LC_ALL", "C.UTF-8")
         .env("AGNOSTICS_HISTORY", &env.history)
         .env("AGNOSTICS_LOG", env.dir.path().join("rpdiags.txt"))
         .args(["run", "--runs", "1", "--target"])
-        .arg(&fs.mount)
+        .arg(disk.path())
         .arg("--profile")
         .arg(&env.profile)
         .arg("--sysfs-root")
@@ -882,9 +890,7 @@ fn throttled_run(env: &Env, fs: &LoopFs, sysfs: &Path, bps: u64, json: bool) -> 
     if json {
         c.arg("--json");
     }
-    let out = c.output().unwrap();
-    drop(group);
-    out
+    c.output().unwrap()
 }
 
 /// The figure of `phase` in the first run of a run's JSON document: bytes per second, f64.
@@ -907,19 +913,17 @@ fn bw_of(doc: &Value, phase: &str) -> f64 {
 /// cross a target the first run met), and the last run's
 /// throttle is a sixth of the first run's figure, so it measures at most 0.18 of it.
 fn a_write_speed_fallen_to_a_sixth_is_a_decline_and_a_small_dip_is_not() -> Ran {
-    if let Some(reason) = BlkioThrottle::unavailable() {
-        return agnostics_testkit::skip(reason);
-    }
+    ThrottledDisk::require()?;
     require_root("a loop device")?;
     let env = Env::new()?;
     std::fs::write(&env.profile, SEQ_WRITE_ONLY).unwrap();
-    let fs = LoopFs::new(96);
+    const MIB: u64 = 1 << 20;
+    let mut disk = ThrottledDisk::new(96, writes_at(12 * MIB));
     // An SD card in high-speed mode (at most 25 MB/s: above both throttles).
     let ios = agnostics_testkit::ios_fixture("ios-sd-high-speed");
-    let sysfs = card_behind_host(&env.dir.path().join("sysfs-loop"), &fs.mount, Some(&ios));
-    const MIB: u64 = 1 << 20;
+    let sysfs = card_behind_host(&env.dir.path().join("sysfs-loop"), disk.path(), Some(&ios));
 
-    let first = support::json(&throttled_run(&env, &fs, &sysfs, 12 * MIB, true));
+    let first = support::json(&throttled_run(&env, &mut disk, &sysfs, 12 * MIB, true));
     assert!(first["error"].is_null(), "{first:#}");
     assert!(first["trend"].is_null());
     let f1 = bw_of(&first, "seq-write");
@@ -966,7 +970,7 @@ fn a_write_speed_fallen_to_a_sixth_is_a_decline_and_a_small_dip_is_not() -> Ran 
 
     // Then a sixth of that: down by far more than the noise floor, with the advice.
     let low = (f1 / 6.0) as u64;
-    let out = throttled_run(&env, &fs, &sysfs, low, false);
+    let out = throttled_run(&env, &mut disk, &sysfs, low, false);
     let text = stdout(&out);
     println!("{text}");
     let line = text
@@ -1023,7 +1027,7 @@ fn a_write_speed_fallen_to_a_sixth_is_a_decline_and_a_small_dip_is_not() -> Ran 
     assert!(text.contains("Left link:") && text.contains("25"), "{text}");
     let md = env.ok(&["compare", before, after, "--markdown"]);
     assert!(md.contains("25"), "{md}");
-    drop(fs);
+    drop(disk);
     Ok(())
 }
 

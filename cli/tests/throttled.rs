@@ -10,16 +10,17 @@ mod common;
 
 use std::path::Path;
 
+use agnostics_testkit::ThrottledDisk;
 use common::*;
 
 fn run_cli_in_group(
-    group: &BlkioThrottle,
+    disk: &ThrottledDisk,
     target: &Path,
     profile: &Path,
     engine: &str,
     log: &Path,
 ) -> (i32, serde_json::Value) {
-    let out = group
+    let out = disk
         .command(Path::new(env!("CARGO_BIN_EXE_agnostics-cli")))
         .env("LANGUAGE", "en")
         .env("LC_ALL", "C.UTF-8")
@@ -47,19 +48,16 @@ fn run_cli_in_group(
 }
 
 fn cli_measures_the_throttle_with_both_engines_and_fails_a1() -> agnostics_testkit::Ran {
-    if let Some(reason) = BlkioThrottle::unavailable() {
-        return agnostics_testkit::skip(reason);
-    }
+    ThrottledDisk::require()?;
     agnostics_testkit::require_program("fio")?;
-    let fs = LoopFs::new(192);
+    let disk = ThrottledDisk::new(192, THROTTLE);
     let profile_dir = scratch_dir();
     let profile = profile_dir.path().join("throttled.fio");
     std::fs::write(&profile, THROTTLED_PROFILE).unwrap();
-    let group = BlkioThrottle::new(&fs.maj_min(), THROTTLE);
     for engine in ["native", "fio"] {
         let (code, doc) = run_cli_in_group(
-            &group,
-            &fs.mount,
+            &disk,
+            disk.path(),
             &profile,
             engine,
             &profile_dir.path().join("rpdiags.txt"),
@@ -116,14 +114,13 @@ fn cli_measures_the_throttle_with_both_engines_and_fails_a1() -> agnostics_testk
         assert_eq!(a1("rand-4k-read"), "FAIL", "{engine}");
         assert_eq!(doc["verdict"], "FAIL", "{engine}");
         assert_eq!(code, 1, "{engine}: exit status of a FAIL");
-        let left: Vec<String> = entries(&fs.mount)
+        let left: Vec<String> = entries(disk.path())
             .into_iter()
             .filter(|n| n.starts_with(".agnostics-test"))
             .collect();
         assert!(left.is_empty(), "{engine} left {left:?}");
     }
-    drop(group);
-    drop(fs);
+    drop(disk);
     Ok(())
 }
 

@@ -15,6 +15,7 @@ mod blkio;
 mod card;
 pub mod harness;
 mod loopfs;
+mod throttled;
 mod tmpfs;
 
 pub use blkio::{BlkioThrottle, Hierarchy, Throttle, BLKIO_ROOT, CGROUP2_ROOT};
@@ -24,6 +25,7 @@ pub use card::{
 };
 pub use harness::{require, require_path, require_program, require_root, skip, Ran, Skip};
 pub use loopfs::{LoopFs, LoopFsBuilder};
+pub use throttled::{serve_child, ThrottledDisk, CHILD_DIR_ENV, CHILD_TASK_ENV};
 pub use tmpfs::Tmpfs;
 
 /// True when running as root (loop devices, mounts, cgroups).

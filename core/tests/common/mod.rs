@@ -13,7 +13,7 @@ use agnostics_core::engine::{self, EngineError, EngineKind, Event, PhaseResult, 
 use agnostics_core::profile::Profile;
 // Not every test binary that includes this module uses each of them.
 #[allow(unused_imports)]
-pub use agnostics_testkit::{is_root, scratch_dir, BlkioThrottle, LoopFs, Throttle};
+pub use agnostics_testkit::{is_root, scratch_dir, BlkioThrottle, LoopFs, Throttle, ThrottledDisk};
 
 /// Translation catalogues and locales for the i18n tests (also used by cli/tests).
 pub mod locale;
