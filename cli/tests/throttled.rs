@@ -5,13 +5,15 @@
 //! figures give: FAIL (rand-4k-write), FAIL (rand-4k-read), and PASS (seq-write) at full speed.
 //! Needs root, such a cgroup and fio; elsewhere the test is reported as ignored with the reason.
 
-#[path = "../../core/tests/common/mod.rs"]
-mod common;
+mod support;
 
 use std::path::Path;
 
-use agnostics_testkit::ThrottledDisk;
-use common::*;
+use agnostics_testkit::profiles::{
+    assert_paced_by_throttle, READ_IOPS, THROTTLE, THROTTLED_PROFILE, WRITE_BPS, WRITE_IOPS,
+};
+use agnostics_testkit::{scratch_dir, ThrottledDisk};
+use support::entries;
 
 fn run_cli_in_group(
     disk: &ThrottledDisk,

@@ -15,6 +15,7 @@ mod blkio;
 mod card;
 pub mod harness;
 mod loopfs;
+pub mod profiles;
 mod throttled;
 mod tmpfs;
 

@@ -42,17 +42,13 @@ pub fn scratch() -> tempfile::TempDir {
     agnostics_testkit::scratch_dir_in(Path::new(env!("CARGO_TARGET_TMPDIR")))
 }
 
-/// Writes a small profile (two graded-like phases, a few MiB) and returns its path.
+/// Writes a small profile (the standard test's five phases at `size`, 1 MiB blocks, random
+/// phases of a second: `agnostics_testkit::profiles::small_standard`) and returns its path.
 pub fn small_profile(dir: &Path, size: &str) -> PathBuf {
     let path = dir.join("small.fio");
     std::fs::write(
         &path,
-        format!(
-            "[global]\nioengine=libaio\ndirect=1\niodepth=8\nsize={size}\nend_fsync=1\n\n\
-             [prepare-file]\nrw=write\nbs=1m\nstonewall\n\n[seq-write]\nrw=write\nbs=1m\nstonewall\n\n\
-             [seq-read]\nrw=read\nbs=1m\nstonewall\n\n[rand-4k-write]\nrw=randwrite\nbs=4k\nruntime=1\nstonewall\n\n\
-             [rand-4k-read]\nrw=randread\nbs=4k\nruntime=1\nstonewall\n"
-        ),
+        agnostics_testkit::profiles::small_standard(size, "1m", 1),
     )
     .unwrap();
     path
