@@ -10,10 +10,7 @@
 //! (glibc 2.35 and later; Debian 12 has 2.36), so messages need no generated locale. The
 //! decimal comma does: `de_DE.UTF-8` is built with `localedef` into a scratch `LOCPATH`.
 
-#[path = "../../core/tests/common/locale.rs"]
-mod locale;
-#[path = "../../core/tests/common/po.rs"]
-mod po;
+use agnostics_testkit::locale;
 
 use std::path::Path;
 use std::process::{Command, Output};

@@ -20,10 +20,8 @@ pub use agnostics_testkit::profiles::{
 #[allow(unused_imports)]
 pub use agnostics_testkit::{is_root, scratch_dir, BlkioThrottle, LoopFs, Throttle, ThrottledDisk};
 
-/// Translation catalogues and locales for the i18n tests (also used by cli/tests).
-pub mod locale;
-/// A reader of the `.po` catalogues (also used by cli/tests).
-pub mod po;
+#[allow(unused_imports)]
+pub use agnostics_testkit::{locale, po};
 
 /// Parses a profile text, panicking with the parser's message on error.
 pub fn profile(text: &str) -> Profile {
