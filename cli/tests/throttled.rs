@@ -13,7 +13,7 @@ use agnostics_testkit::profiles::{
     assert_paced_by_throttle, READ_IOPS, THROTTLE, THROTTLED_PROFILE, WRITE_BPS, WRITE_IOPS,
 };
 use agnostics_testkit::{scratch_dir, ThrottledDisk};
-use support::entries;
+use support::{entries, Run};
 
 fn run_cli_in_group(
     disk: &ThrottledDisk,
@@ -22,23 +22,17 @@ fn run_cli_in_group(
     engine: &str,
     log: &Path,
 ) -> (i32, serde_json::Value) {
-    let out = disk
-        .command(Path::new(env!("CARGO_BIN_EXE_agnostics-cli")))
-        .env("LANGUAGE", "en")
-        .env("LC_ALL", "C.UTF-8")
+    let out = Run::inside(disk)
         .env("AGNOSTICS_LOG", log)
         .env(
             "AGNOSTICS_HISTORY",
             log.with_file_name(format!("history-{engine}.sqlite3")),
         )
-        .args([
-            "run", "--json", "--runs", "1", "--engine", engine, "--target",
-        ])
-        .arg(target)
-        .arg("--profile")
-        .arg(profile)
-        .output()
-        .unwrap();
+        .args(["--json", "--runs", "1"])
+        .engine(engine)
+        .target(target)
+        .profile(profile)
+        .output();
     let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
         panic!(
             "{engine}: stdout is not JSON ({e}):\n{}\nstderr:\n{}",

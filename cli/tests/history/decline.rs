@@ -34,21 +34,19 @@ pub(crate) fn throttled_run(
     json: bool,
 ) -> Output {
     disk.rethrottle(writes_at(bps));
-    let mut c = disk.command(Path::new(env!("CARGO_BIN_EXE_agnostics-cli")));
-    c.env("LANGUAGE", "en")
-        .env("LC_ALL", "C.UTF-8")
+    let run = Run::inside(disk)
         .env("AGNOSTICS_HISTORY", &env.history)
         .env("AGNOSTICS_LOG", env.dir.path().join("rpdiags.txt"))
-        .args(["run", "--runs", "1", "--target"])
-        .arg(disk.path())
-        .arg("--profile")
-        .arg(&env.profile)
+        .runs(1)
+        .target(disk.path())
+        .profile(&env.profile)
         .arg("--sysfs-root")
         .arg(sysfs);
     if json {
-        c.arg("--json");
+        run.arg("--json").output()
+    } else {
+        run.output()
     }
-    c.output().unwrap()
 }
 
 /// The figure of `phase` in the first run of a run's JSON document: bytes per second, f64.

@@ -19,6 +19,7 @@ use agnostics_testkit::{
     ThrottledDisk,
 };
 use serde_json::Value;
+use support::Run;
 
 /// A scratch folder on `/var/tmp` with this test's history file, log, target and profile, and
 /// a sysfs tree in which the target is on an SD card (so that its runs have a drive id: this
@@ -52,18 +53,23 @@ impl Env {
         c
     }
 
+    /// `agnostics-cli run` with this test's history file and log.
+    fn run_cmd(&self) -> Run {
+        Run::new()
+            .env("AGNOSTICS_HISTORY", &self.history)
+            .env("AGNOSTICS_LOG", self.dir.path().join("rpdiags.txt"))
+    }
+
     /// `agnostics-cli run --runs 1 --target T --profile P --sysfs-root S ARGS…` to the end.
     fn run(&self, args: &[&str]) -> Output {
-        self.cli()
-            .args(["run", "--runs", "1", "--target"])
-            .arg(&self.target)
-            .arg("--profile")
-            .arg(&self.profile)
+        self.run_cmd()
+            .runs(1)
+            .target(&self.target)
+            .profile(&self.profile)
             .arg("--sysfs-root")
             .arg(&self.sysfs)
             .args(args)
             .output()
-            .unwrap()
     }
 
     /// A `run --json`, checked to have measured; its document.
