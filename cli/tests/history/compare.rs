@@ -114,14 +114,12 @@ pub(crate) fn run_markdown_has_no_serials_or_home_path() -> Ran {
     // A run that fails (no room for the file) does not put the path in the table either.
     let full = home.join("no-such-folder");
     let out = env
-        .cli()
+        .run_cmd()
         .env("HOME", &home)
-        .args(["run", "--markdown", "--runs", "1", "--target"])
-        .arg(&full)
-        .arg("--profile")
-        .arg(&env.profile)
-        .output()
-        .unwrap();
+        .args(["--markdown", "--runs", "1"])
+        .target(&full)
+        .profile(&env.profile)
+        .output();
     assert_eq!(out.status.code(), Some(2));
     assert_private("run --markdown of an error", &stdout(&out), &home);
     Ok(())

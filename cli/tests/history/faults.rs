@@ -107,14 +107,12 @@ pub(crate) fn a_history_on_a_full_disk_costs_one_warning_not_the_result() -> Ran
     }
     let history = full.mount.join("state/history.sqlite3");
     let out = env
-        .cli()
+        .run_cmd()
         .env("AGNOSTICS_HISTORY", &history)
-        .args(["run", "--json", "--runs", "1", "--target"])
-        .arg(&env.target)
-        .arg("--profile")
-        .arg(&env.profile)
-        .output()
-        .unwrap();
+        .args(["--json", "--runs", "1"])
+        .target(&env.target)
+        .profile(&env.profile)
+        .output();
     let doc = support::json(&out);
     assert!(doc["error"].is_null(), "{doc:#}");
     assert_eq!(out.status.code(), Some(exit_code(&doc)));

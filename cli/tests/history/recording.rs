@@ -140,13 +140,11 @@ pub(crate) fn a_refused_run_is_not_recorded() -> Ran {
     let bad = env.dir.path().join("bad.fio");
     std::fs::write(&bad, "[a]\nsize=1m\nverify=md5\n").unwrap();
     let out = env
-        .cli()
-        .args(["run", "--json", "--target"])
-        .arg(&env.target)
-        .arg("--profile")
-        .arg(&bad)
-        .output()
-        .unwrap();
+        .run_cmd()
+        .args(["--json"])
+        .target(&env.target)
+        .profile(&bad)
+        .output();
     assert_eq!(out.status.code(), Some(2));
     assert!(support::json(&out)["trend"].is_null());
     assert!(env.listed().is_empty());
