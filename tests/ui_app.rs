@@ -12,8 +12,7 @@
 //! the primary menu has **Keyboard Shortcuts** (Ctrl+?, GTK's shortcuts window of the app's
 //! accelerators) and **About Raspberry Pi Diagnostics**, in header capitalisation.
 
-#[path = "../core/tests/common/po.rs"]
-mod po;
+use agnostics_testkit::po;
 #[path = "ui_support/mod.rs"]
 mod support;
 

@@ -10,10 +10,8 @@
 //! (messages alone work under `C.UTF-8` when `localedef` is missing; the test then reports
 //! itself ignored with the reason, as its decimal-comma checks did not run).
 
-#[path = "../core/tests/common/locale.rs"]
-mod locale;
-#[path = "../core/tests/common/po.rs"]
-mod po;
+use agnostics_testkit::locale;
+use agnostics_testkit::po;
 #[path = "ui_support/mod.rs"]
 mod support;
 

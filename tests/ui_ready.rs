@@ -11,10 +11,7 @@
 #[path = "ui_support/mod.rs"]
 mod support;
 
-#[path = "../core/tests/common/locale.rs"]
-mod locale;
-#[path = "../core/tests/common/po.rs"]
-mod po;
+use agnostics_testkit::locale;
 
 use std::path::Path;
 use std::process::Command;

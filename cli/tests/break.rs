@@ -9,7 +9,7 @@ mod support;
 use std::path::{Path, PathBuf};
 
 use agnostics_testkit::{require_program, test_files};
-use support::{cli, json, scratch, small_profile};
+use support::{json, scratch, small_profile, Run};
 
 /// One direction's figures as fio 3.33 prints them.
 fn figures(io_bytes: u64, total_ios: u64, runtime_ms: u64, bw_bytes: f64, iops: f64) -> String {
@@ -69,14 +69,12 @@ fn assert_refused(active: &str, because: &str) {
     std::fs::create_dir(&target).unwrap();
     let profile = small_profile(dir.path(), "4m");
     let fio = fake_fio(dir.path(), active);
-    let out = cli()
+    let out = Run::default_command()
         .env("AGNOSTICS_FIO", &fio)
-        .args(["--json", "--runs", "1", "--engine", "fio", "--target"])
-        .arg(&target)
-        .arg("--profile")
-        .arg(&profile)
-        .output()
-        .unwrap();
+        .args(["--json", "--runs", "1", "--engine", "fio"])
+        .target(&target)
+        .profile(&profile)
+        .output();
     let doc = json(&out);
     assert_eq!(out.status.code(), Some(2), "{doc:#}");
     assert_eq!(doc["verdict"], "ERROR", "{doc:#}");
@@ -122,13 +120,11 @@ fn real_fio_still_passes_the_checks() -> agnostics_testkit::Ran {
     require_program("fio")?;
     let dir = scratch();
     let profile = small_profile(dir.path(), "4m");
-    let out = cli()
-        .args(["--json", "--runs", "1", "--engine", "fio", "--target"])
-        .arg(dir.path())
-        .arg("--profile")
-        .arg(&profile)
-        .output()
-        .unwrap();
+    let out = Run::default_command()
+        .args(["--json", "--runs", "1", "--engine", "fio"])
+        .target(dir.path())
+        .profile(&profile)
+        .output();
     let doc = json(&out);
     // Whatever the verdict (the machine's speed is not asserted), fio's own output is
     // consistent, so it is never refused as contradicting itself.
@@ -174,13 +170,11 @@ fn a_direct_block_size_the_sectors_do_not_divide_is_refused_before_writing(
         "[global]\nsize=4m\ndirect=1\n[prepare-file]\nrw=write\nbs=4k\n",
     )
     .unwrap();
-    let out = cli()
-        .args(["--json", "--runs", "1", "--target"])
-        .arg(&fs.mount)
-        .arg("--profile")
-        .arg(&profile)
-        .output()
-        .unwrap();
+    let out = Run::default_command()
+        .args(["--json", "--runs", "1"])
+        .target(&fs.mount)
+        .profile(&profile)
+        .output();
     let doc = json(&out);
     assert_eq!(doc["runs"].as_array().map(|r| r.len()), Some(1), "{doc:#}");
     Ok(())
@@ -194,13 +188,11 @@ fn a_job_file_saved_with_a_byte_order_mark_is_read() {
         "\u{feff}[prepare-file]\r\nrw=write\r\nsize=1m\r\nbs=64k\r\n",
     )
     .unwrap();
-    let out = cli()
-        .args(["--json", "--runs", "1", "--target"])
-        .arg(dir.path())
-        .arg("--profile")
-        .arg(&profile)
-        .output()
-        .unwrap();
+    let out = Run::default_command()
+        .args(["--json", "--runs", "1"])
+        .target(dir.path())
+        .profile(&profile)
+        .output();
     let doc = json(&out);
     assert_ne!(doc["error"]["kind"], "profile", "{doc:#}");
     assert_eq!(
@@ -212,13 +204,11 @@ fn a_job_file_saved_with_a_byte_order_mark_is_read() {
 /// `agnostics-cli --json --runs 1 --engine ENGINE` of `profile` in `target`, which must end
 /// with exit status 2 and the error kind `profile`: the document and the error's message.
 fn profile_error(engine: &str, target: &Path, profile: &Path) -> (serde_json::Value, String) {
-    let out = cli()
-        .args(["--json", "--runs", "1", "--engine", engine, "--target"])
-        .arg(target)
-        .arg("--profile")
-        .arg(profile)
-        .output()
-        .unwrap();
+    let out = Run::default_command()
+        .args(["--json", "--runs", "1", "--engine", engine])
+        .target(target)
+        .profile(profile)
+        .output();
     let doc = json(&out);
     assert_eq!(out.status.code(), Some(2), "{engine}: {doc:#}");
     assert_eq!(doc["error"]["kind"], "profile", "{engine}: {doc:#}");

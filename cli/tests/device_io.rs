@@ -10,19 +10,15 @@ use std::path::Path;
 use std::process::Output;
 
 use agnostics_testkit::{require_program, require_root, LoopFs, Ran};
-use support::{cli, json, small_profile};
+use support::{json, small_profile, Run};
 
 /// `agnostics-cli run` with `args`, then `--target TARGET --profile PROFILE`, run to the end.
 fn run(args: &[&str], target: &Path, profile: &Path) -> Output {
-    cli()
-        .arg("run")
+    Run::new()
         .args(args)
-        .arg("--target")
-        .arg(target)
-        .arg("--profile")
-        .arg(profile)
+        .target(target)
+        .profile(profile)
         .output()
-        .unwrap()
 }
 
 /// The kernel's name of a loop device given as `/dev/loopN`.

@@ -1,10 +1,8 @@
 //! `agnostics-cli generate man|bash|zsh|fish`: the files packagers install, named as meson
 //! installs them (cli/meson.build lists the man pages; the lists must agree).
 
-#[path = "../../core/tests/common/locale.rs"]
-mod locale;
-#[path = "../../core/tests/common/po.rs"]
-mod po;
+use agnostics_testkit::locale;
+use agnostics_testkit::po;
 
 use std::path::Path;
 use std::process::Command;

@@ -16,11 +16,10 @@ use std::process::{Command, Output};
 use agnostics_testkit::{require, require_program, require_root, run, Mounted, Ran, Tmpfs};
 use support::{cli, json, scratch};
 
-/// A standard-shaped profile of 8 MiB with `extra` appended to `[global]`.
-const SMALL: &str = "[global]\nioengine=libaio\ndirect=1\niodepth=8\nsize=8m\nend_fsync=1\n\n\
-     [prepare-file]\nrw=write\nbs=1m\nstonewall\n\n[seq-write]\nrw=write\nbs=1m\nstonewall\n\n\
-     [seq-read]\nrw=read\nbs=1m\nstonewall\n\n[rand-4k-write]\nrw=randwrite\nbs=4k\nruntime=1\nstonewall\n\n\
-     [rand-4k-read]\nrw=randread\nbs=4k\nruntime=1\nstonewall\n";
+/// The standard test's five phases at 8 MiB (1 MiB blocks, random phases of a second).
+fn small() -> String {
+    agnostics_testkit::profiles::small_standard("8m", "1m", 1)
+}
 
 fn write_profile(dir: &Path, name: &str, text: &str) -> PathBuf {
     let path = dir.join(name);
@@ -148,7 +147,7 @@ fn implausible_run_says_pass_nowhere() -> Ran {
     fs::create_dir(&target).unwrap();
     let sysfs = s.path().join("sysfs");
     usb11_tree(&sysfs, &target);
-    let profile = write_profile(s.path(), "small.fio", SMALL);
+    let profile = write_profile(s.path(), "small.fio", &small());
     let sysfs_arg = sysfs.to_str().unwrap().to_owned();
     let (doc, j, text) = json_and_text(s.path(), &target, &profile, &["--sysfs-root", &sysfs_arg]);
     assert_eq!(doc["card"]["usb"]["speed_mbit"], 12.0, "{doc:#}");
@@ -271,7 +270,7 @@ impl Drop for LoopMount {
 /// Runs the small profile in `target` on real sysfs; the run must be shown, not graded, with
 /// error kind `cached` whose message contains `needle`.
 fn assert_cached(s: &Path, target: &Path, needle: &str) {
-    let profile = write_profile(s, "small.fio", SMALL);
+    let profile = write_profile(s, "small.fio", &small());
     let (doc, j, text) = json_and_text(s, target, &profile, &[]);
     assert_eq!(doc["error"]["kind"], "cached", "{doc:#}");
     let message = doc["error"]["message"].as_str().unwrap();
@@ -326,7 +325,7 @@ fn a_fuse_filesystem_is_shown_not_graded() -> Ran {
     if direct_write_refused(&mnt) {
         // Linux 6.1 (Debian 12): bindfs opens with O_DIRECT but fails the writes with EINVAL.
         // Nothing is measured, and the error says the filesystem refuses direct I/O.
-        let profile = write_profile(s.path(), "small.fio", SMALL);
+        let profile = write_profile(s.path(), "small.fio", &small());
         let (doc, j, text) = json_and_text(s.path(), &mnt, &profile, &[]);
         assert_eq!(doc["error"]["kind"], "direct_io_refused", "{doc:#}");
         let message = doc["error"]["message"].as_str().unwrap();
@@ -367,7 +366,7 @@ fn a_loop_device_with_direct_io_is_graded() -> Ran {
     require_root("a loop device")?;
     let s = scratch();
     let m = LoopMount::new(s.path(), true);
-    let profile = write_profile(s.path(), "small.fio", SMALL);
+    let profile = write_profile(s.path(), "small.fio", &small());
     let (doc, _, _) = json_and_text(s.path(), &m.mount, &profile, &[]);
     assert_eq!(doc["error"], serde_json::Value::Null, "{doc:#}");
     for c in doc["runs"][0]["checks"].as_array().unwrap() {
@@ -428,7 +427,7 @@ fn jobs_that_are_not_what_their_checks_claim_are_not_graded() {
     let small_bs = write_profile(
         s.path(),
         "small-bs.fio",
-        &SMALL.replace(
+        &small().replace(
             "[seq-write]\nrw=write\nbs=1m",
             "[seq-write]\nrw=write\nbs=4k",
         ),
@@ -450,7 +449,7 @@ fn a_buffered_profile_is_never_graded() {
     let profile = write_profile(
         s.path(),
         "buffered.fio",
-        &SMALL.replace("direct=1", "direct=0"),
+        &small().replace("direct=1", "direct=0"),
     );
     let (doc, j, text) = json_and_text(s.path(), &target, &profile, &[]);
     for c in doc["runs"][0]["checks"].as_array().unwrap() {
@@ -472,7 +471,7 @@ fn a_synchronous_engine_runs_at_depth_one_on_both_engines() -> Ran {
     let profile = write_profile(
         s.path(),
         "psync.fio",
-        &SMALL.replace(
+        &small().replace(
             "ioengine=libaio\ndirect=1\niodepth=8",
             "ioengine=psync\ndirect=1\niodepth=32",
         ),
@@ -497,7 +496,7 @@ fn control_characters_in_the_path_are_shown_escaped() {
     let s = scratch();
     let target = s.path().join("new\nline\tand\u{1b}[31mred");
     fs::create_dir(&target).unwrap();
-    let profile = write_profile(s.path(), "small.fio", SMALL);
+    let profile = write_profile(s.path(), "small.fio", &small());
     let out = run_cli(
         s.path(),
         &[
@@ -539,7 +538,7 @@ fn compat_lines_and_table_show_the_same_whole_numbers() {
     let s = scratch();
     let target = s.path().join("target");
     fs::create_dir(&target).unwrap();
-    let profile = write_profile(s.path(), "small.fio", SMALL);
+    let profile = write_profile(s.path(), "small.fio", &small());
     let out = run_cli(
         s.path(),
         &[

@@ -10,6 +10,7 @@ use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 use agnostics_testkit::Ran;
+use support::Run;
 
 struct Env {
     dir: tempfile::TempDir,
@@ -37,13 +38,14 @@ impl Env {
     }
 
     fn run_command(&self, args: &[&str]) -> Command {
-        let mut c = self.cli();
-        c.args(["run", "--runs", "1", "--target"])
-            .arg(&self.target)
-            .arg("--profile")
-            .arg(&self.profile)
-            .args(args);
-        c
+        Run::new()
+            .env("AGNOSTICS_HISTORY", &self.history)
+            .env("AGNOSTICS_LOG", self.dir.path().join("rpdiags.txt"))
+            .runs(1)
+            .target(&self.target)
+            .profile(&self.profile)
+            .args(args)
+            .command()
     }
 
     fn run(&self, args: &[&str]) -> Output {

@@ -25,8 +25,12 @@ struct Env {
 impl Env {
     fn new() -> Result<Env, agnostics_testkit::Skip> {
         let (dir, target, profile) = support::disk_scratch()?;
-        let out = support::run_json(&target, &profile);
-        assert_eq!(out.status.code(), Some(0), "{out:?}");
+        let out = support::Run::default_command()
+            .arg("--json")
+            .target(&target)
+            .profile(&profile)
+            .expect_exit(0)
+            .output();
         let document = dir.path().join("run.json");
         std::fs::write(&document, &out.stdout).unwrap();
         Ok(Env {

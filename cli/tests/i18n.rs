@@ -10,10 +10,7 @@
 //! (glibc 2.35 and later; Debian 12 has 2.36), so messages need no generated locale. The
 //! decimal comma does: `de_DE.UTF-8` is built with `localedef` into a scratch `LOCPATH`.
 
-#[path = "../../core/tests/common/locale.rs"]
-mod locale;
-#[path = "../../core/tests/common/po.rs"]
-mod po;
+use agnostics_testkit::locale;
 
 use std::path::Path;
 use std::process::{Command, Output};
@@ -171,7 +168,7 @@ fn json_keeps_keys_kinds_and_verdicts_under_language_de() {
 /// device, so the A1/A2 card sentence is not said).
 const RANDOM_IO_SLOW: &str = "Random reads or writes are too slow: the desktop and programs will feel sluggish if the system runs from this drive.";
 
-/// A profile for [`SlowTarget`]: 16 MiB, one request at a time, 1 MiB sequential blocks
+/// A profile for [`slow_target`]: 16 MiB, one request at a time, 1 MiB sequential blocks
 /// (100 MiB/s through the throttle: seq-write passes) and 4 KiB random blocks (about 100 IOPS:
 /// both random checks fail), one second each.
 fn failing_profile(dir: &Path) -> std::path::PathBuf {
@@ -191,30 +188,19 @@ fn failing_profile(dir: &Path) -> std::path::PathBuf {
 /// A drive that fails the random checks by construction: a loop-mounted ext4 throttled by a
 /// blkio group to 100 write and 100 read IOPS. A skip where it cannot be made (not root, no
 /// cgroup throttle).
-struct SlowTarget {
-    group: agnostics_testkit::BlkioThrottle,
-    fs: agnostics_testkit::LoopFs,
+fn slow_target() -> Result<agnostics_testkit::ThrottledDisk, agnostics_testkit::Skip> {
+    agnostics_testkit::ThrottledDisk::require()?;
+    Ok(agnostics_testkit::ThrottledDisk::new(
+        96,
+        agnostics_testkit::Throttle {
+            write_iops: 100,
+            read_iops: 100,
+            ..Default::default()
+        },
+    ))
 }
 
-impl SlowTarget {
-    fn new() -> Result<SlowTarget, agnostics_testkit::Skip> {
-        if let Some(reason) = agnostics_testkit::BlkioThrottle::unavailable() {
-            return Err(agnostics_testkit::Skip(reason.to_owned()));
-        }
-        let fs = agnostics_testkit::LoopFs::new(96);
-        let group = agnostics_testkit::BlkioThrottle::new(
-            &fs.maj_min(),
-            agnostics_testkit::Throttle {
-                write_iops: 100,
-                read_iops: 100,
-                ..Default::default()
-            },
-        );
-        Ok(SlowTarget { group, fs })
-    }
-}
-
-/// A real run of [`failing_profile`] on a [`SlowTarget`], in `language`; with `locale` (a
+/// A real run of [`failing_profile`] on a [`slow_target`], in `language`; with `locale` (a
 /// `LOCPATH` and a locale name) for LC_ALL instead of `LANG=C.UTF-8`. A skip where the slow
 /// target cannot be made.
 fn failing_run(
@@ -222,7 +208,7 @@ fn failing_run(
     locale: Option<(&Path, &str)>,
     json: bool,
 ) -> Result<(Output, String, tempfile::TempDir), agnostics_testkit::Skip> {
-    let slow = SlowTarget::new()?;
+    let slow = slow_target()?;
     let scratch = locale::scratch_dir("cli-i18n-run-");
     let catalogues = locale::catalogue_dir(scratch.path());
     locale::compile_catalogues(&catalogues, &[language]);
@@ -231,16 +217,14 @@ fn failing_run(
         "--runs",
         "1",
         "--target",
-        slow.fs.mount.to_str().expect("UTF-8 path"),
+        slow.path().to_str().expect("UTF-8 path"),
         "--profile",
         profile.to_str().expect("UTF-8 path"),
     ];
     if json {
         args.push("--json");
     }
-    let mut cmd = slow
-        .group
-        .command(Path::new(env!("CARGO_BIN_EXE_agnostics-cli")));
+    let mut cmd = slow.command(Path::new(env!("CARGO_BIN_EXE_agnostics-cli")));
     with_language(&mut cmd, &args, language, &catalogues);
     if let Some((locpath, name)) = locale {
         cmd.env("LOCPATH", locpath).env("LC_ALL", name);

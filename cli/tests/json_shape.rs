@@ -10,7 +10,7 @@ use std::collections::BTreeSet;
 use std::path::Path;
 
 use agnostics_testkit::{require, require_program, Ran};
-use support::{cli, json, small_profile};
+use support::{json, small_profile, Run};
 
 /// Every field path of the document of a run that measured (error `null`).
 const SHAPE: &[&str] = &[
@@ -152,15 +152,11 @@ fn check_engine(engine: &str) -> Ran {
     require(base.is_dir(), "needs /var/tmp")?;
     let dir = agnostics_testkit::scratch_dir_in(base);
     let profile = small_profile(dir.path(), "8m");
-    let out = cli()
-        .args([
-            "run", "--json", "--runs", "1", "--engine", engine, "--target",
-        ])
-        .arg(dir.path())
-        .arg("--profile")
-        .arg(&profile)
-        .output()
-        .unwrap();
+    let out = Run::new()
+        .args(["--json", "--runs", "1", "--engine", engine])
+        .target(dir.path())
+        .profile(&profile)
+        .output();
     let v = json(&out);
     assert!(v["error"].is_null(), "{v}");
     let mut found = BTreeSet::new();
@@ -218,13 +214,11 @@ fn a_refused_profile_gives_a_document_of_the_same_fields() {
     let dir = agnostics_testkit::scratch_dir_in(Path::new(env!("CARGO_TARGET_TMPDIR")));
     let profile = dir.path().join("bad.fio");
     std::fs::write(&profile, "[a]\nsize=1m\nverify=md5\n").unwrap();
-    let out = cli()
-        .args(["run", "--json", "--target"])
-        .arg(dir.path())
-        .arg("--profile")
-        .arg(&profile)
-        .output()
-        .unwrap();
+    let out = Run::new()
+        .args(["--json"])
+        .target(dir.path())
+        .profile(&profile)
+        .output();
     assert_eq!(out.status.code(), Some(2));
     let v = json(&out);
     let keys: BTreeSet<&str> = v.as_object().unwrap().keys().map(|k| k.as_str()).collect();

@@ -8,7 +8,7 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use agnostics_testkit::{require_program, test_files, Ran};
-use support::{cli, json, scratch, small_profile};
+use support::{json, scratch, small_profile, Run};
 
 /// Waits up to `limit` for `done`, polling.
 fn wait_for(limit: Duration, mut done: impl FnMut() -> bool) -> bool {
@@ -41,11 +41,11 @@ fn a_fio_run_killed_with_sigkill_is_swept_by_the_next_run() -> Ran {
          [rand-4k-write]\nrw=randwrite\nbs=4k\nruntime=60\nstonewall\n",
     )
     .unwrap();
-    let mut child = cli()
-        .args(["--engine", "fio", "--target"])
-        .arg(dir.path())
-        .arg("--profile")
-        .arg(&long)
+    let mut child = Run::default_command()
+        .engine("fio")
+        .target(dir.path())
+        .profile(&long)
+        .command()
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())
         .spawn()
@@ -72,13 +72,11 @@ fn a_fio_run_killed_with_sigkill_is_swept_by_the_next_run() -> Ran {
         "fio kept the run's lock"
     );
 
-    let out = cli()
-        .args(["--json", "--runs", "1", "--engine", "fio", "--target"])
-        .arg(dir.path())
-        .arg("--profile")
-        .arg(&profile)
-        .output()
-        .unwrap();
+    let out = Run::default_command()
+        .args(["--json", "--runs", "1", "--engine", "fio"])
+        .target(dir.path())
+        .profile(&profile)
+        .output();
     let v = json(&out);
     assert!(v["error"].is_null(), "{v}");
     let mentions: Vec<&str> = v["warnings"]

@@ -39,14 +39,12 @@ fn a_stopped_run_is_paused_not_graded(engine: &str) -> Ran {
     std::fs::create_dir(&target).unwrap();
     let profile = dir.path().join("timed.fio");
     std::fs::write(&profile, TIMED).unwrap();
-    let child = support::cli()
+    let child = support::Run::new()
         .env("AGNOSTICS_FIO_WATCHDOG_S", "3")
-        .args([
-            "run", "--json", "--runs", "1", "--engine", engine, "--target",
-        ])
-        .arg(&target)
-        .arg("--profile")
-        .arg(&profile)
+        .args(["--json", "--runs", "1", "--engine", engine])
+        .target(&target)
+        .profile(&profile)
+        .command()
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()

@@ -6,7 +6,7 @@ mod support;
 use std::time::{Duration, Instant};
 
 use agnostics_testkit::{test_files, LoopFs, Tmpfs};
-use support::{cli, json, run_json, scratch, small_profile};
+use support::{cli, json, scratch, small_profile, Run};
 
 fn stderr(out: &std::process::Output) -> String {
     String::from_utf8_lossy(&out.stderr).into_owned()
@@ -15,13 +15,11 @@ fn stderr(out: &std::process::Output) -> String {
 fn json_report_has_the_documented_shape() {
     let dir = scratch();
     let profile = small_profile(dir.path(), "8m");
-    let out = cli()
-        .args(["run", "--json", "--runs", "1", "--target"])
-        .arg(dir.path())
-        .arg("--profile")
-        .arg(&profile)
-        .output()
-        .unwrap();
+    let out = Run::new()
+        .args(["--json", "--runs", "1"])
+        .target(dir.path())
+        .profile(&profile)
+        .output();
     let v = json(&out);
     assert!(v["error"].is_null(), "{v}");
     let verdict = v["verdict"].as_str().unwrap();
@@ -78,14 +76,11 @@ fn json_report_has_the_documented_shape() {
 fn text_output_starts_with_upstreams_compat_lines() {
     let dir = scratch();
     let profile = small_profile(dir.path(), "8m");
-    let out = cli()
-        .args(["--runs", "1", "--target"])
-        .arg(dir.path())
-        .arg("--profile")
-        .arg(&profile)
-        .output()
-        .unwrap();
-    let text = String::from_utf8_lossy(&out.stdout);
+    let text = Run::default_command()
+        .runs(1)
+        .target(dir.path())
+        .profile(&profile)
+        .text();
     let seq = text
         .lines()
         .find(|l| l.starts_with("Sequential write speed "))
@@ -104,14 +99,11 @@ fn refuses_a_bad_profile_naming_line_and_key() {
     let dir = scratch();
     let profile = dir.path().join("bad.fio");
     std::fs::write(&profile, "[a]\nsize=1m\nverify=md5\n").unwrap();
-    let out = cli()
-        .arg("--target")
-        .arg(dir.path())
-        .arg("--profile")
-        .arg(&profile)
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2));
+    let out = Run::default_command()
+        .target(dir.path())
+        .profile(&profile)
+        .expect_exit(2)
+        .output();
     let err = stderr(&out);
     assert!(err.contains("bad.fio:3: verify"), "{err}");
     assert!(test_files(dir.path()).is_empty());
@@ -316,16 +308,13 @@ impl Refusal {
 fn fio_engine_without_fio_is_an_error_not_a_pass() {
     let dir = scratch();
     let profile = small_profile(dir.path(), "4m");
-    let out = cli()
+    let v = Run::default_command()
         .env("AGNOSTICS_FIO", dir.path().join("no-such-fio"))
-        .args(["--json", "--engine", "fio", "--target"])
-        .arg(dir.path())
-        .arg("--profile")
-        .arg(&profile)
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    let v = json(&out);
+        .engine("fio")
+        .target(dir.path())
+        .profile(&profile)
+        .expect_exit(2)
+        .json();
     assert_eq!(v["verdict"], "ERROR");
     assert_eq!(v["error"]["kind"], "fio_missing");
     assert!(v["error"]["hint"]
@@ -347,11 +336,11 @@ fn signal_cancels_and_removes_the_file(signal: nix::sys::signal::Signal, code: i
          [rand-4k-write]\nrw=randwrite\nbs=4k\nruntime=60\nstonewall\n",
     )
     .unwrap();
-    let child = cli()
-        .args(["--json", "--target"])
-        .arg(dir.path())
-        .arg("--profile")
-        .arg(&profile)
+    let child = Run::default_command()
+        .arg("--json")
+        .target(dir.path())
+        .profile(&profile)
+        .command()
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
         .spawn()
@@ -408,12 +397,12 @@ fn a_closed_stdout_does_not_panic_and_still_writes_the_log() {
     let profile = small_profile(dir.path(), "4m");
     let log = dir.path().join("rpdiags.txt");
     // `agnostics-cli | head -1` that has already quit: stdout is a pipe with no reader.
-    let mut child = cli()
+    let mut child = Run::default_command()
         .env("AGNOSTICS_LOG", &log)
-        .args(["--runs", "1", "--target"])
-        .arg(dir.path())
-        .arg("--profile")
-        .arg(&profile)
+        .runs(1)
+        .target(dir.path())
+        .profile(&profile)
+        .command()
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
         .spawn()
@@ -439,11 +428,11 @@ fn a_full_stdout_is_an_error_not_a_panic() -> agnostics_testkit::Ran {
     let Ok(full) = std::fs::OpenOptions::new().write(true).open("/dev/full") else {
         return agnostics_testkit::skip("needs /dev/full");
     };
-    let out = cli()
-        .args(["--json", "--runs", "1", "--target"])
-        .arg(dir.path())
-        .arg("--profile")
-        .arg(&profile)
+    let out = Run::default_command()
+        .args(["--json", "--runs", "1"])
+        .target(dir.path())
+        .profile(&profile)
+        .command()
         .stdout(full)
         .output()
         .unwrap();
@@ -463,11 +452,10 @@ fn removes_a_stale_file_of_a_killed_run_but_nothing_else() {
         "[prepare-file]\ndirect=1\nsize=64m\nrw=randwrite\nbs=4k\nruntime=60\n",
     )
     .unwrap();
-    let mut child = cli()
-        .arg("--target")
-        .arg(dir.path())
-        .arg("--profile")
-        .arg(&long)
+    let mut child = Run::default_command()
+        .target(dir.path())
+        .profile(&long)
+        .command()
         .spawn()
         .unwrap();
     let start = Instant::now();
@@ -488,14 +476,11 @@ fn removes_a_stale_file_of_a_killed_run_but_nothing_else() {
     std::fs::write(dir.path().join("sd.test.file"), b"mine").unwrap();
     std::fs::write(dir.path().join(".agnostics-test-notours"), b"mine").unwrap();
 
-    let out = cli()
-        .args(["--json", "--runs", "1", "--target"])
-        .arg(dir.path())
-        .arg("--profile")
-        .arg(&profile)
-        .output()
-        .unwrap();
-    let v = json(&out);
+    let v = Run::default_command()
+        .runs(1)
+        .target(dir.path())
+        .profile(&profile)
+        .json();
     assert!(v["error"].is_null(), "{v}");
     assert!(
         v["warnings"]
@@ -516,14 +501,12 @@ fn writes_the_results_to_the_rpdiags_log_like_upstream() {
     let dir = scratch();
     let profile = small_profile(dir.path(), "4m");
     let log = dir.path().join("rpdiags.txt");
-    let out = cli()
+    let out = Run::default_command()
         .env("AGNOSTICS_LOG", &log)
-        .args(["--runs", "1", "--target"])
-        .arg(dir.path())
-        .arg("--profile")
-        .arg(&profile)
-        .output()
-        .unwrap();
+        .runs(1)
+        .target(dir.path())
+        .profile(&profile)
+        .output();
     assert!(
         stderr(&out).contains(&format!("Log: {}", log.display())),
         "{}",
@@ -548,9 +531,11 @@ fn a_bad_profile_with_json_still_prints_one_json_document() {
     let dir = scratch();
     let profile = dir.path().join("bad.fio");
     std::fs::write(&profile, "[a]\nsize=1m\nverify=md5\n").unwrap();
-    let out = run_json(dir.path(), &profile);
-    assert_eq!(out.status.code(), Some(2));
-    let v = json(&out);
+    let v = Run::default_command()
+        .target(dir.path())
+        .profile(&profile)
+        .expect_exit(2)
+        .json();
     assert_eq!(v["verdict"], "ERROR");
     assert_eq!(v["error"]["kind"], "profile");
     assert!(v["error"]["message"]
@@ -563,9 +548,11 @@ fn a_profile_without_graded_jobs_runs_once_and_says_why() {
     let dir = scratch();
     let profile = dir.path().join("ungraded.fio");
     std::fs::write(&profile, "[warm-up]\ndirect=1\nsize=2m\nrw=write\nbs=1m\n").unwrap();
-    let out = run_json(dir.path(), &profile);
-    assert_eq!(out.status.code(), Some(2));
-    let v = json(&out);
+    let v = Run::default_command()
+        .target(dir.path())
+        .profile(&profile)
+        .expect_exit(2)
+        .json();
     assert_eq!(v["verdict"], "ERROR");
     assert_eq!(v["runs"].as_array().unwrap().len(), 1);
     let warnings = v["warnings"].to_string();

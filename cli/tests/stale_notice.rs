@@ -1,11 +1,14 @@
 //! A test file left by a killed `agnostics-cli` (SIGKILL cannot be handled) is removed by the
 //! next run, which says so exactly once: not once per run of a three-run test.
 
+mod support;
+
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 use agnostics_testkit::{scratch_dir, test_files};
+use support::Run;
 
 /// Keeps the first run busy for many seconds even on a fast disk.
 const SLOW_PROFILE: &str = "[global]\ndirect=1\niodepth=1\nsize=128m\nruntime=60\n\n\
@@ -18,20 +21,14 @@ const SMALL_PROFILE: &str = "[global]\ndirect=1\niodepth=4\nsize=4m\n\n\
                              [rand-4k-read]\nrw=randread\nbs=4k\nstonewall\n";
 
 fn cli(target: &Path, log: &Path, profile: &Path) -> Command {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_agnostics-cli"));
-    cmd.arg("run")
-        .arg("--target")
-        .arg(target)
-        .arg("--profile")
-        .arg(profile)
+    let mut cmd = Run::new()
+        .target(target)
+        .profile(profile)
         .env("AGNOSTICS_LOG", log)
         .env("AGNOSTICS_HISTORY", log.with_extension("history.sqlite3"))
-        .env(
-            "AGNOSTICS_LOCK_DIR",
-            agnostics_testkit::private_lock_dir(Path::new(env!("CARGO_TARGET_TMPDIR"))),
-        )
         .env("LC_ALL", "C")
-        .stdin(Stdio::null());
+        .command();
+    cmd.stdin(Stdio::null());
     cmd
 }
 

@@ -5,37 +5,34 @@
 //! figures give: FAIL (rand-4k-write), FAIL (rand-4k-read), and PASS (seq-write) at full speed.
 //! Needs root, such a cgroup and fio; elsewhere the test is reported as ignored with the reason.
 
-#[path = "../../core/tests/common/mod.rs"]
-mod common;
+mod support;
 
 use std::path::Path;
 
-use common::*;
+use agnostics_testkit::profiles::{
+    assert_paced_by_throttle, READ_IOPS, THROTTLE, THROTTLED_PROFILE, WRITE_BPS, WRITE_IOPS,
+};
+use agnostics_testkit::{scratch_dir, ThrottledDisk};
+use support::{entries, Run};
 
 fn run_cli_in_group(
-    group: &BlkioThrottle,
+    disk: &ThrottledDisk,
     target: &Path,
     profile: &Path,
     engine: &str,
     log: &Path,
 ) -> (i32, serde_json::Value) {
-    let out = group
-        .command(Path::new(env!("CARGO_BIN_EXE_agnostics-cli")))
-        .env("LANGUAGE", "en")
-        .env("LC_ALL", "C.UTF-8")
+    let out = Run::inside(disk)
         .env("AGNOSTICS_LOG", log)
         .env(
             "AGNOSTICS_HISTORY",
             log.with_file_name(format!("history-{engine}.sqlite3")),
         )
-        .args([
-            "run", "--json", "--runs", "1", "--engine", engine, "--target",
-        ])
-        .arg(target)
-        .arg("--profile")
-        .arg(profile)
-        .output()
-        .unwrap();
+        .args(["--json", "--runs", "1"])
+        .engine(engine)
+        .target(target)
+        .profile(profile)
+        .output();
     let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
         panic!(
             "{engine}: stdout is not JSON ({e}):\n{}\nstderr:\n{}",
@@ -47,19 +44,16 @@ fn run_cli_in_group(
 }
 
 fn cli_measures_the_throttle_with_both_engines_and_fails_a1() -> agnostics_testkit::Ran {
-    if let Some(reason) = BlkioThrottle::unavailable() {
-        return agnostics_testkit::skip(reason);
-    }
+    ThrottledDisk::require()?;
     agnostics_testkit::require_program("fio")?;
-    let fs = LoopFs::new(192);
+    let disk = ThrottledDisk::new(192, THROTTLE);
     let profile_dir = scratch_dir();
     let profile = profile_dir.path().join("throttled.fio");
     std::fs::write(&profile, THROTTLED_PROFILE).unwrap();
-    let group = BlkioThrottle::new(&fs.maj_min(), THROTTLE);
     for engine in ["native", "fio"] {
         let (code, doc) = run_cli_in_group(
-            &group,
-            &fs.mount,
+            &disk,
+            disk.path(),
             &profile,
             engine,
             &profile_dir.path().join("rpdiags.txt"),
@@ -116,14 +110,13 @@ fn cli_measures_the_throttle_with_both_engines_and_fails_a1() -> agnostics_testk
         assert_eq!(a1("rand-4k-read"), "FAIL", "{engine}");
         assert_eq!(doc["verdict"], "FAIL", "{engine}");
         assert_eq!(code, 1, "{engine}: exit status of a FAIL");
-        let left: Vec<String> = entries(&fs.mount)
+        let left: Vec<String> = entries(disk.path())
             .into_iter()
             .filter(|n| n.starts_with(".agnostics-test"))
             .collect();
         assert!(left.is_empty(), "{engine} left {left:?}");
     }
-    drop(group);
-    drop(fs);
+    drop(disk);
     Ok(())
 }
 

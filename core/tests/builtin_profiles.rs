@@ -18,11 +18,6 @@ use agnostics_core::sdtest::{self, TestOptions};
 use agnostics_core::verdict::Verdict;
 use common::*;
 
-const DIR_ENV: &str = "AGNOSTICS_PROFILE_THROTTLE_DIR";
-const ENGINE_ENV: &str = "AGNOSTICS_PROFILE_THROTTLE_ENGINE";
-const NAME_ENV: &str = "AGNOSTICS_PROFILE_THROTTLE_NAME";
-const MARK: &str = "PROFILE-RESULT ";
-
 /// The built-in profile `name`, its file size and time limits replaced (a test-only change of
 /// the shipped text: every other key is as shipped).
 fn shrunk(name: &str, size: &str, runtime: &str) -> Profile {
@@ -162,10 +157,12 @@ const LIMITS: Throttle = Throttle {
     read_iops: 500,
 };
 
-/// The child's side, in the throttled group: runs the shrunk profile and prints its phases.
-fn child_run(dir: &std::ffi::OsStr, engine: &str, name: &str) {
+/// The child's side, in the throttled group: `task` is an engine and a built-in profile's
+/// name (`"fio qd1"`); runs the shrunk profile and returns its phases.
+fn child_run(task: &str, dir: &Path) -> Vec<PhaseResult> {
+    let (engine, name) = task.split_once(' ').expect("an engine and a profile");
     let profile = shrunk(name, "16m", "3");
-    let file = TestFile::create(Path::new(dir), true, "ext4").unwrap();
+    let file = TestFile::create(dir, true, "ext4").unwrap();
     let cancel = AtomicBool::new(false);
     let ctx = RunContext {
         run: 1,
@@ -179,42 +176,17 @@ fn child_run(dir: &std::ffi::OsStr, engine: &str, name: &str) {
     };
     let phases = agnostics_core::engine::run_profile(kind, &profile, &file, &ctx).phases;
     file.remove().unwrap();
-    let phases = phases.unwrap_or_else(|e| panic!("{name} with {engine}: {e}"));
-    println!("{MARK}{}", serde_json::to_string(&phases).unwrap());
-}
-
-fn measure(group: &BlkioThrottle, dir: &Path, engine: &str, name: &str) -> Vec<PhaseResult> {
-    let out = group
-        .command(&std::env::current_exe().unwrap())
-        .env(DIR_ENV, dir)
-        .env(ENGINE_ENV, engine)
-        .env(NAME_ENV, name)
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "{name} with {engine}: child failed\n{stdout}\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let line = stdout
-        .lines()
-        .find_map(|l| l.find(MARK).map(|at| &l[at + MARK.len()..]))
-        .unwrap_or_else(|| panic!("no result in\n{stdout}"));
-    serde_json::from_str(line).unwrap()
+    phases.unwrap_or_else(|e| panic!("{name} with {engine}: {e}"))
 }
 
 fn qd1_and_matrix_measure_the_throttle() -> agnostics_testkit::Ran {
-    if let Some(reason) = BlkioThrottle::unavailable() {
-        return agnostics_testkit::skip(reason);
-    }
+    ThrottledDisk::require()?;
     agnostics_testkit::require_program("fio")?;
     let _alone = DISK.lock().unwrap_or_else(|e| e.into_inner());
-    let fs = LoopFs::new(96);
-    let group = BlkioThrottle::new(&fs.maj_min(), LIMITS);
+    let disk = ThrottledDisk::new(96, LIMITS);
     for engine in ["native", "fio"] {
         for name in ["qd1", "matrix"] {
-            let phases = measure(&group, &fs.mount, engine, name);
+            let phases: Vec<PhaseResult> = disk.run_child(&format!("{engine} {name}"));
             for p in phases.iter().filter(|p| p.name != "prepare-file") {
                 let what = format!("{name} {} with {engine}", p.name);
                 let (measured, expected) = match (p.rw.is_write(), p.bs >= 1024 * 1024) {
@@ -228,18 +200,12 @@ fn qd1_and_matrix_measure_the_throttle() -> agnostics_testkit::Ran {
             }
         }
     }
-    drop(group);
-    drop(fs);
+    drop(disk);
     Ok(())
 }
 
 fn main() {
-    if let (Some(dir), Ok(engine), Ok(name)) = (
-        std::env::var_os(DIR_ENV),
-        std::env::var(ENGINE_ENV),
-        std::env::var(NAME_ENV),
-    ) {
-        child_run(&dir, &engine, &name);
+    if agnostics_testkit::serve_child(child_run) {
         return;
     }
     agnostics_testkit::harness::run(agnostics_testkit::tests!(

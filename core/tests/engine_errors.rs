@@ -4,8 +4,8 @@
 //! job error in fio's JSON) with its own kind and advice; long messages shortened for people.
 //!
 //! `main` sets the fio watchdog to [`WATCHDOG_S`] for every test in this binary (before any
-//! thread starts). The throttled runs happen in a child process (this binary again, with
-//! [`CHILD_ENV`] set) that the blkio group holds.
+//! thread starts). The throttled runs happen in a child process (this binary again, started by
+//! `ThrottledDisk::run_child` with the engine as its task) that the blkio group holds.
 
 mod common;
 
@@ -27,11 +27,6 @@ use common::*;
 
 /// The watchdog limit this binary runs with, seconds.
 const WATCHDOG_S: u64 = 4;
-/// Set in the throttled child: which engine to run (`native` or `fio`) on the folder
-/// [`DIR_ENV`] names.
-const CHILD_ENV: &str = "AGNOSTICS_ERRTEST_CHILD";
-const DIR_ENV: &str = "AGNOSTICS_ERRTEST_DIR";
-const MARK: &str = "ERRTEST-RESULT ";
 
 /// Held by a test while fio runs in this process: tests find "their" fio as a child of this
 /// process, so only one may run at a time.
@@ -69,8 +64,8 @@ fn engine_named(name: &str) -> EngineKind {
     }
 }
 
-/// The child's side of the hole test: runs the profile, prints the results as JSON.
-fn child_run(engine: &str, dir: &Path) {
+/// The child's side of the hole test: runs the profile with `engine`, returns the results.
+fn child_run(engine: &str, dir: &Path) -> Vec<PhaseResult> {
     let file = TestFile::create(dir, true, "ext4").unwrap();
     let cancel = AtomicBool::new(false);
     let out = run_engine(
@@ -81,18 +76,14 @@ fn child_run(engine: &str, dir: &Path) {
         &|_| {},
     );
     file.remove().unwrap();
-    let phases = out.result.unwrap_or_else(|e| panic!("{engine}: {e}"));
-    println!("{MARK}{}", serde_json::to_string(&phases).unwrap());
+    out.result.unwrap_or_else(|e| panic!("{engine}: {e}"))
 }
 
 fn reads_after_a_short_first_write_reach_the_device() -> Ran {
-    if let Some(reason) = BlkioThrottle::unavailable() {
-        return agnostics_testkit::skip(reason);
-    }
+    ThrottledDisk::require()?;
     require_program("fio")?;
-    let fs = LoopFs::new(96);
-    let group = BlkioThrottle::new(
-        &fs.maj_min(),
+    let disk = ThrottledDisk::new(
+        96,
         Throttle {
             write_bps: 4 << 20,
             read_iops: HOLE_READ_IOPS,
@@ -100,25 +91,9 @@ fn reads_after_a_short_first_write_reach_the_device() -> Ran {
         },
     );
     for engine in ["native", "fio"] {
-        let exe = std::env::current_exe().unwrap();
-        let out = group
-            .command(&exe)
-            .env(CHILD_ENV, engine)
-            .env(DIR_ENV, &fs.mount)
-            .env_remove(fio::WATCHDOG_ENV)
-            .output()
-            .unwrap();
-        let stdout = String::from_utf8_lossy(&out.stdout);
-        assert!(
-            out.status.success(),
-            "{engine}: child failed\n{stdout}\n{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let line = stdout
-            .lines()
-            .find_map(|l| l.strip_prefix(MARK))
-            .unwrap_or_else(|| panic!("{engine}: no result in\n{stdout}"));
-        let phases: Vec<PhaseResult> = serde_json::from_str(line).unwrap();
+        let phases: Vec<PhaseResult> = disk.run_child_with(engine, |child| {
+            child.env_remove(fio::WATCHDOG_ENV);
+        });
         let first = &phases[0];
         let read = &phases[1];
         eprintln!(
@@ -138,8 +113,7 @@ fn reads_after_a_short_first_write_reach_the_device() -> Ran {
         // amount; reads that hit holes would be faster than it, which is what is asserted.
         assert!(read.ios > 0 && read.iops > 0.0, "{engine}: {read:?}");
     }
-    drop(group);
-    drop(fs);
+    drop(disk);
     Ok(())
 }
 
@@ -632,8 +606,7 @@ fn unwritten_reads_follow_the_writes_that_surely_happen() {
 }
 
 fn main() {
-    if let (Ok(engine), Some(dir)) = (std::env::var(CHILD_ENV), std::env::var_os(DIR_ENV)) {
-        child_run(&engine, Path::new(&dir));
+    if agnostics_testkit::serve_child(child_run) {
         return;
     }
     // Before any thread starts: every fio run in this binary has a short watchdog.

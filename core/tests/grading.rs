@@ -18,10 +18,10 @@ use agnostics_core::target_dir::device::maj_min;
 use agnostics_core::verdict::Verdict;
 use agnostics_testkit::scratch_dir;
 
-const SMALL: &str = "[global]\nioengine=libaio\ndirect=1\niodepth=8\nsize=8m\nend_fsync=1\n\n\
-     [prepare-file]\nrw=write\nbs=1m\nstonewall\n\n[seq-write]\nrw=write\nbs=1m\nstonewall\n\n\
-     [seq-read]\nrw=read\nbs=1m\nstonewall\n\n[rand-4k-write]\nrw=randwrite\nbs=4k\nruntime=1\nstonewall\n\n\
-     [rand-4k-read]\nrw=randread\nbs=4k\nruntime=1\nstonewall\n";
+/// The standard test's five phases at 8 MiB (1 MiB blocks, random phases of a second).
+fn small() -> String {
+    agnostics_testkit::profiles::small_standard("8m", "1m", 1)
+}
 
 /// A virtual block device `name` in the fixture tree, with `attrs` (`loop/dio`, …) and
 /// `slaves` (names of other devices of the tree, real or virtual), as sysfs lays them out.
@@ -54,7 +54,7 @@ fn map(root: &Path, dir: &Path, top: &str) {
 
 fn run_in(target: &Path, sysfs: &Path) -> Report {
     let mut o = TestOptions::standard(target.to_path_buf());
-    o.profile = Profile::parse(SMALL, "small.fio", None).unwrap();
+    o.profile = Profile::parse(&small(), "small.fio", None).unwrap();
     o.runs = 3;
     o.sysfs_root = sysfs.to_path_buf();
     o.lock_dir =

@@ -6,7 +6,7 @@
 //! less, by any amount).
 //!
 //! The throttled runs happen in a child process (this test binary again, run with the
-//! environment naming a folder and an engine) that a shell moves into the cgroup first.
+//! engine as its task, by `ThrottledDisk::run_child`) that a shell moves into the cgroup first.
 
 mod common;
 
@@ -18,10 +18,6 @@ use agnostics_core::engine::testfile::TestFile;
 use agnostics_core::engine::{EngineKind, Event, PhaseResult, RunContext};
 use agnostics_core::units::MIB;
 use common::*;
-
-const DIR_ENV: &str = "AGNOSTICS_KEYS_THROTTLE_DIR";
-const ENGINE_ENV: &str = "AGNOSTICS_KEYS_THROTTLE_ENGINE";
-const MARK: &str = "KEYS-RESULT ";
 
 /// One job per new key, on an 8 MiB file.
 const KEYS_PROFILE: &str = "\
@@ -220,42 +216,17 @@ fn each_key_does_the_same_work_on_both_engines() -> agnostics_testkit::Ran {
 }
 
 /// The child's side, in the throttled group: runs [`THROTTLED_KEYS`] with `engine` in `dir`
-/// and prints the phases after [`MARK`].
-fn throttled_child_run(dir: &std::ffi::OsStr, engine: &str) {
-    let phases = run(engine, THROTTLED_KEYS, Path::new(dir));
-    println!("{MARK}{}", serde_json::to_string(&phases).unwrap());
-}
-
-fn measure_in_group(group: &BlkioThrottle, dir: &Path, engine: &str) -> Vec<PhaseResult> {
-    let exe = std::env::current_exe().unwrap();
-    let out = group
-        .command(&exe)
-        .env(DIR_ENV, dir)
-        .env(ENGINE_ENV, engine)
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "{engine}: child failed\n{stdout}\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let line = stdout
-        .lines()
-        .find_map(|l| l.find(MARK).map(|at| &l[at + MARK.len()..]))
-        .unwrap_or_else(|| panic!("{engine}: no result in\n{stdout}"));
-    serde_json::from_str(line).unwrap()
+/// and returns the phases.
+fn throttled_child_run(engine: &str, dir: &Path) -> Vec<PhaseResult> {
+    run(engine, THROTTLED_KEYS, dir)
 }
 
 fn each_key_measures_the_throttle_on_both_engines() -> agnostics_testkit::Ran {
-    if let Some(reason) = BlkioThrottle::unavailable() {
-        return agnostics_testkit::skip(reason);
-    }
+    ThrottledDisk::require()?;
     agnostics_testkit::require_program("fio")?;
-    let fs = LoopFs::new(128);
-    let group = BlkioThrottle::new(&fs.maj_min(), THROTTLE);
+    let disk = ThrottledDisk::new(128, THROTTLE);
     for engine in engines() {
-        let phases = measure_in_group(&group, &fs.mount, engine);
+        let phases: Vec<PhaseResult> = disk.run_child(engine);
         let clones = phase(&phases, "clones");
         let loops = phase(&phases, "loops");
         let ramped = phase(&phases, "ramped");
@@ -295,20 +266,18 @@ fn each_key_measures_the_throttle_on_both_engines() -> agnostics_testkit::Ran {
             timed.bytes > 4 * MIB,
             "{engine}: time_based wraps past size"
         );
-        let left: Vec<String> = entries(&fs.mount)
+        let left: Vec<String> = entries(disk.path())
             .into_iter()
             .filter(|n| n != "lost+found")
             .collect();
         assert!(left.is_empty(), "{engine} left {left:?}");
     }
-    drop(group);
-    drop(fs);
+    drop(disk);
     Ok(())
 }
 
 fn main() {
-    if let (Some(dir), Ok(engine)) = (std::env::var_os(DIR_ENV), std::env::var(ENGINE_ENV)) {
-        throttled_child_run(&dir, &engine);
+    if agnostics_testkit::serve_child(throttled_child_run) {
         return;
     }
     agnostics_testkit::harness::run(agnostics_testkit::tests!(

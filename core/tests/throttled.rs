@@ -6,7 +6,7 @@
 //! full speed (12 MiB/s ≥ 10000 KiB/s), else what the measured figure gives.
 //!
 //! The measuring runs in a child process (this test binary again, which runs `throttled_child_run`
-//! when the environment names a folder and an engine) that a shell moves into the group before it
+//! when `ThrottledDisk::run_child` starts it) that a shell moves into the group before it
 //! starts. Needs root, a blkio or io controller, and fio; elsewhere the test is reported as ignored
 //! with the reason.
 
@@ -21,15 +21,11 @@ use agnostics_core::engine::{DepthLimit, DepthReason, EngineKind, Event, PhaseRe
 use agnostics_core::verdict::{self, Metric, Standard, Verdict};
 use common::*;
 
-const DIR_ENV: &str = "AGNOSTICS_THROTTLE_DIR";
-const ENGINE_ENV: &str = "AGNOSTICS_THROTTLE_ENGINE";
-const MARK: &str = "THROTTLE-RESULT ";
-
 /// The child's side, in the throttled group: measures `engine` on a test file in `dir` and
-/// prints the phases after [`MARK`].
-fn throttled_child_run(dir: &std::ffi::OsStr, engine: &str) {
+/// returns the phases.
+fn throttled_child_run(engine: &str, dir: &Path) -> Vec<PhaseResult> {
     let profile = profile(THROTTLED_PROFILE);
-    let file = TestFile::create(Path::new(&dir), true, "ext4").unwrap();
+    let file = TestFile::create(dir, true, "ext4").unwrap();
     let cancel = AtomicBool::new(false);
     let ctx = RunContext {
         run: 1,
@@ -43,38 +39,13 @@ fn throttled_child_run(dir: &std::ffi::OsStr, engine: &str) {
     }
     .phases;
     file.remove().unwrap();
-    let phases = result.unwrap_or_else(|e| panic!("{engine}: {e}"));
-    println!("{MARK}{}", serde_json::to_string(&phases).unwrap());
-}
-
-fn measure_in_group(group: &BlkioThrottle, dir: &Path, engine: &str) -> Vec<PhaseResult> {
-    let exe = std::env::current_exe().unwrap();
-    let out = group
-        .command(&exe)
-        .env(DIR_ENV, dir)
-        .env(ENGINE_ENV, engine)
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "{engine}: child failed\n{stdout}\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let line = stdout
-        .lines()
-        .find_map(|l| l.find(MARK).map(|at| &l[at + MARK.len()..]))
-        .unwrap_or_else(|| panic!("{engine}: no result in\n{stdout}"));
-    serde_json::from_str(line).unwrap()
+    result.unwrap_or_else(|e| panic!("{engine}: {e}"))
 }
 
 fn both_engines_measure_the_throttle_and_grade_it() -> agnostics_testkit::Ran {
-    if let Some(reason) = BlkioThrottle::unavailable() {
-        return agnostics_testkit::skip(reason);
-    }
+    ThrottledDisk::require()?;
     agnostics_testkit::require_program("fio")?;
-    let fs = LoopFs::new(192);
-    let group = BlkioThrottle::new(&fs.maj_min(), THROTTLE);
+    let disk = ThrottledDisk::new(192, THROTTLE);
     for engine in ["threads", "fio", "io_uring"] {
         if engine == "io_uring" {
             // The native engine's io_uring path, where this build has one (not on 32-bit arm
@@ -87,7 +58,7 @@ fn both_engines_measure_the_throttle_and_grade_it() -> agnostics_testkit::Ran {
                 ),
             )?;
         }
-        let phases = measure_in_group(&group, &fs.mount, engine);
+        let phases: Vec<PhaseResult> = disk.run_child(engine);
         let phase = |name: &str| phases.iter().find(|p| p.name == name).unwrap();
         eprintln!(
             "{engine}: seq-write {:.0} B/s, rand-4k-write {:.1} IOPS, rand-4k-read {:.1} IOPS",
@@ -140,20 +111,18 @@ fn both_engines_measure_the_throttle_and_grade_it() -> agnostics_testkit::Ran {
         );
         assert_eq!(verdict_of(Metric::RandWrite), Verdict::Fail, "{engine}");
         assert_eq!(verdict_of(Metric::RandRead), Verdict::Fail, "{engine}");
-        let left: Vec<String> = entries(&fs.mount)
+        let left: Vec<String> = entries(disk.path())
             .into_iter()
             .filter(|n| n != "lost+found")
             .collect();
         assert!(left.is_empty(), "{engine} left {left:?}");
     }
-    drop(group);
-    drop(fs);
+    drop(disk);
     Ok(())
 }
 
 fn main() {
-    if let (Some(dir), Ok(engine)) = (std::env::var_os(DIR_ENV), std::env::var(ENGINE_ENV)) {
-        throttled_child_run(&dir, &engine);
+    if agnostics_testkit::serve_child(throttled_child_run) {
         return;
     }
     agnostics_testkit::harness::run(agnostics_testkit::tests!(

@@ -1,8 +1,9 @@
 //! Real-system fixtures shared by the integration tests of `agnostics-core`, `agnostics-cli`
 //! and `agnostics`: scratch folders on a disk filesystem, a loop-mounted ext4 filesystem,
 //! a tmpfs mount, a block-device throttle (cgroup v2 `io.max`, or cgroup v1 blkio) that gives a
-//! device a speed known by construction, the sysfs tree of a card from `testkit/fixtures/cards`, and the listing of test files
-//! left behind.
+//! device a speed known by construction ([`ThrottledDisk`]), the sysfs tree of a card from
+//! `testkit/fixtures/cards`, the listing of test files left behind, the shared test
+//! [`profiles`], and the project's translation catalogues ([`po`], [`locale`]).
 //!
 //! Everything that mounts, attaches or creates a cgroup needs root (check [`is_root`] first and
 //! skip with a message otherwise) and is undone by a guard's `Drop`, even when the test fails.
@@ -14,7 +15,11 @@ use std::process::Command;
 mod blkio;
 mod card;
 pub mod harness;
+pub mod locale;
 mod loopfs;
+pub mod po;
+pub mod profiles;
+mod throttled;
 mod tmpfs;
 
 pub use blkio::{BlkioThrottle, Hierarchy, Throttle, BLKIO_ROOT, CGROUP2_ROOT};
@@ -24,6 +29,7 @@ pub use card::{
 };
 pub use harness::{require, require_path, require_program, require_root, skip, Ran, Skip};
 pub use loopfs::{LoopFs, LoopFsBuilder};
+pub use throttled::{serve_child, ThrottledDisk, CHILD_DIR_ENV, CHILD_TASK_ENV};
 pub use tmpfs::Tmpfs;
 
 /// True when running as root (loop devices, mounts, cgroups).

@@ -1,6 +1,6 @@
 //! Helpers for the UI tests: the shared application and its tests for the testkit harness on
 //! GTK's main thread, waiting on the main
-//! loop, small profiles, a tmpfs folder, a throttled loop-mounted ext4 filesystem (as root), and
+//! loop, small profiles, a tmpfs folder, testkit's throttled disk with this process in it (as root), and
 //! PNG snapshots of the window. The real-system fixtures underneath (scratch folders on disk,
 //! loop devices, mounts, blkio throttles, card sysfs trees) are `agnostics-testkit`'s,
 //! re-exported here for the tests' `use support::*`.
@@ -17,7 +17,7 @@ use agnostics_core::profile::Profile;
 // Not both test binaries that include this module use each of them.
 #[allow(unused_imports)]
 pub use agnostics_testkit::{card_sysfs, is_root, scratch_dir, test_files};
-use agnostics_testkit::{run, BlkioThrottle, LoopFs, Throttle, Tmpfs};
+use agnostics_testkit::{run, Throttle, Tmpfs};
 use gtk::{gdk, glib, graphene};
 
 /// The longest any wait may take before the test fails. Generous on purpose: this is an upper
@@ -261,17 +261,11 @@ impl TmpfsDir {
     }
 }
 
-/// An ext4 filesystem on a loop device (direct I/O on) whose speed is set by a cgroup throttle
-/// (v2 `io.max`, or v1 blkio) on this process, like a slow SD card whose speed is known by
-/// construction. Needs root and such a cgroup. Torn down in
-/// reverse order on drop: process back to the root group, group removed, unmount, detach,
-/// image removed.
+/// The testkit's throttled disk with this process in its group: the app measures in-process,
+/// like a slow SD card whose speed is known by construction. Needs root and a cgroup
+/// throttle; torn down on drop (this process back to the root group first).
 #[derive(Debug)]
-pub struct ThrottledDisk {
-    // Field order is drop order: the group goes before the filesystem.
-    _group: BlkioThrottle,
-    fs: LoopFs,
-}
+pub struct ThrottledDisk(agnostics_testkit::ThrottledDisk);
 
 impl ThrottledDisk {
     /// A `size_mib` MiB filesystem limited to `write_bps`/`read_bps` bytes and
@@ -284,12 +278,9 @@ impl ThrottledDisk {
         write_iops: u64,
         read_iops: u64,
     ) -> Result<ThrottledDisk, String> {
-        if let Some(reason) = BlkioThrottle::unavailable() {
-            return Err(reason.into());
-        }
-        let fs = LoopFs::new(size_mib);
-        let group = BlkioThrottle::new(
-            &fs.maj_min(),
+        agnostics_testkit::ThrottledDisk::require().map_err(|skip| skip.0)?;
+        let disk = agnostics_testkit::ThrottledDisk::new(
+            size_mib,
             Throttle {
                 write_bps,
                 read_bps,
@@ -297,13 +288,13 @@ impl ThrottledDisk {
                 read_iops,
             },
         );
-        group.add_process(std::process::id());
-        Ok(ThrottledDisk { _group: group, fs })
+        disk.throttle_this_process();
+        Ok(ThrottledDisk(disk))
     }
 
     /// The mounted filesystem's root (writable by root).
     pub fn path(&self) -> &Path {
-        &self.fs.mount
+        self.0.path()
     }
 }
 

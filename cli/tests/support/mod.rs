@@ -1,14 +1,26 @@
-//! Shared helpers of the CLI's integration tests: running the binary, small profiles, JSON
-//! output, scratch folders. The real-system fixtures (loop-mounted ext4, tmpfs) are
+//! Shared helpers of the CLI's integration tests: running the binary (the [`Run`] builder),
+//! small profiles, JSON output, scratch folders. The real-system fixtures (loop-mounted ext4, tmpfs) are
 //! `agnostics-testkit`'s.
 #![allow(dead_code)]
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-/// The built `agnostics-cli`.
+mod run;
+
+#[allow(unused_imports)] // Not every test binary runs the program this way.
+pub use run::Run;
+
+/// The built `agnostics-cli`, with the tests' environment ([`test_environment`]).
 pub fn cli() -> Command {
     let mut c = Command::new(env!("CARGO_BIN_EXE_agnostics-cli"));
+    test_environment(&mut c);
+    c
+}
+
+/// Sets the environment every test runs the program in: English under `C.UTF-8`, a log of
+/// the tests' own, a fresh history and a private folder for the drives' locks.
+pub fn test_environment(c: &mut Command) {
     c.env("LANGUAGE", "en").env("LC_ALL", "C.UTF-8");
     // Keep the tester's own ~/rpdiags.txt out of it.
     c.env(
@@ -23,7 +35,6 @@ pub fn cli() -> Command {
         "AGNOSTICS_LOCK_DIR",
         agnostics_testkit::private_lock_dir(Path::new(env!("CARGO_TARGET_TMPDIR"))),
     );
-    c
 }
 
 /// A history file that does not exist yet, under `target/`: unique in this test binary.
@@ -42,17 +53,13 @@ pub fn scratch() -> tempfile::TempDir {
     agnostics_testkit::scratch_dir_in(Path::new(env!("CARGO_TARGET_TMPDIR")))
 }
 
-/// Writes a small profile (two graded-like phases, a few MiB) and returns its path.
+/// Writes a small profile (the standard test's five phases at `size`, 1 MiB blocks, random
+/// phases of a second: `agnostics_testkit::profiles::small_standard`) and returns its path.
 pub fn small_profile(dir: &Path, size: &str) -> PathBuf {
     let path = dir.join("small.fio");
     std::fs::write(
         &path,
-        format!(
-            "[global]\nioengine=libaio\ndirect=1\niodepth=8\nsize={size}\nend_fsync=1\n\n\
-             [prepare-file]\nrw=write\nbs=1m\nstonewall\n\n[seq-write]\nrw=write\nbs=1m\nstonewall\n\n\
-             [seq-read]\nrw=read\nbs=1m\nstonewall\n\n[rand-4k-write]\nrw=randwrite\nbs=4k\nruntime=1\nstonewall\n\n\
-             [rand-4k-read]\nrw=randread\nbs=4k\nruntime=1\nstonewall\n"
-        ),
+        agnostics_testkit::profiles::small_standard(size, "1m", 1),
     )
     .unwrap();
     path
@@ -67,17 +74,6 @@ pub fn json(out: &Output) -> serde_json::Value {
             String::from_utf8_lossy(&out.stderr)
         )
     })
-}
-
-/// `agnostics-cli --json --target TARGET --profile PROFILE`, run to the end.
-pub fn run_json(target: &Path, profile: &Path) -> Output {
-    cli()
-        .args(["--json", "--target"])
-        .arg(target)
-        .arg("--profile")
-        .arg(profile)
-        .output()
-        .expect("agnostics-cli runs")
 }
 
 /// A scratch folder on `/var/tmp` (ext4 here, for O_DIRECT) holding an empty folder `target`

@@ -1,6 +1,7 @@
-//! Helpers shared by the engine tests: small profiles, an event recorder, the throttled test's
-//! profile and limits. The real-system fixtures (scratch folders on disk, loop-mounted ext4,
-//! blkio throttles) are `agnostics-testkit`'s, re-exported here for the tests' `use common::*`.
+//! Helpers shared by the engine tests: small profiles parsed, an event recorder, running an
+//! engine. The real-system fixtures (scratch folders on disk, loop-mounted ext4, throttled
+//! disks) and the throttled test's profile and limits are `agnostics-testkit`'s, re-exported
+//! here for the tests' `use common::*`.
 
 #![allow(dead_code)]
 
@@ -13,28 +14,25 @@ use agnostics_core::engine::{self, EngineError, EngineKind, Event, PhaseResult, 
 use agnostics_core::profile::Profile;
 // Not every test binary that includes this module uses each of them.
 #[allow(unused_imports)]
-pub use agnostics_testkit::{is_root, scratch_dir, BlkioThrottle, LoopFs, Throttle};
+pub use agnostics_testkit::profiles::{
+    assert_paced_by_throttle, READ_IOPS, THROTTLE, THROTTLED_PROFILE, WRITE_BPS, WRITE_IOPS,
+};
+#[allow(unused_imports)]
+pub use agnostics_testkit::{is_root, scratch_dir, BlkioThrottle, LoopFs, Throttle, ThrottledDisk};
 
-/// Translation catalogues and locales for the i18n tests (also used by cli/tests).
-pub mod locale;
-/// A reader of the `.po` catalogues (also used by cli/tests).
-pub mod po;
+#[allow(unused_imports)]
+pub use agnostics_testkit::{locale, po};
 
 /// Parses a profile text, panicking with the parser's message on error.
 pub fn profile(text: &str) -> Profile {
     Profile::parse(text, "test.fio", None).unwrap_or_else(|e| panic!("bad test profile: {e}"))
 }
 
-/// A small version of the standard test: `size`, iodepth 8, 1 MiB sequential blocks, 4 KiB
-/// random blocks limited to `runtime` seconds.
+/// A small version of the standard test: `size`, iodepth 8, 512 KiB blocks to prepare the
+/// file, 1 MiB sequential blocks, 4 KiB random blocks limited to `runtime` seconds.
 pub fn small_standard(size: &str, runtime: u32) -> Profile {
-    profile(&format!(
-        "[global]\nioengine=libaio\ndirect=1\niodepth=8\nsize={size}\nend_fsync=1\n\n\
-         [prepare-file]\nrw=write\nbs=512k\nstonewall\n\n\
-         [seq-write]\nrw=write\nbs=1m\nstonewall\n\n\
-         [seq-read]\nrw=read\nbs=1m\nstonewall\n\n\
-         [rand-4k-write]\nrw=randwrite\nbs=4k\nruntime={runtime}\nstonewall\n\n\
-         [rand-4k-read]\nrw=randread\nbs=4k\nruntime={runtime}\nstonewall\n"
+    profile(&agnostics_testkit::profiles::small_standard(
+        size, "512k", runtime,
     ))
 }
 
@@ -96,71 +94,4 @@ pub fn entries(dir: &Path) -> Vec<String> {
         .collect();
     names.sort();
     names
-}
-
-/// The throttled test's profile: the standard test's shape at 64 MiB, 5 s random phases.
-pub const THROTTLED_PROFILE: &str = "\
-[global]
-ioengine=libaio
-direct=1
-iodepth=32
-size=64m
-end_fsync=1
-
-[prepare-file]
-rw=write
-bs=512k
-stonewall
-
-[seq-write]
-rw=write
-bs=4m
-stonewall
-
-[seq-read]
-rw=read
-bs=4m
-stonewall
-
-[rand-4k-write]
-rw=randwrite
-bs=4k
-runtime=5
-stonewall
-
-[rand-4k-read]
-rw=randread
-bs=4k
-runtime=5
-stonewall
-";
-
-/// The throttle: 400 write IOPS, 1200 read IOPS, 12 MiB/s writes.
-pub const WRITE_IOPS: u64 = 400;
-pub const READ_IOPS: u64 = 1200;
-pub const WRITE_BPS: u64 = 12 << 20;
-
-/// [`WRITE_IOPS`], [`READ_IOPS`] and [`WRITE_BPS`] as a blkio throttle (reads unlimited in
-/// bytes).
-pub const THROTTLE: Throttle = Throttle {
-    write_bps: WRITE_BPS,
-    read_bps: 0,
-    write_iops: WRITE_IOPS,
-    read_iops: READ_IOPS,
-};
-
-/// Panics unless `measured` (a rate: IOPS or bytes per second, f64) is a figure the throttle
-/// `limit` (same unit) allows: positive and at most `limit` + 10 % (blkio's accounting slices
-/// let a short burst through).
-///
-/// The throttle is a ceiling: no engine can measure more than the device allows, however busy
-/// the machine, so a figure above it is a wrong measurement. There is no floor: a machine
-/// whose cores are busy with other work slows a run by any amount (a queue depth 1 write ran
-/// at 26 % of its limit beside two `yes` loops and two compilers).
-pub fn assert_paced_by_throttle(what: &str, measured: f64, limit: f64) {
-    assert!(
-        measured <= limit * 1.10,
-        "{what}: measured {measured:.1}, faster than the throttle {limit:.1} allows"
-    );
-    assert!(measured > 0.0, "{what}: measured {measured}");
 }

@@ -2,14 +2,12 @@
 //! locale directory, and a German glibc locale (decimal comma) built with `localedef` into a
 //! temporary `LOCPATH`, so no test depends on what the machine has generated.
 //!
-//! Shared by `core/tests/` and `cli/tests/` (through `#[path]`).
-
-#![allow(dead_code)]
+//! Shared by the i18n tests of core, the CLI and the app.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use super::po;
+use crate::po;
 
 /// A scratch directory on disk (not tmpfs): under the workspace's `target/`.
 pub fn scratch_dir(prefix: &str) -> tempfile::TempDir {
@@ -40,9 +38,9 @@ pub fn compile_catalogues(dir: &Path, langs: &[&str]) {
 }
 
 /// Builds the glibc locale `de_DE.UTF-8` into `dir` (use it as `LOCPATH`) and returns its
-/// name, or a [`Skip`](agnostics_testkit::Skip) with the reason when `localedef` or the locale
+/// name, or a [`Skip`](crate::Skip) with the reason when `localedef` or the locale
 /// sources (package `locales`) are missing.
-pub fn german_locale(dir: &Path) -> Result<&'static str, agnostics_testkit::Skip> {
+pub fn german_locale(dir: &Path) -> Result<&'static str, crate::Skip> {
     let name = "de_DE.UTF-8";
     let out = Command::new("localedef")
         .args(["-i", "de_DE", "-f", "UTF-8"])
@@ -50,11 +48,11 @@ pub fn german_locale(dir: &Path) -> Result<&'static str, agnostics_testkit::Skip
         .output();
     match out {
         Ok(_) if dir.join(name).join("LC_NUMERIC").exists() => Ok(name),
-        Ok(o) => Err(agnostics_testkit::Skip(format!(
+        Ok(o) => Err(crate::Skip(format!(
             "needs the de_DE.UTF-8 locale: localedef could not build it: {}",
             String::from_utf8_lossy(&o.stderr).trim()
         ))),
-        Err(e) => Err(agnostics_testkit::Skip(format!(
+        Err(e) => Err(crate::Skip(format!(
             "needs localedef to build de_DE.UTF-8 ({e}); install the package locales"
         ))),
     }

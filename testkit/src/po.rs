@@ -1,10 +1,7 @@
 //! A small reader of gettext `.po` files for the tests: entries with their context, msgid,
 //! plural msgid, translations and flags. Obsolete (`#~`) entries are skipped.
 //!
-//! Shared by `core/tests/po_catalogues.rs`, `cli/tests/i18n.rs` and `tests/ui_i18n.rs` (through
-//! `#[path]`).
-
-#![allow(dead_code)]
+//! Shared by the catalogue and i18n tests of core, the CLI and the app.
 
 use std::path::{Path, PathBuf};
 
@@ -36,16 +33,11 @@ impl Entry {
 
 /// The top of the source tree (the workspace).
 pub fn source_root() -> PathBuf {
-    // CARGO_MANIFEST_DIR is the top itself for the root package (the desktop app), and core/ or
-    // cli/ otherwise, whose parent is the top.
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR"));
-    if dir.join("po").is_dir() {
-        dir.to_path_buf()
-    } else {
-        dir.parent()
-            .expect("crate directory has a parent")
-            .to_path_buf()
-    }
+    // CARGO_MANIFEST_DIR is this crate's folder, testkit/, whose parent is the top.
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("crate directory has a parent")
+        .to_path_buf()
 }
 
 /// The `po/` directory.
