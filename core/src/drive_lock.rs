@@ -23,7 +23,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use crate::target_dir::{device, TargetInfo};
+use crate::target_dir::TargetInfo;
 
 /// Where the lock files are: `/run/lock`, the directory every user may create files in.
 pub const DEFAULT_DIR: &str = "/run/lock";
@@ -75,8 +75,8 @@ pub fn drives(info: &TargetInfo, sysfs_root: &Path) -> Vec<Drive> {
     let mut found: Vec<Drive> = disks
         .iter()
         .filter_map(|disk| {
-            let dir = device::dir_of_name(sysfs_root, disk)?;
-            let maj_min = device::read_attr(&dir.join("dev"))?;
+            let dir = crate::sysfs::dir_of_name(sysfs_root, disk)?;
+            let maj_min = crate::sysfs::read_attr(&dir.join("dev"))?;
             valid_dev(&maj_min).then(|| Drive {
                 name: disk.clone(),
                 dev: maj_min,

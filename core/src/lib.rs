@@ -12,8 +12,10 @@
 
 pub mod advice;
 pub mod card;
+pub mod drive;
 pub mod drive_lock;
 pub mod engine;
+pub mod error_kind;
 pub mod history;
 pub mod i18n;
 pub mod process_group;
@@ -23,6 +25,7 @@ pub mod report;
 pub mod sample;
 pub mod scripts;
 pub mod sdtest;
+pub mod sysfs;
 pub mod target_dir;
 pub mod units;
 pub mod verdict;

@@ -323,13 +323,13 @@ impl ReportBuilder {
     }
 
     /// Sets the drive's identity.
-    pub fn drive(mut self, drive: crate::history::DriveIdentity) -> Self {
+    pub fn drive(mut self, drive: crate::drive::DriveIdentity) -> Self {
         self.report.drive = Some(drive);
         self
     }
 
     /// Sets how the test was measured.
-    pub fn measured_with(mut self, provenance: crate::history::Provenance) -> Self {
+    pub fn measured_with(mut self, provenance: crate::drive::Provenance) -> Self {
         self.report.measured_with = Some(provenance);
         self
     }

@@ -190,13 +190,13 @@ fn new_report(opts: &TestOptions) -> Report {
 /// running system's `/proc`, everything else under `opts.sysfs_root`.
 fn identify_run(opts: &TestOptions, report: &mut Report) {
     if let Some(target) = &report.target {
-        report.drive = crate::history::identify(report.card.as_ref(), target, &opts.sysfs_root);
+        report.drive = crate::drive::identify(report.card.as_ref(), target, &opts.sysfs_root);
     }
-    let roots = crate::history::provenance::Roots {
+    let roots = crate::drive::provenance::Roots {
         proc_root: std::path::Path::new("/proc"),
         sysfs_root: &opts.sysfs_root,
     };
-    report.measured_with = Some(crate::history::provenance::collect(
+    report.measured_with = Some(crate::drive::provenance::collect(
         &roots,
         opts.engine,
         &opts.profile,

@@ -13,7 +13,7 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 
 use crate::i18n::{fill, gettext, number};
-use crate::target_dir::device::read_attr;
+use crate::sysfs::read_attr;
 use crate::units::{human_bytes, MIB};
 
 /// One partition and how it lies against the card's erase blocks (JSON: the elements of

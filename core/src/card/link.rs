@@ -10,7 +10,7 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 
 use crate::i18n::{fill, gettext};
-use crate::target_dir::device::read_bounded;
+use crate::sysfs::read_bounded;
 
 /// The link and the most bytes per second it can carry.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

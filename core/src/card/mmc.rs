@@ -13,7 +13,7 @@ use super::manufacturers::Bus;
 use super::regs::{self, ascii_or_hex, bcd_revision, CrcStatus, HexError, RegisterState};
 use super::{alignment, csd, link, queueing, scr, ssr, wear, CardInfo};
 use crate::i18n::{fill, gettext};
-use crate::target_dir::device::{read_attr, read_bounded};
+use crate::sysfs::{read_attr, read_bounded};
 use crate::target_dir::Transport;
 
 /// The kernel's readings of the card, as sysfs has them (each file that exists).

@@ -34,6 +34,7 @@ pub use regs::RegisterState;
 pub use wear::EmmcWear;
 
 use crate::i18n::{fill, gettext};
+use crate::sysfs;
 use crate::target_dir::device;
 use crate::target_dir::Transport;
 
@@ -190,12 +191,12 @@ impl CardInfo {
 /// `sysfs_root`: for SD/eMMC its registers, for USB and NVMe drives their model and link.
 /// `None` when `<sysfs_root>/block/<disk>` (or `class/block/<disk>`) does not exist.
 pub fn identify(sysfs_root: &Path, disk: &str) -> Option<CardInfo> {
-    let disk_dir = device::dir_of_name(sysfs_root, disk)?;
+    let disk_dir = sysfs::dir_of_name(sysfs_root, disk)?;
     let transport = device::transport_of(&disk_dir);
     let mut info = CardInfo {
         device: disk.to_owned(),
         model: device::model_of(&disk_dir, transport),
-        size_bytes: device::read_attr(&disk_dir.join("size"))
+        size_bytes: sysfs::read_attr(&disk_dir.join("size"))
             .and_then(|s| s.parse::<u64>().ok())
             .map(|sectors| sectors.saturating_mul(512)),
         ..CardInfo::default()

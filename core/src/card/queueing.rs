@@ -19,7 +19,7 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 
 use crate::i18n::{fill, gettext};
-use crate::target_dir::device::read_attr;
+use crate::sysfs::read_attr;
 
 /// On, off, or not known.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::target_dir::device::read_attr;
+use crate::sysfs::read_attr;
 
 /// A USB drive or card reader.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]

@@ -14,7 +14,7 @@ use serde::{Deserialize, Serialize};
 
 use super::mmc::parse_num;
 use crate::i18n::{fill, gettext};
-use crate::target_dir::device::read_attr;
+use crate::sysfs::read_attr;
 
 /// The eMMC's own wear estimates (JSON: the `card.emmc_wear` object); each field null when
 /// sysfs does not have it.

@@ -18,7 +18,7 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
-use crate::target_dir::device::{maj_min, read_attr};
+use crate::sysfs::{maj_min, read_attr};
 
 /// Bytes in one of the block layer's counted sectors.
 pub const SECTOR_BYTES: u64 = 512;

@@ -2,7 +2,7 @@
 //! with its report kind, its message for people and its advice, and the mapping from an OS
 //! error (errno) during a phase to the variant that names its cause.
 
-use crate::report::ErrorKind;
+use crate::error_kind::ErrorKind;
 
 /// Why an engine stopped without a full result. Each cause has its own [`EngineError::kind`]
 /// and its own advice ([`EngineError::advice`]).

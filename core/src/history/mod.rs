@@ -16,7 +16,7 @@
 //! logging the run. A damaged file is never overwritten: it is renamed to
 //! `history.sqlite3.corrupt-<timestamp>` and a new history started.
 //!
-//! Drives are known by [`DriveId`] (a hash, see [`identity`]) and can be given a name
+//! Drives are known by [`DriveId`] (a hash, see [`crate::drive::identity`]) and can be given a name
 //! ([`History::name_drive`]). Runs are compared only with runs of the same drive and the same
 //! profile contents ([`Provenance::profile_hash`]).
 //!
@@ -32,9 +32,7 @@
 
 pub mod compare;
 mod error;
-pub mod identity;
 pub mod import;
-pub mod provenance;
 mod recover;
 pub mod schema;
 mod store;
@@ -42,12 +40,13 @@ pub mod trend;
 
 use serde::{Deserialize, Serialize};
 
+pub use crate::drive::{
+    identify, identity, provenance, DriveId, DriveIdentity, IdentityBasis, Provenance,
+};
 pub use compare::{
     compare, comparison_markdown, comparison_text, ComparedFigure, Comparison, LinkCeiling, Side,
 };
 pub use error::HistoryError;
-pub use identity::{identify, DriveId, DriveIdentity, IdentityBasis};
-pub use provenance::Provenance;
 pub use store::{derived_run_id, History, Recorded, BUSY_TIMEOUT, MIN_PREFIX};
 pub use trend::{decline_advice, describe, trend, Change, FigureTrend, Trend};
 

@@ -8,8 +8,8 @@
 //! `lat_us` {`p50`, `p99`, `max`}, `samples`, …} ], `checks` [ {`name`, `standard`, `value`,
 //! `unit`, `target`, `verdict`, `reason`} ] } ], `error` (null or {`kind`, `message`, `hint`}),
 //! `warnings`, `advice`, `findings` (the card's claims against the measurement), `drive` (null
-//! or {`id`, `basis`}: [`crate::history::DriveIdentity`]), `measured_with`
-//! ([`crate::history::Provenance`]).
+//! or {`id`, `basis`}: [`crate::drive::DriveIdentity`]), `measured_with`
+//! ([`crate::drive::Provenance`]).
 //!
 //! A profile that only measures (`quick`, `qd1`, `matrix`) adds `"graded": false` at the top
 //! (absent, meaning true, for graded runs, so the standard test's document is unchanged); its
@@ -65,6 +65,16 @@ pub struct TargetReport {
     pub model: Option<String>,
     /// Bytes free before the test.
     pub free_bytes: u64,
+}
+
+impl<'a> From<&'a TargetReport> for crate::drive::Volume<'a> {
+    fn from(target: &'a TargetReport) -> crate::drive::Volume<'a> {
+        crate::drive::Volume {
+            path: std::path::Path::new(&target.path),
+            partition: target.partition.as_deref(),
+            fs_type: &target.fs_type,
+        }
+    }
 }
 
 impl TargetReport {
@@ -245,13 +255,13 @@ pub struct Report {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub table: Option<ResultTable>,
     /// The drive's identity: a hash of its stable identifiers, never a serial number
-    /// ([`crate::history::identify`]); null when the drive could not be identified.
+    /// ([`crate::drive::identify`]); null when the drive could not be identified.
     #[serde(default)]
-    pub drive: Option<crate::history::DriveIdentity>,
+    pub drive: Option<crate::drive::DriveIdentity>,
     /// How the test was measured: program, engine, profile and its hash, kernel, Pi model,
-    /// CPU governor, SoC temperature, throttling, SD bus mode ([`crate::history::Provenance`]).
+    /// CPU governor, SoC temperature, throttling, SD bus mode ([`crate::drive::Provenance`]).
     #[serde(default)]
-    pub measured_with: Option<crate::history::Provenance>,
+    pub measured_with: Option<crate::drive::Provenance>,
 }
 
 fn schema_v1() -> u32 {

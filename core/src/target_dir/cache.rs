@@ -70,7 +70,7 @@ pub fn fs_reason(fs_type: &str, sysfs_root: &Path) -> Option<String> {
         ));
     }
     if fs_type == "zfs" {
-        let version = device::read_attr(&sysfs_root.join("module/zfs/version"));
+        let version = crate::sysfs::read_attr(&sysfs_root.join("module/zfs/version"));
         if !version.as_deref().is_some_and(zfs_honours_direct_io) {
             return Some(fill(
                 // Translators: {version} is the ZFS module's version, or "unknown".
@@ -107,7 +107,7 @@ fn disks_reason(device: &super::DeviceInfo, sysfs_root: &Path, depth: u32) -> Op
 
 /// The reason a whole disk answers from memory, if it does.
 fn disk_reason(disk: &str, sysfs_root: &Path, depth: u32) -> Option<String> {
-    let dir = device::dir_of_name(sysfs_root, disk)?;
+    let dir = crate::sysfs::dir_of_name(sysfs_root, disk)?;
     let transport = device::transport_of(&dir);
     if transport == Transport::Memory {
         return Some(fill(
@@ -124,9 +124,9 @@ fn disk_reason(disk: &str, sysfs_root: &Path, depth: u32) -> Option<String> {
     if transport != Transport::Loop {
         return None;
     }
-    let backing = device::read_attr(&dir.join("loop/backing_file"));
+    let backing = crate::sysfs::read_attr(&dir.join("loop/backing_file"));
     let shown = backing.clone().unwrap_or_else(|| gettext("unknown"));
-    if device::read_attr(&dir.join("loop/dio")).as_deref() != Some("1") {
+    if crate::sysfs::read_attr(&dir.join("loop/dio")).as_deref() != Some("1") {
         return Some(fill(
             // Translators: {disk} is e.g. loop3, {file} the loop device's backing file.
             &gettext("{disk} is a loop device without direct I/O: it reads and writes its backing file {file} through the page cache"),
@@ -155,12 +155,12 @@ fn backing_reason(file: &Path, sysfs_root: &Path, depth: u32) -> Option<String> 
     let meta = std::fs::metadata(file).ok()?;
     if meta.file_type().is_block_device() {
         // A loop over a device node: that device does the I/O.
-        let (major, minor) = device::maj_min(meta.rdev());
+        let (major, minor) = crate::sysfs::maj_min(meta.rdev());
         let (info, _) = device::resolve(sysfs_root, &format!("{major}:{minor}"))?;
         return disks_reason(&info, sysfs_root, depth + 1);
     }
     let magic = fs::magic(file).ok()?;
-    let (major, minor) = device::maj_min(meta.dev());
+    let (major, minor) = crate::sysfs::maj_min(meta.dev());
     let dev = format!("{major}:{minor}");
     let table = mounts::read();
     let mount = mounts::find(&table, file, Some(&dev));

@@ -31,7 +31,7 @@ pub fn inspect(dir: &Path, sysfs_root: &Path) -> Result<TargetInfo, TargetError>
     let magic = fs::magic(&path).map_err(|e| inspect_error(dir, e))?;
     let space = fs::space(&path).map_err(|e| inspect_error(dir, e))?;
     let table = mounts::read();
-    let (major, minor) = device::maj_min(meta.dev());
+    let (major, minor) = crate::sysfs::maj_min(meta.dev());
     let dev = format!("{major}:{minor}");
     let mount = mounts::find(&table, &path, Some(&dev));
     let fs_type = fs::type_name(magic, mount.map(|m| m.fs_type.as_str()));
@@ -137,7 +137,7 @@ pub(super) fn overlay_upper(options: &[String]) -> Option<OverlayUpper> {
     let meta = std::fs::metadata(&dir).ok()?;
     let magic = fs::magic(&dir).ok()?;
     let table = mounts::read();
-    let (major, minor) = device::maj_min(meta.dev());
+    let (major, minor) = crate::sysfs::maj_min(meta.dev());
     let dev = format!("{major}:{minor}");
     let mount = mounts::find(&table, &dir, Some(&dev));
     Some(OverlayUpper {
@@ -157,7 +157,7 @@ fn source_dev(source: &str) -> Option<String> {
     if !meta.file_type().is_block_device() {
         return None;
     }
-    let (major, minor) = device::maj_min(meta.rdev());
+    let (major, minor) = crate::sysfs::maj_min(meta.rdev());
     Some(format!("{major}:{minor}"))
 }
 

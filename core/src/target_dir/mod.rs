@@ -20,7 +20,7 @@ pub use list::{default_target, list};
 
 use std::path::PathBuf;
 
-use crate::report::ErrorKind;
+use crate::error_kind::ErrorKind;
 
 use serde::{Deserialize, Serialize};
 

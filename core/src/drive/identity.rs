@@ -11,9 +11,8 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 use crate::card::CardInfo;
-use crate::report::TargetReport;
-use crate::target_dir::device::read_attr;
-use crate::target_dir::Transport;
+use crate::sysfs::read_attr;
+use crate::target_dir::{TargetInfo, Transport};
 
 /// A drive's id: 16 lowercase hex digits, the first 64 bits of SHA-256 of
 /// `"<basis>:<stable fields>"`. Never contains a serial number. JSON: the string.
@@ -116,6 +115,29 @@ impl IdentityBasis {
     }
 }
 
+/// The filesystem a drive is known by when it has no identity of its own: the target folder,
+/// the filesystem's own device (e.g. `mmcblk0p2`; `None` without a block device) and its type
+/// (e.g. `ext4`). Made from a checked target ([`TargetInfo`]) or from the target a report shows.
+#[derive(Debug, Clone, Copy)]
+pub struct Volume<'a> {
+    /// The target folder.
+    pub path: &'a Path,
+    /// The filesystem's own device, a name under `/dev`.
+    pub partition: Option<&'a str>,
+    /// The filesystem type.
+    pub fs_type: &'a str,
+}
+
+impl<'a> From<&'a TargetInfo> for Volume<'a> {
+    fn from(info: &'a TargetInfo) -> Volume<'a> {
+        Volume {
+            path: &info.path,
+            partition: info.device.as_ref().map(|d| d.name.as_str()),
+            fs_type: &info.fs_type,
+        }
+    }
+}
+
 /// A drive's identity in a report (JSON `drive` {`id`, `basis`}).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct DriveIdentity {
@@ -141,9 +163,9 @@ pub struct DriveIdentity {
 /// ext2/3/4 filesystem is identified by the 64-bit fold of its UUID that `statfs` reports as
 /// `f_fsid` ([`ext_fsid_of_uuid`]), so it is known from the UUID or, without udev and read
 /// access to the disk, from `statfs(target.path)`. `None` when nothing stable is known.
-pub fn identify(
+pub fn identify<'a>(
     card: Option<&CardInfo>,
-    target: &TargetReport,
+    target: impl Into<Volume<'a>>,
     sysfs_root: &Path,
 ) -> Option<DriveIdentity> {
     identify_with(card, target, sysfs_root, Path::new("/dev"))
@@ -152,12 +174,13 @@ pub fn identify(
 /// [`identify`] with the device folder `dev_root` (normally `/dev`): filesystem UUIDs come
 /// from its `disk/by-uuid` links (each named by the UUID, pointing at `../../<partition>`),
 /// else from the superblock of `<dev_root>/<partition>`.
-pub fn identify_with(
+pub fn identify_with<'a>(
     card: Option<&CardInfo>,
-    target: &TargetReport,
+    target: impl Into<Volume<'a>>,
     sysfs_root: &Path,
     dev_root: &Path,
 ) -> Option<DriveIdentity> {
+    let target: Volume<'a> = target.into();
     let by = |basis, fields: &[&str]| {
         Some(DriveIdentity {
             id: DriveId::hash(basis, fields),
@@ -195,7 +218,7 @@ pub fn identify_with(
                 }
             }
             Transport::Nvme => {
-                let dir = crate::target_dir::device::dir_of_name(sysfs_root, &card.device);
+                let dir = crate::sysfs::dir_of_name(sysfs_root, &card.device);
                 let ctrl = dir.map(|d| d.join("device"));
                 let model = ctrl.as_ref().and_then(|c| read_attr(&c.join("model")));
                 let serial = ctrl.as_ref().and_then(|c| read_attr(&c.join("serial")));
@@ -206,10 +229,9 @@ pub fn identify_with(
             _ => {}
         }
     }
-    let ext = matches!(target.fs_type.as_str(), "ext2" | "ext3" | "ext4");
+    let ext = matches!(target.fs_type, "ext2" | "ext3" | "ext4");
     let uuid = target
         .partition
-        .as_deref()
         .filter(|p| !p.is_empty() && !p.contains(['/', '\0']) && !p.starts_with('.'))
         .and_then(|partition| {
             fs_uuid(&dev_root.join("disk/by-uuid"), partition)
@@ -221,7 +243,7 @@ pub fn identify_with(
         // udev, no read access to the disk, as in a container).
         let fsid = match uuid.as_deref() {
             Some(u) => ext_fsid_of_uuid(u),
-            None => statfs_fsid(Path::new(&target.path)),
+            None => statfs_fsid(target.path),
         };
         if let Some(fsid) = fsid {
             return by(
@@ -266,7 +288,7 @@ pub fn statfs_fsid(path: &Path) -> Option<u64> {
 }
 
 fn usb_identity(sysfs_root: &Path, disk: &str) -> Option<DriveIdentity> {
-    let disk_dir = crate::target_dir::device::dir_of_name(sysfs_root, disk)?;
+    let disk_dir = crate::sysfs::dir_of_name(sysfs_root, disk)?;
     let usb = crate::card::usb_nvme::usb_device_dir(&disk_dir, sysfs_root)?;
     let vendor = read_attr(&usb.join("idVendor"))?;
     let product = read_attr(&usb.join("idProduct"))?;

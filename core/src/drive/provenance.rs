@@ -12,7 +12,7 @@ use sha2::{Digest, Sha256};
 use crate::card::CardInfo;
 use crate::engine::EngineKind;
 use crate::profile::Profile;
-use crate::target_dir::device::{read_attr, read_bounded};
+use crate::sysfs::{read_attr, read_bounded};
 
 /// How a test was measured (JSON `measured_with`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -124,7 +124,7 @@ fn sd_bus_mode(sysfs_root: &Path, card: &CardInfo) -> Option<String> {
     ) {
         return None;
     }
-    let disk = crate::target_dir::device::dir_of_name(sysfs_root, &card.device)?;
+    let disk = crate::sysfs::dir_of_name(sysfs_root, &card.device)?;
     let host = crate::card::link::mmc_host_of(&disk)?;
     crate::card::link::ios(sysfs_root, &host).map(|l| l.name)
 }
