@@ -19,7 +19,7 @@ use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
 use adw::prelude::*;
-use agnostics::test_run::RunState;
+use agnostics::model::test_run::RunState;
 use agnostics::widgets::Badge;
 use agnostics::{config, Application, Window};
 use agnostics_core::advice::Advice;

@@ -16,8 +16,8 @@ mod support;
 use std::path::{Path, PathBuf};
 
 use adw::prelude::*;
-use agnostics::history_store::RecordOutcome;
-use agnostics::test_run::RunState;
+use agnostics::model::history_store::RecordOutcome;
+use agnostics::model::test_run::RunState;
 use agnostics::widgets::save_report::{self, ReportFormat};
 use agnostics::{Application, Window};
 use agnostics_core::history::{DriveId, DriveIdentity, History, IdentityBasis};

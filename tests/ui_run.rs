@@ -12,7 +12,7 @@ use std::cell::RefCell;
 use std::rc::Rc;
 
 use adw::prelude::*;
-use agnostics::test_run::{Progress, RunState};
+use agnostics::model::test_run::{Progress, RunState};
 use agnostics::{a11y, Application, Window};
 use agnostics_core::profile::Rw;
 

@@ -10,8 +10,8 @@ mod support;
 use std::path::{Path, PathBuf};
 
 use adw::prelude::*;
-use agnostics::scripts_worker;
-use agnostics::tests_session::{Begun, Outcome, SessionState, TestItem, TestState, TestsSession};
+use agnostics::model::scripts_worker;
+use agnostics::model::tests_session::{Begun, Outcome, SessionState, TestItem, TestState, TestsSession};
 use agnostics::Application;
 use agnostics_core::scripts::{RunOptions, ScriptTest};
 use agnostics_core::verdict::Verdict;

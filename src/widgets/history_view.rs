@@ -2,7 +2,7 @@
 //! verdict and date); a drive's page with its trend charts (MB/s and IOPS over the dates of
 //! its runs), the list of its runs, **Rename**; a stored run's results with **Save report**
 //! and **Forget Run**; and **Compare** of two chosen runs (from one drive or two). Everything
-//! the history stores is read and written off the main loop ([`crate::history_store`] in
+//! the history stores is read and written off the main loop ([`crate::model::history_store`] in
 //! `gio::spawn_blocking`); [`HistoryView::reload`] shows a newly recorded run.
 
 use std::cell::{Cell, RefCell};
@@ -22,7 +22,7 @@ use super::save_report::{self, ReportFormat};
 use super::trend_chart::{ChartUnit, TrendChart, TrendPoint, TrendSeries};
 use super::{Badge, ResultsView};
 use crate::format::{iops, mb_per_s, transport_name, verdict_text};
-use crate::history_store::{self, DrivePage, Listing, UNIDENTIFIED};
+use crate::model::history_store::{self, DrivePage, Listing, UNIDENTIFIED};
 
 /// A run's start for people, in local time: "2026-06-01 12:00" (the text as given when it
 /// is not RFC 3339).
@@ -269,7 +269,7 @@ impl HistoryView {
         false
     }
 
-    /// A History page of [`crate::history_store::default_path`], loading its drives.
+    /// A History page of [`crate::model::history_store::default_path`], loading its drives.
     pub fn new() -> HistoryView {
         HistoryView::default()
     }

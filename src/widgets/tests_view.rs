@@ -15,7 +15,7 @@ use gtk::{gio, glib};
 
 use super::test_row::TestRow;
 use crate::format::script_verdict_text;
-use crate::tests_session::{TestItem, TestsSession};
+use crate::model::tests_session::{TestItem, TestsSession};
 
 /// What one row shows, read back from the widgets (for tests).
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -9,7 +9,7 @@ use agnostics_core::i18n::{fill, gettext};
 use gtk::glib;
 
 use super::Window;
-use crate::history_store::RecordOutcome;
+use crate::model::history_store::RecordOutcome;
 use crate::widgets::save_report;
 use crate::widgets::HistoryView;
 

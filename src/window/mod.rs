@@ -6,7 +6,7 @@
 //! drives tested, their trend charts and runs, compare and save (see [`history`] and
 //! [`HistoryView`]; results also have **Save report**). It observes the
 //! [`TestRun`] state object and never blocks: the engine and the scripts run on workers'
-//! threads. Every test's result goes to `rpdiags.txt` ([`crate::rpdiags`]).
+//! threads. Every test's result goes to `rpdiags.txt` ([`crate::model::rpdiags`]).
 //!
 //! While a test runs, suspend and logout are inhibited, and closing the window asks first; if
 //! confirmed, the tests are stopped, the test file removed, and then the window closes.
@@ -22,8 +22,8 @@ use agnostics_core::report::Report;
 use gtk::{gdk, gio, glib};
 
 use crate::config::APP_ID;
-use crate::test_run::TestRun;
-use crate::tests_session::TestsSession;
+use crate::model::test_run::TestRun;
+use crate::model::tests_session::TestsSession;
 use crate::widgets::{DriveRow, HistoryView, ProgressView, ReadyView, ResultsView, TestsView};
 
 mod dialogs;

@@ -7,7 +7,7 @@ use adw::subclass::prelude::*;
 use agnostics_core::i18n::gettext;
 
 use super::{Page, Tab, Window};
-use crate::test_run::RunState;
+use crate::model::test_run::RunState;
 
 impl Window {
     pub(super) fn show_page(&self, page: Page) {
