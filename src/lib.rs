@@ -16,8 +16,11 @@ pub mod bench_probe;
 pub mod config;
 pub mod format;
 pub mod model;
+pub mod pages;
 pub mod resources;
 pub mod settings;
+#[doc(hidden)]
+pub mod testing;
 pub mod theme;
 pub mod widgets;
 pub mod window;

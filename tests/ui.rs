@@ -20,7 +20,9 @@ use std::time::{Duration, Instant};
 
 use adw::prelude::*;
 use agnostics::model::test_run::RunState;
+use agnostics::testing::WindowProbe;
 use agnostics::widgets::Badge;
+use agnostics::window::{Page, Tab};
 use agnostics::{config, Application, Window};
 use agnostics_core::advice::Advice;
 use agnostics_core::card;
@@ -91,7 +93,7 @@ fn assert_fits_800x480(window: &Window, state: &str) {
 
 fn builds_the_window_ready_to_run(app: &Application) {
     let window = new_window(app);
-    assert_eq!(window.visible_page(), "ready");
+    assert_eq!(window.page(), Page::Ready);
     assert_eq!(window.icon_name().as_deref(), Some(config::APP_ID));
     assert_eq!(
         window.run_button().label().as_deref(),
@@ -183,18 +185,6 @@ fn runs_the_matrix_profile_and_shows_the_engines_table(app: &Application) {
     runs_a_table_profile(app, "matrix");
 }
 
-/// Every descendant of `widget`, depth first.
-fn descendants(widget: &gtk::Widget) -> Vec<gtk::Widget> {
-    let mut found = Vec::new();
-    let mut child = widget.first_child();
-    while let Some(c) = child {
-        found.push(c.clone());
-        found.extend(descendants(&c));
-        child = c.next_sibling();
-    }
-    found
-}
-
 /// Chooses the built-in profile `name` (`qd1` or `matrix`, ungraded) in the profile row, runs
 /// it as it ships in a scratch folder, and compares the results page with the engine's report:
 /// the table's cells are `report::table::grid` of the report's own table (which
@@ -221,7 +211,7 @@ fn runs_a_table_profile(app: &Application, name: &str) {
 
     window.run_button().activate();
     wait_until("the results", || {
-        window.visible_page() == "results" || window.open_dialog().is_some()
+        window.page() == Page::Results || window.open_dialog().is_some()
     });
     assert!(window.open_dialog().is_none(), "no error dialog");
     let report = window.last_report().expect("the engine's report");
@@ -303,7 +293,7 @@ fn runs_a_small_profile_and_shows_the_engines_verdicts(app: &Application) {
 
     window.run_button().activate();
     wait_until("the results", || {
-        window.visible_page() == "results" || window.open_dialog().is_some()
+        window.page() == Page::Results || window.open_dialog().is_some()
     });
     assert!(window.open_dialog().is_none(), "no error dialog");
     let report = window.last_report().expect("the engine's report");
@@ -422,10 +412,10 @@ fn runs_a_small_profile_and_shows_the_engines_verdicts(app: &Application) {
 
     // Back and run again: the same folder, a new report.
     WidgetExt::activate_action(&window, "win.back", None).expect("win.back");
-    assert_eq!(window.visible_page(), "ready");
+    assert_eq!(window.page(), Page::Ready);
     window.run_button().activate();
     wait_until("the second results", || {
-        window.visible_page() == "results"
+        window.page() == Page::Results
             && window
                 .last_report()
                 .is_some_and(|r| r.started >= report.started)
@@ -620,7 +610,7 @@ fn cancel_in_the_middle_removes_the_test_file_and_returns_to_ready(app: &Applica
     window.run_button().activate();
     let progress = window.progress_view();
     wait_until("a live figure", || progress.figure_text().ends_with("IOPS"));
-    assert_eq!(window.visible_page(), "running");
+    assert_eq!(window.page(), Page::Running);
     assert_eq!(progress.phase_text(), "Random 4K write, 1 of 1");
     assert!(
         !window.run_button().is_sensitive(),
@@ -647,7 +637,7 @@ fn cancel_in_the_middle_removes_the_test_file_and_returns_to_ready(app: &Applica
     wait_until("the ready state", || {
         window.test_run().state() == RunState::Ready
     });
-    assert_eq!(window.visible_page(), "ready");
+    assert_eq!(window.page(), Page::Ready);
     assert!(window.test_run().was_cancelled());
     assert!(window.open_dialog().is_none(), "a cancel is not an error");
     assert!(
@@ -720,7 +710,7 @@ fn refused_tmpfs_target_shows_the_error_dialog(app: &Application) -> agnostics_t
         "what to do: {body}"
     );
     assert_eq!(dialog.close_response(), "close", "Escape closes it");
-    assert_eq!(window.visible_page(), "ready");
+    assert_eq!(window.page(), Page::Ready);
     assert_eq!(
         window
             .last_report()
@@ -825,7 +815,7 @@ fn runs_the_selected_scripts_shows_their_results_and_logs_them(app: &Application
         Some(profile_file(dir.path(), "small.fio", SMALL_PROFILE)),
     );
     list_scripts(&window, script_folder(dir.path(), false), &empty);
-    window.set_visible_view("tests");
+    window.set_tab(Tab::AllTests);
     iterate_briefly();
     let view = window.tests_view();
     let titles: Vec<String> = view.shown_tests().into_iter().map(|t| t.title).collect();
@@ -940,7 +930,7 @@ fn stop_aborts_the_running_script(app: &Application) {
     std::fs::create_dir(&empty).expect("an empty folder");
     let window = new_window(app);
     list_scripts(&window, script_folder(dir.path(), true), &empty);
-    window.set_visible_view("tests");
+    window.set_tab(Tab::AllTests);
     let view = window.tests_view();
     for row in 0..4 {
         view.set_selected(row, false);
@@ -1020,8 +1010,8 @@ fn renders_screenshots(app: &Application) -> agnostics_testkit::Ran {
 
     wait_until("the results", || !window.test_run().is_busy());
     assert_eq!(
-        window.visible_page(),
-        "results",
+        window.page(),
+        Page::Results,
         "{:?}",
         window.last_report().and_then(|r| r.error)
     );
@@ -1052,7 +1042,7 @@ fn render_tests_page(app: &Application, png: &std::path::Path) {
     }
     let window = new_window(app);
     list_scripts(&window, folder, &empty);
-    window.set_visible_view("tests");
+    window.set_tab(Tab::AllTests);
     let view = window.tests_view();
     view.set_selected(0, false);
     view.run_button().emit_clicked();
@@ -1101,7 +1091,7 @@ fn command_line_runs_the_profile_in_the_folder_given(app: &Application) {
     std::fs::write(&profile, SMALL_PROFILE).expect("writing the job file");
     // Watches the window from the main loop that `run_with_args` runs, and closes it once
     // the test is over (or gives up after PATIENCE), which ends the application.
-    let seen: Rc<RefCell<Option<(String, Report)>>> = Rc::default();
+    let seen: Rc<RefCell<Option<(Page, Report)>>> = Rc::default();
     let started = Instant::now();
     let _watcher = {
         let (app, seen) = (app.clone(), Rc::clone(&seen));
@@ -1112,7 +1102,7 @@ fn command_line_runs_the_profile_in_the_folder_given(app: &Application) {
                 .find_map(|w| w.downcast::<Window>().ok());
             if let Some(window) = window {
                 if let (false, Some(report)) = (window.test_run().is_busy(), window.last_report()) {
-                    seen.replace(Some((window.visible_page(), report)));
+                    seen.replace(Some((window.page(), report)));
                     window.close();
                     return glib::ControlFlow::Break;
                 }
@@ -1133,7 +1123,7 @@ fn command_line_runs_the_profile_in_the_folder_given(app: &Application) {
     ]);
     assert_eq!(code, glib::ExitCode::SUCCESS);
     let (page, report) = seen.take().expect("the test ran");
-    assert_eq!(page, "results", "{:?}", report.error);
+    assert_eq!(page, Page::Results, "{:?}", report.error);
     assert_eq!(
         report.target.map(|t| t.path),
         Some(dir.path().display().to_string())

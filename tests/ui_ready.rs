@@ -20,6 +20,8 @@ use std::path::Path;
 use std::process::Command;
 
 use adw::prelude::*;
+use agnostics::testing::WindowProbe;
+use agnostics::window::Page;
 use agnostics::{Application, Window};
 use agnostics_core::advice::Advice;
 
@@ -113,7 +115,7 @@ fn small_window(app: &Application, dir: &Path) -> Window {
 
 fn launch_focus_is_on_the_run_button(app: &Application) {
     let window = new_window(app);
-    assert_eq!(window.visible_page(), "ready");
+    assert_eq!(window.page(), Page::Ready);
     assert_eq!(
         gtk::prelude::GtkWindowExt::focus(&window),
         Some(window.run_button().upcast()),
@@ -136,7 +138,7 @@ fn enter_elsewhere_does_not_start_a_test(app: &Application) {
         !window.test_run().is_busy(),
         "Enter on the drive chooser started a test"
     );
-    assert_eq!(window.visible_page(), "ready");
+    assert_eq!(window.page(), Page::Ready);
     assert_ne!(
         window.default_widget(),
         Some(window.run_button().upcast()),
@@ -365,7 +367,7 @@ fn advice_on_a_slow_drive_that_is_not_an_sd_card(app: &Application) -> agnostics
     aim(&window, disk.path(), Some(profile));
     window.start_test();
     wait_until("the results", || {
-        window.visible_page() == "results" || window.open_dialog().is_some()
+        window.page() == Page::Results || window.open_dialog().is_some()
     });
     let report = window.last_report().expect("a report");
     assert!(report.error.is_none(), "{:?}", report.error);

@@ -13,6 +13,8 @@ use std::rc::Rc;
 
 use adw::prelude::*;
 use agnostics::model::test_run::{Progress, RunState};
+use agnostics::testing::WindowProbe;
+use agnostics::window::Page;
 use agnostics::{a11y, Application, Window};
 use agnostics_core::profile::Rw;
 
@@ -76,7 +78,7 @@ fn run_small(app: &Application) -> (Window, tempfile::TempDir, Rc<RefCell<Vec<Pr
 /// it belongs on **Run Again** (the page's main button), with no text selected.
 fn results_focus_the_run_again_button_and_select_no_text(app: &Application) {
     let (window, _dir, _) = run_small(app);
-    assert_eq!(window.visible_page(), "results");
+    assert_eq!(window.page(), Page::Results);
     let focus = gtk::prelude::GtkWindowExt::focus(&window);
     let button: gtk::Widget = window.results_view().run_again_button().upcast();
     assert_eq!(
@@ -137,7 +139,7 @@ fn toasts_leave_the_bottom_buttons_clear(app: &Application) {
         }
         if *page == "running" {
             // The running page's layout, without a test: its Cancel button's place.
-            window.show_page_for_test("running");
+            window.show_page_for_test(Page::Running);
         }
         wait_until("the page transition to end", || window.page_settled());
         window.toast("Results copied");

@@ -11,7 +11,10 @@ use std::path::{Path, PathBuf};
 
 use adw::prelude::*;
 use agnostics::model::scripts_worker;
-use agnostics::model::tests_session::{Begun, Outcome, SessionState, TestItem, TestState, TestsSession};
+use agnostics::model::tests_session::{
+    Begun, Outcome, SessionState, TestItem, TestState, TestsSession,
+};
+use agnostics::testing::WindowProbe;
 use agnostics::Application;
 use agnostics_core::scripts::{RunOptions, ScriptTest};
 use agnostics_core::verdict::Verdict;

@@ -12,6 +12,7 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 
 use adw::prelude::*;
+use agnostics::testing::WindowProbe;
 use agnostics::Window;
 use agnostics_core::profile::Profile;
 // Not both test binaries that include this module use each of them.
@@ -374,4 +375,16 @@ pub fn bind_screenshot_language() {
     if let Some(dir) = std::env::var_os("AGNOSTICS_LOCALEDIR") {
         agnostics_core::i18n::init(Path::new(&dir));
     }
+}
+
+/// `widget` and everything inside it, depth first (popovers included: they are children of
+/// their parent).
+pub fn descendants(widget: &gtk::Widget) -> Vec<gtk::Widget> {
+    let mut found = vec![widget.clone()];
+    let mut child = widget.first_child();
+    while let Some(c) = child {
+        found.extend(descendants(&c));
+        child = c.next_sibling();
+    }
+    found
 }

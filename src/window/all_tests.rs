@@ -71,16 +71,6 @@ impl Window {
         ));
     }
 
-    /// The **All Tests** list and its session.
-    pub fn tests_session(&self) -> TestsSession {
-        self.imp().session.clone()
-    }
-
-    /// True once the test scripts are listed.
-    pub fn scripts_loaded(&self) -> bool {
-        self.imp().session.loaded()
-    }
-
     /// True while a **Run Tests** session runs.
     pub fn is_running_tests(&self) -> bool {
         self.imp().session.is_busy()
