@@ -1,6 +1,6 @@
 //! Agnostics' desktop app (GTK 4 / libadwaita, API of GTK 4.8 and libadwaita 1.2 only): a
 //! window that runs the SD card test on a worker thread and shows its verdict as PASS/FAIL
-//! rows with advice. A library so that the UI tests (`tests/ui.rs`) can drive the same
+//! rows with advice. A library so that the UI tests (`tests/ui*.rs`, through [`testing`]) can drive the same
 //! window; `main.rs` only calls [`run`].
 //!
 //! The names tell the architecture: [`application`] and [`window`] (the UI: the window and
