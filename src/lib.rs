@@ -1,31 +1,29 @@
 //! Agnostics' desktop app (GTK 4 / libadwaita, API of GTK 4.8 and libadwaita 1.2 only): a
 //! window that runs the SD card test on a worker thread and shows its verdict as PASS/FAIL
-//! rows with advice. A library so that the UI tests (`tests/ui.rs`) can drive the same
+//! rows with advice. A library so that the UI tests (`tests/ui*.rs`, through [`testing`]) can drive the same
 //! window; `main.rs` only calls [`run`].
 //!
-//! The names tell the architecture: [`application`] and [`window`] (the UI), [`widgets`] (its
-//! parts), [`test_run`] and [`tests_session`] (the state objects the window observes), [`worker`] (the one bridge from a
-//! thread to the main loop: the engine's, and [`scripts_worker`]'s for test scripts), [`rpdiags`]
-//! (the `~/rpdiags.txt` log), [`format`] (figures and names for people), [`theme`]
-//! (Raspberry Pi OS dark mode), [`config`] (build-time values), [`history_store`] (the run
-//! history, read and written off the main loop).
+//! The names tell the architecture: [`application`] and [`window`] (the UI: the window and
+//! its three views), [`pages`] (each page of a view, its own widget with its own state),
+//! [`widgets`] (leaf widgets the pages share: badge, charts, log view, rows), [`model`] (the
+//! state objects the pages observe, the workers that bridge threads to the main loop, the
+//! history store, the `~/rpdiags.txt` log), [`format`] (figures and names for people),
+//! [`theme`] (Raspberry Pi OS dark mode), [`config`] (build-time values).
 
 pub mod a11y;
 pub mod application;
 pub mod bench_probe;
 pub mod config;
 pub mod format;
-pub mod history_store;
+pub mod model;
+pub mod pages;
 pub mod resources;
-pub mod rpdiags;
-pub mod scripts_worker;
 pub mod settings;
-pub mod test_run;
-pub mod tests_session;
+#[doc(hidden)]
+pub mod testing;
 pub mod theme;
 pub mod widgets;
 pub mod window;
-pub mod worker;
 
 pub use application::Application;
 pub use window::Window;

@@ -20,6 +20,9 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use adw::prelude::*;
+use agnostics::pages::HistoryPage;
+use agnostics::testing::WindowProbe;
+use agnostics::window::{Page, Tab};
 use agnostics::{Application, Window};
 use gtk::gio;
 
@@ -171,7 +174,7 @@ fn no_page_has_two_controls_with_one_access_key_in_any_language(app: &Applicatio
     aim(&window, dir.path(), Some(small));
     window.run_button().activate();
     wait_until("the results", || {
-        window.visible_page() == "results" || window.open_dialog().is_some()
+        window.page() == Page::Results || window.open_dialog().is_some()
     });
     assert!(window.open_dialog().is_none(), "no error dialog");
     record(&mut pages, &window, "results");
@@ -187,7 +190,7 @@ fn no_page_has_two_controls_with_one_access_key_in_any_language(app: &Applicatio
         None => std::env::remove_var("XDG_DATA_DIRS"),
     }
     wait_until("the list of tests", || window.scripts_loaded());
-    window.set_visible_view("tests");
+    window.set_tab(Tab::AllTests);
     record(&mut pages, &window, "All Tests");
     let view = window.tests_view();
     for row in 0..2 {
@@ -201,7 +204,7 @@ fn no_page_has_two_controls_with_one_access_key_in_any_language(app: &Applicatio
     record(&mut pages, &window, "All Tests, ended");
 
     // History: the run above, its drive's page and the run's page.
-    window.set_visible_view("history");
+    window.set_tab(Tab::History);
     let history = window.history_view();
     wait_until("the history", || {
         !history.is_loading() && !history.drive_rows().is_empty()
@@ -216,7 +219,7 @@ fn no_page_has_two_controls_with_one_access_key_in_any_language(app: &Applicatio
     let run = history.run_rows()[0].0.clone();
     history.open_run(&run);
     wait_until("the run's page", || {
-        !history.is_loading() && history.visible_page() == "run"
+        !history.is_loading() && history.visible_page() == HistoryPage::Run
     });
     record(&mut pages, &window, "History, run");
 
@@ -381,17 +384,6 @@ fn the_primary_menu_opens_keyboard_shortcuts_and_about(app: &Application) {
     wait_until("the About window", || {
         !windows_of::<adw::AboutWindow>(app).is_empty()
     });
-}
-
-/// `widget` and everything inside it.
-fn descendants(widget: &gtk::Widget) -> Vec<gtk::Widget> {
-    let mut found = vec![widget.clone()];
-    let mut child = widget.first_child();
-    while let Some(c) = child {
-        found.extend(descendants(&c));
-        child = c.next_sibling();
-    }
-    found
 }
 
 /// Renders a top-level window other than the main one (its own renderer) to a PNG file.

@@ -16,9 +16,12 @@ mod support;
 use std::path::{Path, PathBuf};
 
 use adw::prelude::*;
-use agnostics::history_store::RecordOutcome;
-use agnostics::test_run::RunState;
+use agnostics::model::history_store::RecordOutcome;
+use agnostics::model::test_run::RunState;
+use agnostics::pages::HistoryPage;
+use agnostics::testing::WindowProbe;
 use agnostics::widgets::save_report::{self, ReportFormat};
+use agnostics::window::{Page, Tab};
 use agnostics::{Application, Window};
 use agnostics_core::history::{DriveId, DriveIdentity, History, IdentityBasis};
 use agnostics_core::report::Report;
@@ -159,7 +162,7 @@ fn fixture() -> Fixture {
 fn history_window(app: &Application, path: &Path) -> Window {
     let window = new_window(app);
     window.set_history_path(path);
-    window.set_visible_view("history");
+    window.set_tab(Tab::History);
     settle(&window);
     window
 }
@@ -192,7 +195,7 @@ fn lists_the_drives_with_their_runs_and_last_verdict(app: &Application) {
         .expect("the stick is listed");
     assert!(stick.2.contains("1 run · last"), "{stick:?}");
     assert!(!card.1.is_empty() && !stick.1.is_empty());
-    assert_eq!(window.history_view().visible_page(), "drives");
+    assert_eq!(window.history_view().visible_page(), HistoryPage::Drives);
     assert_fits_360(&window);
 }
 
@@ -202,7 +205,7 @@ fn a_drives_charts_have_its_points_and_say_what_they_show(app: &Application) {
     let view = window.history_view();
     view.open_drive(CARD);
     settle(&window);
-    assert_eq!(view.visible_page(), "drive");
+    assert_eq!(view.visible_page(), HistoryPage::Drive);
     let rate = view.rate_chart();
     let series = rate.series();
     let names: Vec<&str> = series.iter().map(|s| s.name.as_str()).collect();
@@ -299,7 +302,7 @@ fn compare_of_two_runs_shows_each_figure_with_its_ratio(app: &Application) {
     view.choose(&runs[0].0, "right", true);
     view.compare_chosen();
     settle(&window);
-    assert_eq!(view.visible_page(), "compare");
+    assert_eq!(view.visible_page(), HistoryPage::Compare);
     let cells = view.compare_view().shown_cells();
     assert_eq!(cells[0], ["Figure", "Left", "Right", "Change"]);
     let write = cells
@@ -329,7 +332,7 @@ fn assert_fits_360(window: &Window) {
     let (min_w, _, _, _) = view.measure(gtk::Orientation::Horizontal, -1);
     assert!(
         min_w <= 360,
-        "the {} page needs {min_w} px",
+        "the {:?} page needs {min_w} px",
         view.visible_page()
     );
 }
@@ -356,7 +359,7 @@ fn save_report_writes_json_markdown_and_png_of_a_stored_run(app: &Application) {
     let newest = view.run_rows()[0].0.clone();
     view.open_run(&newest);
     settle(&window);
-    assert_eq!(view.visible_page(), "run");
+    assert_eq!(view.visible_page(), HistoryPage::Run);
     assert_fits_360(&window);
     let dir = f.path.parent().unwrap();
     let json = dir.join("run.json");
@@ -605,7 +608,7 @@ fn a_history_that_cannot_be_written_still_shows_the_results(app: &Application) {
     let _stop = StopOnDrop(window.clone());
     let report = run_small(&window, disk.path());
     assert!(report.error.is_none());
-    assert_eq!(window.visible_page(), "results", "the results are shown");
+    assert_eq!(window.page(), Page::Results, "the results are shown");
     match window.test_run().recorded() {
         Some(RecordOutcome::Failed(text)) => assert!(!text.is_empty()),
         other => panic!("the store error is reported: {other:?}"),

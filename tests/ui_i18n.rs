@@ -18,6 +18,8 @@ mod support;
 use std::sync::OnceLock;
 
 use adw::prelude::*;
+use agnostics::testing::WindowProbe;
+use agnostics::window::Page;
 use agnostics::Application;
 use agnostics_core::verdict::{Metric, Standard, Verdict};
 use gtk::glib;
@@ -99,7 +101,7 @@ fn a_run_in_german_shows_german_rows_badges_and_numbers(
 
     window.run_button().activate();
     wait_until("the results", || {
-        window.visible_page() == "results" || window.open_dialog().is_some()
+        window.page() == Page::Results || window.open_dialog().is_some()
     });
     assert!(window.open_dialog().is_none(), "no error dialog");
     let report = window.last_report().expect("the engine's report");

@@ -7,6 +7,9 @@
 mod support;
 
 use adw::prelude::*;
+use agnostics::pages::HistoryPage;
+use agnostics::testing::WindowProbe;
+use agnostics::window::Tab;
 use agnostics::{a11y, Application, Window};
 use agnostics_core::sample;
 use agnostics_core::target_dir::Transport;
@@ -27,17 +30,6 @@ fn main() {
     let conclusion = agnostics_testkit::harness::conclude_on_this_thread(tests);
     drop(log_dir);
     conclusion.exit()
-}
-
-/// `widget` and everything inside it (popovers included: they are children of their parent).
-fn descendants(widget: &gtk::Widget) -> Vec<gtk::Widget> {
-    let mut found = vec![widget.clone()];
-    let mut child = widget.first_child();
-    while let Some(c) = child {
-        found.extend(descendants(&c));
-        child = c.next_sibling();
-    }
-    found
 }
 
 /// A standard-profile report on a USB drive whose random writes miss the A1 target.
@@ -98,7 +90,7 @@ fn a_drive_that_is_not_an_sd_card_is_graded_for_reference_under_the_headline(app
     );
     // With AGNOSTICS_SCREENSHOTS=DIR, the page as shown, to look at.
     if let Some(dir) = std::env::var_os("AGNOSTICS_SCREENSHOTS") {
-        let shown = agnostics::widgets::ResultsView::default();
+        let shown = agnostics::pages::ResultsView::default();
         shown.show_report(&report);
         let top = gtk::Window::builder()
             .default_width(800)
@@ -291,7 +283,7 @@ fn the_history_page_takes_the_focus_from_the_keyboard(app: &Application) {
     let window = new_window(app);
     window.set_history_path(&path);
     wait_until("the history", || !window.history_view().is_loading());
-    window.set_visible_view("history");
+    window.set_tab(Tab::History);
     iterate_briefly();
     let focus = gtk::prelude::GtkWindowExt::focus(&window).expect("something has the focus");
     assert!(
@@ -304,7 +296,7 @@ fn the_history_page_takes_the_focus_from_the_keyboard(app: &Application) {
     );
     focus.activate();
     wait_until("the drive's page", || {
-        window.history_view().visible_page() == "drive"
+        window.history_view().visible_page() == HistoryPage::Drive
     });
     iterate_briefly();
     let focus = gtk::prelude::GtkWindowExt::focus(&window).expect("something has the focus");
@@ -335,7 +327,7 @@ fn the_history_page_takes_the_focus_from_the_keyboard(app: &Application) {
     assert!(has_back, "an Alt+Left shortcut on the History page");
     assert!(window.history_view().go_back());
     wait_until("the list of drives", || {
-        window.history_view().visible_page() == "drives"
+        window.history_view().visible_page() == HistoryPage::Drives
     });
     assert!(
         !window.history_view().go_back(),

@@ -17,8 +17,11 @@ use std::path::Path;
 use std::process::Command;
 
 use adw::prelude::*;
+use agnostics::testing::WindowProbe;
+use agnostics::window::Page;
 use agnostics::{Application, Window};
 use agnostics_core::advice::Advice;
+use agnostics_core::profile::{builtin, Builtin, Profile};
 
 use support::*;
 
@@ -51,7 +54,9 @@ fn main() {
         locale::compile_catalogues(&catalogues, &[lang.as_str()]);
         agnostics_core::i18n::init(&catalogues);
     }
+    // Before any test changes the settings (in memory for the whole process).
     let mut tests = crate::ui_tests![
+        offers_the_built_in_profiles_standard_first,
         launch_focus_is_on_the_run_button,
         enter_elsewhere_does_not_start_a_test,
         drive_entries_show_kind_name_mount_point_and_free_space,
@@ -110,7 +115,7 @@ fn small_window(app: &Application, dir: &Path) -> Window {
 
 fn launch_focus_is_on_the_run_button(app: &Application) {
     let window = new_window(app);
-    assert_eq!(window.visible_page(), "ready");
+    assert_eq!(window.page(), Page::Ready);
     assert_eq!(
         gtk::prelude::GtkWindowExt::focus(&window),
         Some(window.run_button().upcast()),
@@ -133,7 +138,7 @@ fn enter_elsewhere_does_not_start_a_test(app: &Application) {
         !window.test_run().is_busy(),
         "Enter on the drive chooser started a test"
     );
-    assert_eq!(window.visible_page(), "ready");
+    assert_eq!(window.page(), Page::Ready);
     assert_ne!(
         window.default_widget(),
         Some(window.run_button().upcast()),
@@ -362,7 +367,7 @@ fn advice_on_a_slow_drive_that_is_not_an_sd_card(app: &Application) -> agnostics
     aim(&window, disk.path(), Some(profile));
     window.start_test();
     wait_until("the results", || {
-        window.visible_page() == "results" || window.open_dialog().is_some()
+        window.page() == Page::Results || window.open_dialog().is_some()
     });
     let report = window.last_report().expect("a report");
     assert!(report.error.is_none(), "{:?}", report.error);
@@ -405,4 +410,49 @@ fn advice_on_a_slow_drive_that_is_not_an_sd_card(app: &Application) -> agnostics
         "{shown:?}"
     );
     Ok(())
+}
+
+/// The profile row lists the built-in profiles by their titles, the standard test first and
+/// chosen: the next test is upstream's `sd_bench`, graded.
+fn offers_the_built_in_profiles_standard_first(app: &Application) {
+    let window = new_window(app);
+    let row = window.profile_row();
+    assert_eq!(row.title().as_str(), "Test");
+    let list = row
+        .model()
+        .and_downcast::<gtk::StringList>()
+        .expect("a list of titles");
+    let shown: Vec<String> = (0..list.n_items())
+        .filter_map(|i| list.string(i).map(|s| s.to_string()))
+        .collect();
+    let titles: Vec<String> = builtin::ALL.iter().map(Builtin::title).collect();
+    assert_eq!(
+        shown, titles,
+        "the translated titles, in the built-in order"
+    );
+    assert_eq!(
+        shown,
+        [
+            "Standard test",
+            "Quick check",
+            "Queue depth 1",
+            "CrystalDiskMark set"
+        ]
+    );
+    assert_eq!(row.selected(), 0);
+    assert_eq!(
+        row.selected_item()
+            .and_downcast::<gtk::StringObject>()
+            .map(|s| s.string().to_string())
+            .as_deref(),
+        Some("Standard test")
+    );
+    assert_eq!(
+        row.subtitle().as_deref(),
+        Some(builtin::ALL[0].description().as_str())
+    );
+    let profile = window.profile();
+    assert_eq!(profile, Profile::sd_bench());
+    assert!(profile.graded());
+    assert_fits_800x480(&window, "ready, standard test");
 }

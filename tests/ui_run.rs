@@ -12,8 +12,11 @@ use std::cell::RefCell;
 use std::rc::Rc;
 
 use adw::prelude::*;
-use agnostics::test_run::{Progress, RunState};
+use agnostics::model::test_run::{Progress, RunState};
+use agnostics::testing::WindowProbe;
+use agnostics::window::Page;
 use agnostics::{a11y, Application, Window};
+use agnostics_core::advice::Advice;
 use agnostics_core::profile::Rw;
 
 use support::*;
@@ -41,6 +44,9 @@ fn main() {
         result_rows_say_their_value_and_verdict,
         chart_has_labelled_axes_from_half_a_megabyte_to_20_gigabytes,
         chart_shows_a_reference_and_a_short_phase,
+        cancel_in_the_middle_removes_the_test_file_and_returns_to_ready,
+        closing_while_running_asks_then_cleans_up_and_closes,
+        refused_tmpfs_target_shows_the_error_dialog,
     ];
     // Rendering is a tool, not a test: only with AGNOSTICS_SCREENSHOTS=DIR.
     if std::env::var_os("AGNOSTICS_SCREENSHOTS").is_some() {
@@ -76,7 +82,7 @@ fn run_small(app: &Application) -> (Window, tempfile::TempDir, Rc<RefCell<Vec<Pr
 /// it belongs on **Run Again** (the page's main button), with no text selected.
 fn results_focus_the_run_again_button_and_select_no_text(app: &Application) {
     let (window, _dir, _) = run_small(app);
-    assert_eq!(window.visible_page(), "results");
+    assert_eq!(window.page(), Page::Results);
     let focus = gtk::prelude::GtkWindowExt::focus(&window);
     let button: gtk::Widget = window.results_view().run_again_button().upcast();
     assert_eq!(
@@ -137,7 +143,7 @@ fn toasts_leave_the_bottom_buttons_clear(app: &Application) {
         }
         if *page == "running" {
             // The running page's layout, without a test: its Cancel button's place.
-            window.show_page_for_test("running");
+            window.show_page_for_test(Page::Running);
         }
         wait_until("the page transition to end", || window.page_settled());
         window.toast("Results copied");
@@ -470,4 +476,133 @@ fn renders_run_screenshots(app: &Application) {
     iterate_briefly();
     iterate_briefly();
     save_png(&window, &png("results-toast"));
+}
+
+fn cancel_in_the_middle_removes_the_test_file_and_returns_to_ready(app: &Application) {
+    let dir = scratch_dir();
+    let profile = profile_file(dir.path(), "long.fio", LONG_PROFILE);
+    let window = new_window(app);
+    let _stop = StopOnDrop(window.clone());
+    aim(&window, dir.path(), Some(profile));
+
+    window.run_button().activate();
+    let progress = window.progress_view();
+    wait_until("a live figure", || progress.figure_text().ends_with("IOPS"));
+    assert_eq!(window.page(), Page::Running);
+    assert_eq!(progress.phase_text(), "Random 4K write, 1 of 1");
+    assert!(
+        !window.run_button().is_sensitive(),
+        "no second test meanwhile"
+    );
+    assert_eq!(
+        window.default_widget(),
+        None,
+        "Enter anywhere does not cancel"
+    );
+    assert!(
+        !test_files(dir.path()).is_empty(),
+        "the test file is there while running"
+    );
+    wait_until("a chart bar", || !progress.chart().is_empty());
+    assert!(
+        progress.chart().description().contains("Random 4K write"),
+        "{}",
+        progress.chart().description()
+    );
+    assert_fits_800x480(&window, "running");
+
+    progress.cancel_button().activate();
+    wait_until("the ready state", || {
+        window.test_run().state() == RunState::Ready
+    });
+    assert_eq!(window.page(), Page::Ready);
+    assert!(window.test_run().was_cancelled());
+    assert!(window.open_dialog().is_none(), "a cancel is not an error");
+    assert!(
+        test_files(dir.path()).is_empty(),
+        "left behind: {:?}",
+        test_files(dir.path())
+    );
+    assert!(window.run_button().is_sensitive());
+    assert!(!window.is_inhibiting());
+}
+
+fn closing_while_running_asks_then_cleans_up_and_closes(app: &Application) {
+    let dir = scratch_dir();
+    let profile = profile_file(dir.path(), "long.fio", LONG_PROFILE);
+    let window = new_window(app);
+    let _stop = StopOnDrop(window.clone());
+    aim(&window, dir.path(), Some(profile));
+    window.run_button().activate();
+    wait_until("the running state", || {
+        window.progress_view().figure_text().ends_with("IOPS")
+    });
+
+    window.close();
+    iterate_briefly();
+    assert!(
+        window.is_visible(),
+        "the window stays until the user says so"
+    );
+    let dialog = window.open_dialog().expect("a question");
+    assert_eq!(dialog.heading().as_deref(), Some("Stop the test?"));
+    dialog.response("keep");
+    iterate_briefly();
+    assert!(window.is_visible());
+    assert_eq!(window.test_run().state(), RunState::Running);
+
+    window.close();
+    iterate_briefly();
+    window
+        .open_dialog()
+        .expect("the question again")
+        .response("stop");
+    wait_until("the window to close", || !window.is_visible());
+    assert!(!window.test_run().is_busy());
+    assert!(
+        test_files(dir.path()).is_empty(),
+        "left behind: {:?}",
+        test_files(dir.path())
+    );
+}
+
+fn refused_tmpfs_target_shows_the_error_dialog(app: &Application) -> agnostics_testkit::Ran {
+    let Some(tmpfs) = TmpfsDir::new() else {
+        return agnostics_testkit::skip("needs /dev/shm on tmpfs, or root to mount one");
+    };
+    let window = new_window(app);
+    let _stop = StopOnDrop(window.clone());
+    aim(&window, tmpfs.path(), None);
+    // Run is off for a refused drive (tests/ui_ready.rs); `--run` still starts the test.
+    window.start_test();
+    wait_until("the error dialog", || window.open_dialog().is_some());
+    let dialog = window.open_dialog().expect("dialog");
+    assert_eq!(
+        dialog.heading().as_deref(),
+        Some("This folder is in memory, not on a drive")
+    );
+    let body = dialog.body();
+    assert!(body.contains("tmpfs"), "what happened: {body}");
+    assert!(
+        body.contains(&Advice::MemoryTarget.text()),
+        "what to do: {body}"
+    );
+    assert_eq!(dialog.close_response(), "close", "Escape closes it");
+    assert_eq!(window.page(), Page::Ready);
+    assert_eq!(
+        window
+            .last_report()
+            .and_then(|r| r.error)
+            .map(|e| e.kind.as_str()),
+        Some("memory")
+    );
+    assert!(test_files(tmpfs.path()).is_empty());
+    dialog.response("close");
+    iterate_briefly();
+    assert!(window.open_dialog().is_none());
+    assert!(
+        !window.run_button().is_sensitive(),
+        "Run stays off until another drive is chosen"
+    );
+    Ok(())
 }

@@ -10,8 +10,12 @@ mod support;
 use std::path::{Path, PathBuf};
 
 use adw::prelude::*;
-use agnostics::scripts_worker;
-use agnostics::tests_session::{Begun, Outcome, SessionState, TestItem, TestState, TestsSession};
+use agnostics::model::scripts_worker;
+use agnostics::model::tests_session::{
+    Begun, Outcome, SessionState, TestItem, TestState, TestsSession,
+};
+use agnostics::testing::WindowProbe;
+use agnostics::window::Tab;
 use agnostics::Application;
 use agnostics_core::scripts::{RunOptions, ScriptTest};
 use agnostics_core::verdict::Verdict;
@@ -30,6 +34,8 @@ fn main() {
         stop_during_a_script_aborts_it_and_finishes,
         a_stale_listing_is_dropped_and_none_is_taken_while_running,
         rows_follow_the_items_and_the_switches_set_them,
+        runs_the_selected_scripts_shows_their_results_and_logs_them,
+        stop_aborts_the_running_script,
     ];
     let conclusion = agnostics_testkit::harness::conclude_on_this_thread(tests);
     drop(scratch);
@@ -284,4 +290,154 @@ fn rows_follow_the_items_and_the_switches_set_them(app: &Application) {
     assert_eq!(view.rows().len(), 1);
     iterate_briefly();
     assert!(weak.upgrade().is_none(), "a replaced item is freed");
+}
+
+fn runs_the_selected_scripts_shows_their_results_and_logs_them(app: &Application) {
+    let dir = scratch_dir();
+    let empty = dir.path().join("empty");
+    std::fs::create_dir(&empty).expect("an empty folder");
+    let window = new_window(app);
+    let _stop = StopOnDrop(window.clone());
+    aim(
+        &window,
+        dir.path(),
+        Some(profile_file(dir.path(), "small.fio", SMALL_PROFILE)),
+    );
+    list_scripts(&window, script_folder(dir.path(), false), &empty);
+    window.set_tab(Tab::AllTests);
+    iterate_briefly();
+    let view = window.tests_view();
+    let titles: Vec<String> = view.shown_tests().into_iter().map(|t| t.title).collect();
+    assert_eq!(
+        titles,
+        [
+            "SD card speed test",
+            "<b>&</b>",
+            "Big output",
+            "Fails",
+            "Passes"
+        ]
+    );
+    assert!(view
+        .shown_tests()
+        .iter()
+        .all(|t| t.selected && t.result.is_empty()));
+    assert_eq!(
+        gtk::prelude::GtkWindowExt::focus(&window),
+        Some(view.run_button().upcast()),
+        "Enter on the focused Run Tests runs them"
+    );
+    assert_eq!(window.default_widget(), None, "Enter elsewhere does not");
+    assert_fits_800x480(&window, "tests");
+
+    // The scripts only.
+    view.set_selected(0, false);
+    view.run_button().emit_clicked();
+    assert!(window.is_running_tests());
+    wait_until("the tests to end", || !window.is_running_tests());
+    let results: Vec<String> = view.shown_tests().into_iter().map(|t| t.result).collect();
+    assert_eq!(results, ["", "PASS", "PASS", "FAIL", "PASS"]);
+    let rows = view.rows();
+    let big = rows[2].script_result().expect("a result");
+    assert_eq!(big.output_bytes, 2_000_002);
+    assert!(
+        big.output.starts_with('\u{FFFD}'),
+        "invalid UTF-8 shown replaced"
+    );
+    assert!(big.output.len() < 100_000, "the window shows a capped copy");
+    view.show_output(&big);
+    iterate_briefly();
+    let dialog = gtk::Window::list_toplevels()
+        .into_iter()
+        .find_map(|w| w.downcast::<adw::MessageDialog>().ok())
+        .expect("the output dialog");
+    assert_eq!(dialog.heading().as_deref(), Some("Big output"));
+    dialog.response("close");
+    iterate_briefly();
+    let failed = rows[3].script_result().expect("a result");
+    assert_eq!(failed.exit_code, Some(3));
+    assert!(failed.output.contains("broken"), "{}", failed.output);
+    // The name and description are text, not markup.
+    let shown = labels(rows[1].row.upcast_ref());
+    assert!(
+        shown
+            .iter()
+            .any(|l| l.label() == "<b>&</b>" && !l.uses_markup() && l.text() == "<b>&</b>"),
+        "{:?}",
+        shown.iter().map(|l| l.label()).collect::<Vec<_>>()
+    );
+    assert!(shown
+        .iter()
+        .any(|l| l.text() == "Named <i>like markup</i> & more"));
+
+    let log = read_log();
+    assert!(log.starts_with("Raspberry Pi Diagnostics - version "));
+    for expected in [
+        "\nTest : <b>&</b>\nok\nTest PASS\n",
+        "\nTest : Fails\nbroken\nExit status 3\nTest FAIL\n",
+        "\nTest : Passes\nall fine\nTest PASS\n",
+    ] {
+        assert!(log.contains(expected), "{expected:?} is not in the log");
+    }
+    assert!(!log.contains("SD Card Speed Test"));
+    assert!(log.len() > 2_000_000, "the log keeps every byte");
+    assert_eq!(
+        view.show_log_button().action_name().as_deref(),
+        Some("win.show-log")
+    );
+    assert!(view.show_log_button().is_sensitive());
+
+    // Reset: no results, every test chosen again.
+    view.reset_button().emit_clicked();
+    assert!(view
+        .shown_tests()
+        .iter()
+        .all(|t| t.selected && t.result.is_empty()));
+
+    // The SD card test first (the window's own flow), then a script, in one log.
+    for row in [1, 2, 3] {
+        view.set_selected(row, false);
+    }
+    view.run_button().emit_clicked();
+    wait_until("the tests to end", || !window.is_running_tests());
+    let report = window.last_report().expect("the SD card test's report");
+    let results: Vec<String> = view.shown_tests().into_iter().map(|t| t.result).collect();
+    assert_eq!(results, [report.verdict.as_str(), "", "", "", "PASS"]);
+    let log = read_log();
+    let sd = log
+        .find("\nTest : SD Card Speed Test\n")
+        .expect("the SD card test logged");
+    let script = log.find("\nTest : Passes\n").expect("the script logged");
+    assert!(sd < script, "{log}");
+    assert!(!log.contains("Test : Fails"), "{log}");
+    assert!(test_files(dir.path()).is_empty());
+}
+
+fn stop_aborts_the_running_script(app: &Application) {
+    let dir = scratch_dir();
+    let empty = dir.path().join("empty");
+    std::fs::create_dir(&empty).expect("an empty folder");
+    let window = new_window(app);
+    list_scripts(&window, script_folder(dir.path(), true), &empty);
+    window.set_tab(Tab::AllTests);
+    let view = window.tests_view();
+    for row in 0..4 {
+        view.set_selected(row, false);
+    }
+    assert_eq!(view.shown_tests()[4].title, "Slow");
+    view.run_button().emit_clicked();
+    wait_until("the script to start", || {
+        view.shown_tests()[4].result == "…"
+    });
+    assert!(view.stop_button().is_visible());
+    view.stop_button().emit_clicked();
+    wait_until("the tests to end", || !window.is_running_tests());
+    assert_eq!(view.shown_tests()[4].result, "Aborted");
+    let result = view.rows()[4].script_result().expect("a result");
+    assert!(
+        agnostics_core::scripts::live_group_members(result.pid).is_empty(),
+        "the script's group is gone"
+    );
+    let log = read_log();
+    assert!(log.contains("\nTest : Slow\nTest aborted\n"), "{log}");
 }

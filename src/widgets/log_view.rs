@@ -1,4 +1,4 @@
-//! The log (`rpdiags.txt`, see [`crate::rpdiags`]) shown inside the app: a window of its own,
+//! The log (`rpdiags.txt`, see [`crate::model::rpdiags`]) shown inside the app: a window of its own,
 //! transient for the main window, with the file's text read-only in a monospace view and the
 //! file's path in the header, so that **Show Log** works without a text editor installed and
 //! says where the log is. **Copy** puts the whole text on the clipboard.

@@ -10,7 +10,7 @@ use agnostics_core::scripts::{ScriptResult, ScriptVerdict};
 use agnostics_core::verdict::Verdict;
 use gtk::glib;
 
-use crate::tests_session::{Outcome, TestItem, TestState};
+use crate::model::tests_session::{Outcome, TestItem, TestState};
 use crate::widgets::Badge;
 
 /// A row of the Tests list and its parts.

@@ -9,9 +9,8 @@ use agnostics_core::i18n::{fill, gettext};
 use gtk::glib;
 
 use super::Window;
-use crate::history_store::RecordOutcome;
+use crate::model::history_store::RecordOutcome;
 use crate::widgets::save_report;
-use crate::widgets::HistoryView;
 
 impl Window {
     pub(super) fn setup_history(&self) {
@@ -81,22 +80,5 @@ impl Window {
             ),
         );
         imp.chooser.replace(Some(chooser));
-    }
-
-    /// The save dialog shown and not yet answered (folder or report), if any.
-    pub fn open_chooser(&self) -> Option<gtk::FileChooserNative> {
-        self.imp().chooser.borrow().clone()
-    }
-
-    /// The History page.
-    pub fn history_view(&self) -> HistoryView {
-        self.imp().history_view.get()
-    }
-
-    /// Records tests in, and shows, the history at `path` instead of the default one.
-    pub fn set_history_path(&self, path: &std::path::Path) {
-        let imp = self.imp();
-        imp.test_run.set_history_path(Some(path.to_path_buf()));
-        imp.history_view.set_path(path);
     }
 }

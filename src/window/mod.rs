@@ -2,11 +2,11 @@
 //! card test**) → running (phase, progress, live figure, chart, **Cancel**) → results
 //! (PASS/FAIL rows and advice, the card, **Run Again**, **Copy Results**, **Save report**); errors in a dialog
 //! that says what happened and what to do, then back to ready. **All Tests**: upstream's list
-//! of tests with **Run Tests**, **Show Log** and **Reset** (see [`tests`]). **History**: the
+//! of tests with **Run Tests**, **Show Log** and **Reset** (see [`all_tests`]). **History**: the
 //! drives tested, their trend charts and runs, compare and save (see [`history`] and
 //! [`HistoryView`]; results also have **Save report**). It observes the
 //! [`TestRun`] state object and never blocks: the engine and the scripts run on workers'
-//! threads. Every test's result goes to `rpdiags.txt` ([`crate::rpdiags`]).
+//! threads. Every test's result goes to `rpdiags.txt` ([`crate::model::rpdiags`]).
 //!
 //! While a test runs, suspend and logout are inhibited, and closing the window asks first; if
 //! confirmed, the tests are stopped, the test file removed, and then the window closes.
@@ -18,14 +18,14 @@ use adw::prelude::*;
 use adw::subclass::prelude::*;
 use agnostics_core::i18n::gettext;
 use agnostics_core::profile::Profile;
-use agnostics_core::report::Report;
 use gtk::{gdk, gio, glib};
 
 use crate::config::APP_ID;
-use crate::test_run::TestRun;
-use crate::tests_session::TestsSession;
-use crate::widgets::{DriveRow, HistoryView, ProgressView, ReadyView, ResultsView, TestsView};
+use crate::model::test_run::TestRun;
+use crate::model::tests_session::TestsSession;
+use crate::pages::{HistoryView, ProgressView, ReadyView, ResultsView, TestsView};
 
+mod all_tests;
 mod dialogs;
 mod drives;
 mod history;
@@ -33,7 +33,6 @@ mod pages;
 mod ready;
 mod sd_test;
 mod state;
-mod tests;
 
 pub use pages::{Page, Tab};
 
@@ -70,7 +69,7 @@ mod imp {
         pub close_when_stopped: Cell<bool>,
         pub dialog: RefCell<Option<adw::MessageDialog>>,
         pub chooser: RefCell<Option<gtk::FileChooserNative>>,
-        /// The **All Tests** list and its session (see [`tests`]).
+        /// The **All Tests** list and its session (see [`all_tests`]).
         pub session: TestsSession,
         /// The SD card test started has not had its result logged yet.
         pub sd_log_pending: Cell<bool>,
@@ -234,12 +233,6 @@ impl Window {
         }
     }
 
-    /// Where sysfs is (`/sys`; a fixture tree in tests); lists the drives again.
-    pub fn set_sysfs_root(&self, root: PathBuf) {
-        self.imp().sysfs_root.replace(root);
-        self.load_drives();
-    }
-
     /// Back to the choice of drive (the `win.back` action).
     pub fn show_ready(&self) {
         if !self.imp().test_run.is_busy() {
@@ -254,31 +247,6 @@ impl Window {
         let mut toasts = self.imp().toasts.borrow_mut();
         toasts.retain(|t| t.upcast_ref::<glib::Object>().ref_count() > 1);
         toasts.push(toast);
-    }
-
-    /// Hides every toast shown.
-    pub fn dismiss_toasts(&self) {
-        for toast in self.imp().toasts.take() {
-            toast.dismiss();
-        }
-    }
-
-    /// Shows the SD Card view's page `name` (`ready`, `running`, `results`: see [`Page`])
-    /// whatever the test's state: for tests and screenshots of a page's layout.
-    pub fn show_page_for_test(&self, name: &str) {
-        if let Some(page) = Page::from_name(name) {
-            self.show_page(page);
-        }
-    }
-
-    /// The test run the window observes.
-    pub fn test_run(&self) -> TestRun {
-        self.imp().test_run.clone()
-    }
-
-    /// The report of the last test, when one ended.
-    pub fn last_report(&self) -> Option<Report> {
-        self.imp().test_run.report()
     }
 
     /// The SD Card view's page shown.
@@ -302,64 +270,5 @@ impl Window {
     /// Shows the view `tab`.
     pub fn set_tab(&self, tab: Tab) {
         self.imp().view_stack.set_visible_child_name(tab.name());
-    }
-
-    /// The page shown by its name: `ready`, `running` or `results` (see [`Page`]).
-    pub fn visible_page(&self) -> String {
-        self.page().name().into()
-    }
-
-    /// The view shown by its name: `sd` (the SD card test), `tests` (all tests) or `history`
-    /// (see [`Tab`]).
-    pub fn visible_view(&self) -> String {
-        self.tab().name().into()
-    }
-
-    /// Shows the view `name`: `sd`, `tests` or `history` (see [`Tab`]); another name does
-    /// nothing.
-    pub fn set_visible_view(&self, name: &str) {
-        if let Some(tab) = Tab::from_name(name) {
-            self.set_tab(tab);
-        }
-    }
-
-    /// The list of all tests.
-    pub fn tests_view(&self) -> TestsView {
-        self.imp().tests_view.get()
-    }
-
-    /// True when no page transition is running (the page shown is fully drawn).
-    pub fn page_settled(&self) -> bool {
-        !self.imp().stack.is_transition_running()
-    }
-
-    /// True once the drives are listed (the run button works from then on).
-    pub fn drives_loaded(&self) -> bool {
-        self.imp().ready.drives_loaded.get()
-    }
-
-    /// The dialog shown and not yet answered, if any (error, or "stop the test?").
-    pub fn open_dialog(&self) -> Option<adw::MessageDialog> {
-        self.imp().dialog.borrow().clone()
-    }
-
-    /// **Run SD Card Test**.
-    pub fn run_button(&self) -> gtk::Button {
-        self.imp().ready_view.run_button()
-    }
-
-    /// The drive chooser.
-    pub fn drive_row(&self) -> DriveRow {
-        self.imp().ready_view.drive_row()
-    }
-
-    /// The running page.
-    pub fn progress_view(&self) -> ProgressView {
-        self.imp().progress_view.get()
-    }
-
-    /// The results page.
-    pub fn results_view(&self) -> ResultsView {
-        self.imp().results_view.get()
     }
 }

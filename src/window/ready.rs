@@ -130,11 +130,6 @@ impl Window {
         self.profile_chosen();
     }
 
-    /// The profile row, for tests.
-    pub fn profile_row(&self) -> adw::ComboRow {
-        self.imp().ready_view.profile_row()
-    }
-
     /// The profile the next test runs.
     pub fn profile(&self) -> Profile {
         self.imp()

@@ -1,6 +1,6 @@
 //! The SD card test from the SD Card page: started on the chosen drive with the chosen
 //! profile (from **Run**, **Run Again**, `--run` or a **Run Tests** session) on the
-//! [`TestRun`](crate::test_run::TestRun), cancelled, and its results copied. The pages follow the run's state (see
+//! [`TestRun`](crate::model::test_run::TestRun), cancelled, and its results copied. The pages follow the run's state (see
 //! [`state`](super::state)).
 
 use std::cell::Cell;

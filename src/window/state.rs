@@ -7,10 +7,10 @@ use adw::subclass::prelude::*;
 use agnostics_core::i18n::gettext;
 
 use super::{Page, Tab, Window};
-use crate::test_run::RunState;
+use crate::model::test_run::RunState;
 
 impl Window {
-    pub(super) fn show_page(&self, page: Page) {
+    pub(crate) fn show_page(&self, page: Page) {
         self.imp().stack.set_visible_child_name(page.name());
         self.sync_header();
         // Actions first: the page's main button is insensitive (and refuses focus) until its
@@ -150,10 +150,5 @@ impl Window {
                 app.uninhibit(cookie);
             }
         }
-    }
-
-    /// True while suspend and logout are inhibited for a running test.
-    pub fn is_inhibiting(&self) -> bool {
-        self.imp().inhibit_cookie.get() != 0
     }
 }

@@ -7,11 +7,12 @@
 
 #![allow(dead_code)]
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
 use adw::prelude::*;
+use agnostics::testing::WindowProbe;
 use agnostics::Window;
 use agnostics_core::profile::Profile;
 // Not both test binaries that include this module use each of them.
@@ -365,4 +366,102 @@ pub fn bind_screenshot_language() {
     if let Some(dir) = std::env::var_os("AGNOSTICS_LOCALEDIR") {
         agnostics_core::i18n::init(Path::new(&dir));
     }
+}
+
+/// `widget` and everything inside it, depth first (popovers included: they are children of
+/// their parent).
+pub fn descendants(widget: &gtk::Widget) -> Vec<gtk::Widget> {
+    let mut found = vec![widget.clone()];
+    let mut child = widget.first_child();
+    while let Some(c) = child {
+        found.extend(descendants(&c));
+        child = c.next_sibling();
+    }
+    found
+}
+
+/// The window's smallest size fits a Raspberry Pi touchscreen (800×480): nothing is clipped.
+pub fn assert_fits_800x480(window: &Window, state: &str) {
+    iterate_briefly();
+    let content = window.content().expect("content");
+    let (min_w, _, _, _) = content.measure(gtk::Orientation::Horizontal, -1);
+    let (min_h, _, _, _) = content.measure(gtk::Orientation::Vertical, 800);
+    assert!(
+        min_w <= 800 && min_h <= 480,
+        "{state}: needs at least {min_w}×{min_h}"
+    );
+    assert!(
+        content.width() <= 800 && content.height() <= 480,
+        "{state}: the window grew to {}×{}",
+        content.width(),
+        content.height()
+    );
+}
+
+/// The log the tests write (`$AGNOSTICS_LOG`, set by `main`).
+pub fn log_path() -> PathBuf {
+    std::env::var_os("AGNOSTICS_LOG")
+        .expect("AGNOSTICS_LOG")
+        .into()
+}
+
+/// The log, bytes that are not UTF-8 replaced.
+pub fn read_log() -> String {
+    String::from_utf8_lossy(&std::fs::read(log_path()).expect("the log")).into_owned()
+}
+
+/// A folder of test scripts: one that passes, one that fails with status 3, one whose name is
+/// markup characters, then (with `slow`) one that sleeps, or (without) one that prints
+/// non-UTF-8 bytes and 2 MB.
+pub fn script_folder(dir: &std::path::Path, slow: bool) -> PathBuf {
+    let folder = dir.join("scripts");
+    std::fs::create_dir_all(&folder).expect("the scripts folder");
+    let mut scripts = vec![
+        (
+            "pass.sh",
+            "#NAME=Passes\n#DESC=Exits with status 0\necho all fine\n",
+        ),
+        (
+            "fail.sh",
+            "#NAME=Fails\n#DESC=Exits with status 3\necho broken >&2\nexit 3\n",
+        ),
+        (
+            "markup.sh",
+            "#NAME=<b>&</b>\n#DESC=Named <i>like markup</i> & more\necho ok\n",
+        ),
+    ];
+    if !slow {
+        scripts.push((
+            "big.sh",
+            "#NAME=Big output\n#DESC=Prints 2 MB\nprintf '\\377\\n'; head -c 2000000 /dev/zero | tr '\\0' x\n",
+        ));
+    }
+    if slow {
+        scripts.push(("slow.sh", "#NAME=Slow\n#DESC=Sleeps a minute\nsleep 60\n"));
+    }
+    for (file, text) in scripts {
+        std::fs::write(folder.join(file), text).expect("a script");
+    }
+    folder
+}
+
+/// Lists the scripts in `folder` alone: `$XDG_DATA_DIRS` names an empty folder while the
+/// window reads it.
+pub fn list_scripts(window: &Window, folder: PathBuf, empty: &std::path::Path) {
+    let before = std::env::var_os("XDG_DATA_DIRS");
+    std::env::set_var("XDG_DATA_DIRS", empty);
+    window.set_script_dirs(vec![folder]);
+    match before {
+        Some(value) => std::env::set_var("XDG_DATA_DIRS", value),
+        None => std::env::remove_var("XDG_DATA_DIRS"),
+    }
+    wait_until("the list of tests", || window.scripts_loaded());
+}
+
+/// Every label inside `widget`.
+pub fn labels(widget: &gtk::Widget) -> Vec<gtk::Label> {
+    descendants(widget)
+        .into_iter()
+        .filter_map(|w| w.downcast::<gtk::Label>().ok())
+        .collect()
 }

@@ -1,8 +1,9 @@
-//! The comparison of two stored runs (from one drive or two): both sides (drive, date,
-//! profile, the link's ceiling), and per figure both values and the ratio of the right one to
-//! the left one, in a grid of labels a screen reader reads cell by cell.
+//! The History view's comparison of two stored runs (from one drive or two): both sides
+//! (drive, date, profile, the link's ceiling), and per figure both values and the ratio of the
+//! right one to the left one, in a grid of labels a screen reader reads cell by cell;
+//! **Copy as Markdown**.
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 
 use adw::prelude::*;
 use agnostics_core::history::{Comparison, FigureUnit};
@@ -10,8 +11,83 @@ use agnostics_core::i18n::{fill, gettext, number};
 use gtk::glib;
 use gtk::subclass::prelude::*;
 
-use super::results_rows::group;
+use super::labels::{date_text, profile_title};
+use super::layout::{page_box, scrolled, top_bar};
+use super::{HistoryPage, HistoryView};
 use crate::format::{iops, mb_per_s};
+use crate::model::history_store;
+use crate::widgets::results_rows::group;
+
+/// The comparison's page: its view and the page its back button leads to.
+#[derive(Debug, Default)]
+pub struct ComparePage {
+    pub(super) view: CompareView,
+    /// Where **Back** goes: the page the comparison was opened from.
+    pub(super) back: Cell<HistoryPage>,
+}
+
+impl HistoryView {
+    pub(super) fn build_compare_page(&self) {
+        let imp = self.imp();
+        let page = gtk::Box::new(gtk::Orientation::Vertical, 0);
+        let (bar, back, title) = top_bar(&gettext("Back"));
+        title.set_label(&gettext("Comparison"));
+        back.connect_clicked(glib::clone!(
+            #[weak(rename_to = view)]
+            self,
+            move |_| {
+                view.go_back();
+            }
+        ));
+        let copy = gtk::Button::with_mnemonic(&gettext("_Copy as Markdown"));
+        copy.set_tooltip_text(Some(&gettext(
+            "Copy the comparison as a Markdown table, to paste in a forum post",
+        )));
+        copy.connect_clicked(glib::clone!(
+            #[weak(rename_to = view)]
+            self,
+            move |_| {
+                if let Some(c) = view.imp().compare.view.comparison() {
+                    view.clipboard()
+                        .set_text(&agnostics_core::history::compare::comparison_markdown(&c));
+                    view.toast(&gettext("Comparison copied"));
+                }
+            }
+        ));
+        bar.append(&copy);
+        page.append(&bar);
+        page.append(&gtk::Separator::new(gtk::Orientation::Horizontal));
+        let content = page_box();
+        content.append(&imp.compare.view);
+        page.append(&scrolled(&content));
+        imp.stack
+            .add_named(&page, Some(HistoryPage::Compare.name()));
+    }
+
+    /// Compares the stored runs `left` and `right` and shows the comparison.
+    pub fn compare(&self, left: &str, right: &str) {
+        let (left, right) = (left.to_owned(), right.to_owned());
+        let back = self.visible_page();
+        self.background(
+            move |path| history_store::compare(path, &left, &right),
+            move |view, comparison: Result<Comparison, String>| match comparison {
+                Ok(c) => {
+                    view.imp().compare.view.show(&c);
+                    if back != HistoryPage::Compare {
+                        view.imp().compare.back.set(back);
+                    }
+                    view.show(HistoryPage::Compare);
+                }
+                Err(e) => view.toast(&e),
+            },
+        );
+    }
+
+    /// The comparison page's view.
+    pub fn compare_view(&self) -> CompareView {
+        self.imp().compare.view.clone()
+    }
+}
 
 /// A figure in its unit for people: "12.34 MB/s", "612 IOPS", or "—" when not measured.
 pub fn figure_text(unit: FigureUnit, value: Option<f64>) -> String {
@@ -121,8 +197,8 @@ impl CompareView {
             };
             row.set_subtitle(&format!(
                 "{} · {} · {ceiling}",
-                crate::widgets::history_view::date_text(&side.started),
-                crate::widgets::history_view::profile_title(&side.profile)
+                date_text(&side.started),
+                profile_title(&side.profile)
             ));
             row.set_subtitle_lines(0);
             sides.add(&row);

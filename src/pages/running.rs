@@ -9,7 +9,7 @@ use gtk::prelude::*;
 use gtk::subclass::prelude::*;
 
 use crate::format::{phase_figure, phase_title};
-use crate::test_run::Progress;
+use crate::model::test_run::Progress;
 use crate::widgets::Chart;
 
 mod imp {

@@ -4,7 +4,7 @@
 //! through a shared flag, and the core then stops the running script's whole process group
 //! (SIGTERM, SIGKILL after the grace period).
 //!
-//! The session's log is written here too ([`crate::rpdiags::open`]): the header, the SD card
+//! The session's log is written here too ([`crate::model::rpdiags::open`]): the header, the SD card
 //! test's result when it ran first, then every byte of every script's output. The window is
 //! told only when a script starts, is being stopped and has finished (its result carries the
 //! capped display copy of its output), so a script that prints megabytes cannot flood the
@@ -17,7 +17,7 @@ use agnostics_core::scripts::{
     self, RunOptions, ScriptEvent, ScriptResult, ScriptTest, ScriptVerdict,
 };
 
-use crate::worker::{Events, Worker};
+use crate::model::worker::{Events, Worker};
 
 /// Room in the channel, in messages: three per script at most, so it is rarely full.
 pub const CHANNEL_CAPACITY: usize = 16;
@@ -78,7 +78,7 @@ fn session(
     opts: &RunOptions,
     events: &Events<ScriptMessage>,
 ) -> Result<PathBuf, String> {
-    let mut log = crate::rpdiags::open(log, sd).map_err(|e| e.to_string())?;
+    let mut log = crate::model::rpdiags::open(log, sd).map_err(|e| e.to_string())?;
     let on_event = |event: ScriptEvent| {
         let message = match event {
             ScriptEvent::Started { index, .. } => ScriptMessage::Started { index },

@@ -1,7 +1,7 @@
 //! The **All Tests** page's behaviour: finding the test scripts, a session of **Run Tests**
 //! (the [`TestsSession`]: the built-in SD card test first, through the window's own SD card
-//! flow, then the selected scripts on a [`Worker`](crate::worker::Worker)'s thread
-//! ([`scripts_worker`]), all into one `rpdiags.txt`), **Stop**, **Reset** and **Show Log**.
+//! flow, then the selected scripts on a [`Worker`](crate::model::worker::Worker)'s thread
+//! ([`scripts_worker`](model::scripts_worker)), all into one `rpdiags.txt`), **Stop**, **Reset** and **Show Log**.
 
 use std::path::PathBuf;
 
@@ -13,9 +13,9 @@ use agnostics_core::scripts::{self, RunOptions};
 use gtk::{gio, glib};
 
 use super::Window;
-use crate::rpdiags;
-use crate::scripts_worker;
-use crate::tests_session::{Begun, SessionState, TestsSession};
+use crate::model::rpdiags;
+use crate::model::scripts_worker;
+use crate::model::tests_session::{Begun, SessionState, TestsSession};
 
 impl Window {
     /// Where test scripts are looked for besides `agnostics/` under `$XDG_DATA_DIRS`
@@ -69,16 +69,6 @@ impl Window {
                 }
             }
         ));
-    }
-
-    /// The **All Tests** list and its session.
-    pub fn tests_session(&self) -> TestsSession {
-        self.imp().session.clone()
-    }
-
-    /// True once the test scripts are listed.
-    pub fn scripts_loaded(&self) -> bool {
-        self.imp().session.loaded()
     }
 
     /// True while a **Run Tests** session runs.

@@ -20,7 +20,7 @@ use agnostics_core::report::Report;
 use agnostics_core::sdtest::{self, TestOptions};
 use gtk::glib;
 
-use crate::history_store::{self, RecordOutcome};
+use crate::model::history_store::{self, RecordOutcome};
 
 /// Room in the SD card test's channel, in messages: a few seconds of progress events.
 pub const CHANNEL_CAPACITY: usize = 64;

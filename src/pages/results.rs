@@ -16,9 +16,9 @@ use agnostics_core::verdict::{class_iops, target, Metric, Standard, Verdict};
 use gtk::glib;
 use gtk::subclass::prelude::*;
 
-use super::card_group::{card_group, CardGroup};
-use super::results_rows::{advice_row, check_row, expander, fact_row, group, phase_row};
 use crate::format::{target_report_label, verdict_text};
+use crate::widgets::card_group::{card_group, CardGroup};
+use crate::widgets::results_rows::{advice_row, check_row, expander, fact_row, group, phase_row};
 use crate::widgets::Badge;
 
 /// What one graded row shows, read back from the widgets (for tests and for people who

@@ -14,8 +14,8 @@ use gtk::glib;
 use gtk::glib::prelude::*;
 use gtk::glib::subclass::prelude::*;
 
-use crate::history_store::RecordOutcome;
-use crate::worker::{self, Message, Worker};
+use crate::model::history_store::RecordOutcome;
+use crate::model::worker::{self, Message, Worker};
 
 /// Where a test is.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq, glib::Enum)]

@@ -1,7 +1,7 @@
 //! The **All Tests** session as an object the window and the tests view observe: a `state`
 //! property (idle → running → finished; stopping in between when asked to stop), the list of
 //! tests as a [`gio::ListStore`] of [`TestItem`]s (the built-in SD card test first, then the
-//! scripts found), and the scripts' [`Worker`] while they run. Like [`crate::test_run::TestRun`]
+//! scripts found), and the scripts' [`Worker`] while they run. Like [`crate::model::test_run::TestRun`]
 //! for the SD card test, which the window runs first when it is selected: the session is told
 //! when it ends ([`TestsSession::sd_ended`]).
 
@@ -18,8 +18,8 @@ use gtk::glib;
 use gtk::glib::subclass::prelude::*;
 
 use crate::format::{script_verdict_text, verdict_text};
-use crate::scripts_worker::ScriptMessage;
-use crate::worker::Worker;
+use crate::model::scripts_worker::ScriptMessage;
+use crate::model::worker::Worker;
 
 /// Where a session is.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq, glib::Enum)]

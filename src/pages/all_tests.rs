@@ -13,9 +13,9 @@ use agnostics_core::i18n::{fill, gettext};
 use agnostics_core::scripts::ScriptResult;
 use gtk::{gio, glib};
 
-use super::test_row::TestRow;
 use crate::format::script_verdict_text;
-use crate::tests_session::{TestItem, TestsSession};
+use crate::model::tests_session::{TestItem, TestsSession};
+use crate::widgets::test_row::TestRow;
 
 /// What one row shows, read back from the widgets (for tests).
 #[derive(Debug, Clone, PartialEq, Eq)]

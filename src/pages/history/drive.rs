@@ -1,0 +1,368 @@
+//! The History view's page of one drive: its name and kind, **Rename…**, the profile its
+//! trend charts show (when it ran more than one), the charts (MB/s and IOPS over the dates of
+//! its runs), and its runs, each with a tick for **Compare**.
+
+use std::cell::RefCell;
+
+use adw::prelude::*;
+use agnostics_core::history::{FigureUnit, RunSummary};
+use agnostics_core::i18n::{fill, gettext};
+use gtk::glib;
+use gtk::subclass::prelude::*;
+
+use super::labels::{chart_series, date_text, profile_title, run_figures};
+use super::layout::{clear, heading, page_box, scrolled, top_bar};
+use super::{HistoryPage, HistoryView};
+use crate::format::{transport_name, verdict_text};
+use crate::model::history_store::{self, UNIDENTIFIED};
+use crate::widgets::trend_chart::{ChartUnit, TrendChart};
+use crate::widgets::Badge;
+
+/// A drive's page: its widgets and the drive shown.
+#[derive(Debug, Default)]
+pub struct DrivePage {
+    pub(super) title: gtk::Label,
+    pub(super) rename_button: gtk::Button,
+    pub(super) unidentified_note: gtk::Label,
+    pub(super) trend_heading: RefCell<Option<gtk::Label>>,
+    pub(super) profile_drop: RefCell<Option<gtk::DropDown>>,
+    pub(super) profile_box: gtk::Box,
+    pub(super) rate_chart: TrendChart,
+    pub(super) iops_chart: TrendChart,
+    pub(super) runs_list: gtk::ListBox,
+    /// The runs' rows: run id, row, **Compare** tick.
+    pub(super) run_rows: RefCell<Vec<(String, adw::ActionRow, gtk::CheckButton)>>,
+    /// The drive shown, as the history gave it.
+    pub(super) shown: RefCell<Option<history_store::DrivePage>>,
+}
+
+impl HistoryView {
+    pub(super) fn build_drive_page(&self) {
+        let imp = self.imp();
+        let page = gtk::Box::new(gtk::Orientation::Vertical, 0);
+        let (bar, back, title) = top_bar(&gettext("All drives"));
+        imp.drive.title.set_label("");
+        bar.remove(&title);
+        imp.drive.title.set_hexpand(true);
+        imp.drive.title.set_xalign(0.0);
+        imp.drive
+            .title
+            .set_ellipsize(gtk::pango::EllipsizeMode::End);
+        imp.drive.title.add_css_class("title-4");
+        bar.append(&imp.drive.title);
+        back.connect_clicked(glib::clone!(
+            #[weak(rename_to = view)]
+            self,
+            move |_| {
+                view.go_back();
+            }
+        ));
+        let rename = imp.drive.rename_button.clone();
+        rename.set_label(&gettext("Re_name…"));
+        rename.set_use_underline(true);
+        rename.set_tooltip_text(Some(&gettext("Give this drive a name of your own")));
+        rename.connect_clicked(glib::clone!(
+            #[weak(rename_to = view)]
+            self,
+            move |_| view.ask_rename()
+        ));
+        bar.append(&rename);
+        page.append(&bar);
+        page.append(&gtk::Separator::new(gtk::Orientation::Horizontal));
+
+        let content = page_box();
+        imp.drive.profile_box.set_spacing(12);
+        imp.drive.profile_box.set_visible(false);
+        content.append(&imp.drive.profile_box);
+        imp.drive.unidentified_note.set_label(&gettext(
+            "These runs were made on drives that could not be identified (no card register, serial number or filesystem UUID), so they may be of different drives and are not charted together.",
+        ));
+        imp.drive.unidentified_note.set_xalign(0.0);
+        imp.drive.unidentified_note.set_wrap(true);
+        imp.drive.unidentified_note.add_css_class("dim-label");
+        content.append(&imp.drive.unidentified_note);
+        let trend = heading(&gettext("Trend"));
+        content.append(&trend);
+        imp.drive.trend_heading.replace(Some(trend));
+        content.append(&imp.drive.rate_chart);
+        content.append(&imp.drive.iops_chart);
+        content.append(&heading(&gettext("Runs")));
+        let hint = gtk::Label::new(Some(&gettext(
+            "Choose a run for its results; tick two runs (of this drive or another) to compare them.",
+        )));
+        hint.set_xalign(0.0);
+        hint.set_wrap(true);
+        hint.add_css_class("dim-label");
+        hint.add_css_class("caption");
+        content.append(&hint);
+        imp.drive
+            .runs_list
+            .set_selection_mode(gtk::SelectionMode::None);
+        imp.drive.runs_list.add_css_class("boxed-list");
+        content.append(&imp.drive.runs_list);
+        page.append(&scrolled(&content));
+        imp.stack.add_named(&page, Some(HistoryPage::Drive.name()));
+    }
+
+    /// Shows the page of drive `id`: its charts and runs.
+    pub fn open_drive(&self, id: &str) {
+        self.load_drive(id, None);
+        self.show(HistoryPage::Drive);
+    }
+
+    pub(super) fn load_drive(&self, id: &str, profile: Option<String>) {
+        let id = id.to_owned();
+        self.background(
+            move |path| history_store::drive_page(path, &id, profile.as_deref()),
+            |view, page| match page {
+                Ok(page) => view.show_drive(page),
+                Err(e) => {
+                    view.toast(&e);
+                    view.imp().drive.shown.replace(None);
+                    view.show(HistoryPage::Drives);
+                }
+            },
+        );
+    }
+
+    pub(super) fn show_drive(&self, page: history_store::DrivePage) {
+        let imp = self.imp();
+        imp.drive.title.set_label(&match page.kind {
+            Some(kind) => fill(
+                &gettext("{drive} ({kind})"),
+                &[("drive", &page.label), ("kind", &transport_name(kind))],
+            ),
+            None => page.label.clone(),
+        });
+        imp.drive.rename_button.set_visible(page.id.is_some());
+        imp.drive.unidentified_note.set_visible(page.id.is_none());
+        if let Some(heading) = imp.drive.trend_heading.borrow().as_ref() {
+            heading.set_visible(!page.series.is_empty());
+        }
+        self.show_profiles(&page);
+        let profile = profile_title(&page.profile);
+        imp.drive.rate_chart.set_series(
+            &fill(
+                &gettext("Transfer rate, {profile}"),
+                &[("profile", &profile)],
+            ),
+            ChartUnit::BytesPerSecond,
+            chart_series(&page.series, FigureUnit::BytesPerSecond),
+        );
+        imp.drive.iops_chart.set_series(
+            &fill(
+                &gettext("I/O operations per second, {profile}"),
+                &[("profile", &profile)],
+            ),
+            ChartUnit::Iops,
+            chart_series(&page.series, FigureUnit::Iops),
+        );
+        imp.drive
+            .rate_chart
+            .set_visible(!imp.drive.rate_chart.series().is_empty());
+        imp.drive
+            .iops_chart
+            .set_visible(!imp.drive.iops_chart.series().is_empty());
+
+        clear(&imp.drive.runs_list);
+        imp.drive.run_rows.borrow_mut().clear();
+        for run in &page.runs {
+            let (id, row, check) = self.run_row(run);
+            imp.drive.runs_list.append(&row);
+            imp.drive.run_rows.borrow_mut().push((id, row, check));
+        }
+        imp.drive.shown.replace(Some(page));
+    }
+
+    /// A row of the drive page's runs: its id, the row (activating it opens the run) and its
+    /// **Compare** tick.
+    pub(super) fn run_row(&self, run: &RunSummary) -> (String, adw::ActionRow, gtk::CheckButton) {
+        let imp = self.imp();
+        let row = adw::ActionRow::new();
+        row.set_use_markup(false);
+        let title = format!(
+            "{} · {}",
+            date_text(&run.started),
+            profile_title(&run.profile)
+        );
+        row.set_title(&title);
+        row.set_subtitle(&run_figures(run));
+        row.set_subtitle_lines(0);
+        row.set_activatable(true);
+        let check = gtk::CheckButton::new();
+        check.set_valign(gtk::Align::Center);
+        check.set_tooltip_text(Some(&gettext("Choose for comparison")));
+        crate::a11y::set_label(
+            &check,
+            &fill(
+                &gettext("Compare the run of {date}"),
+                &[("date", &date_text(&run.started))],
+            ),
+        );
+        let id = run.run.to_string();
+        check.set_active(imp.chosen.borrow().iter().any(|(c, _)| *c == id));
+        let label = format!("{}, {}", run.drive_label, date_text(&run.started));
+        check.connect_toggled(glib::clone!(
+            #[weak(rename_to = view)]
+            self,
+            #[strong]
+            id,
+            move |check| view.choose(&id, &label, check.is_active())
+        ));
+        row.add_prefix(&check);
+        row.add_suffix(&Badge::new(run.verdict));
+        crate::a11y::set_description(
+            &row,
+            &format!("{} — {}", verdict_text(run.verdict), run_figures(run)),
+        );
+        row.connect_activated(glib::clone!(
+            #[weak(rename_to = view)]
+            self,
+            #[strong]
+            id,
+            move |_| view.open_run(&id)
+        ));
+        (id, row, check)
+    }
+
+    pub(super) fn show_profiles(&self, page: &history_store::DrivePage) {
+        let imp = self.imp();
+        if let Some(old) = imp.drive.profile_drop.take() {
+            imp.drive.profile_box.remove(&old);
+        }
+        while let Some(child) = imp.drive.profile_box.first_child() {
+            imp.drive.profile_box.remove(&child);
+        }
+        imp.drive.profile_box.set_visible(page.profiles.len() > 1);
+        if page.profiles.len() < 2 {
+            return;
+        }
+        let label = gtk::Label::new(Some(&gettext("Test shown in the chart")));
+        imp.drive.profile_box.append(&label);
+        let titles: Vec<String> = page.profiles.iter().map(|p| profile_title(p)).collect();
+        let refs: Vec<&str> = titles.iter().map(String::as_str).collect();
+        let drop = gtk::DropDown::from_strings(&refs);
+        crate::a11y::set_label(&drop, &gettext("Test shown in the chart"));
+        let index = page
+            .profiles
+            .iter()
+            .position(|p| *p == page.profile)
+            .unwrap_or(0);
+        drop.set_selected(index as u32);
+        let profiles = page.profiles.clone();
+        let id = page
+            .id
+            .as_ref()
+            .map_or(UNIDENTIFIED.to_owned(), |d| d.to_string());
+        drop.connect_selected_notify(glib::clone!(
+            #[weak(rename_to = view)]
+            self,
+            move |drop| {
+                if let Some(p) = profiles.get(drop.selected() as usize) {
+                    view.load_drive(&id, Some(p.clone()));
+                }
+            }
+        ));
+        imp.drive.profile_box.append(&drop);
+        imp.drive.profile_drop.replace(Some(drop));
+    }
+
+    /// The drive page's transfer-rate chart (MB/s).
+    pub fn rate_chart(&self) -> TrendChart {
+        self.imp().drive.rate_chart.clone()
+    }
+
+    /// The drive page's IOPS chart.
+    pub fn iops_chart(&self) -> TrendChart {
+        self.imp().drive.iops_chart.clone()
+    }
+
+    /// The drive page's runs: (run id, title, subtitle) per row, newest first.
+    pub fn run_rows(&self) -> Vec<(String, String, String)> {
+        self.imp()
+            .drive
+            .run_rows
+            .borrow()
+            .iter()
+            .map(|(id, row, _)| {
+                (
+                    id.clone(),
+                    row.title().to_string(),
+                    row.subtitle().map(|s| s.to_string()).unwrap_or_default(),
+                )
+            })
+            .collect()
+    }
+
+    /// The drive page's title: "{label} ({kind})".
+    pub fn drive_title(&self) -> String {
+        self.imp().drive.title.label().to_string()
+    }
+
+    pub(super) fn ask_rename(&self) {
+        let Some((id, name)) = self.imp().drive.shown.borrow().as_ref().and_then(|p| {
+            Some((
+                p.id.as_ref()?.to_string(),
+                p.name.clone().unwrap_or_default(),
+            ))
+        }) else {
+            return;
+        };
+        let dialog = adw::MessageDialog::new(
+            self.root().and_downcast_ref::<gtk::Window>(),
+            Some(&gettext("Rename Drive")),
+            Some(&gettext(
+                "A name of your own for this drive, e.g. “Kitchen Pi card”. Leave it empty for the drive's own name.",
+            )),
+        );
+        let entry = gtk::Entry::new();
+        entry.set_text(&name);
+        entry.set_activates_default(true);
+        crate::a11y::set_label(&entry, &gettext("Drive name"));
+        dialog.set_extra_child(Some(&entry));
+        dialog.add_responses(&[
+            ("cancel", &gettext("_Cancel")),
+            ("rename", &gettext("_Rename")),
+        ]);
+        dialog.set_response_appearance("rename", adw::ResponseAppearance::Suggested);
+        dialog.set_default_response(Some("rename"));
+        dialog.set_close_response("cancel");
+        dialog.connect_response(
+            None,
+            glib::clone!(
+                #[weak(rename_to = view)]
+                self,
+                #[weak]
+                entry,
+                move |_, response| {
+                    view.imp().dialog.replace(None);
+                    if response == "rename" {
+                        view.rename_drive(&id, &entry.text());
+                    }
+                }
+            ),
+        );
+        crate::a11y::name_mnemonic_buttons(&dialog);
+        dialog.present();
+        self.imp().dialog.replace(Some(dialog));
+    }
+
+    /// Names drive `id` `name` (empty: its own label again) and shows the lists again.
+    pub fn rename_drive(&self, id: &str, name: &str) {
+        let (id, name) = (id.to_owned(), name.to_owned());
+        self.background(
+            move |path| history_store::rename(path, &id, &name),
+            |view, result| {
+                if let Err(e) = result {
+                    view.toast(&e);
+                }
+                view.reload();
+            },
+        );
+    }
+
+    /// Asks to rename the drive shown (the **Rename…** button), for tests.
+    pub fn start_rename(&self) {
+        self.ask_rename();
+    }
+}

@@ -1,0 +1,176 @@
+//! The History view's first page: every drive tested (its name or label, kind, number of
+//! runs, last verdict and date), the runs of unidentified drives together, or "No runs yet".
+
+use std::cell::RefCell;
+
+use adw::prelude::*;
+use agnostics_core::history::RunSummary;
+use agnostics_core::i18n::{fill, gettext, ngettext};
+use gtk::glib;
+use gtk::subclass::prelude::*;
+
+use super::labels::date_text;
+use super::layout::{clear, page_box, scrolled};
+use super::{HistoryPage, HistoryView};
+use crate::format::{transport_name, verdict_text};
+use crate::model::history_store::{self, Listing, UNIDENTIFIED};
+use crate::widgets::Badge;
+
+/// The list of drives' widgets and rows.
+#[derive(Debug, Default)]
+pub struct DrivesPage {
+    pub(super) list: gtk::ListBox,
+    /// The rows shown, with their drive's id.
+    pub(super) rows: RefCell<Vec<(String, adw::ActionRow)>>,
+    pub(super) empty: adw::StatusPage,
+    pub(super) error_label: gtk::Label,
+}
+
+impl HistoryView {
+    pub(super) fn build_drives_page(&self) {
+        let imp = self.imp();
+        let content = page_box();
+        content.set_margin_top(18);
+        let title = gtk::Label::new(Some(&gettext("Drives tested")));
+        title.set_xalign(0.0);
+        title.add_css_class("title-2");
+        content.append(&title);
+        let intro = gtk::Label::new(Some(&gettext(
+            "Every SD card test is kept here, so that you can see whether a drive gets slower. Choose a drive for its chart and runs.",
+        )));
+        intro.set_xalign(0.0);
+        intro.set_wrap(true);
+        intro.add_css_class("dim-label");
+        content.append(&intro);
+        imp.drives.error_label.set_xalign(0.0);
+        imp.drives.error_label.set_wrap(true);
+        imp.drives.error_label.add_css_class("error");
+        imp.drives.error_label.set_visible(false);
+        content.append(&imp.drives.error_label);
+        imp.drives.list.set_selection_mode(gtk::SelectionMode::None);
+        imp.drives.list.add_css_class("boxed-list");
+        imp.drives.list.set_visible(false);
+        content.append(&imp.drives.list);
+        imp.drives
+            .empty
+            .set_icon_name(Some("document-open-recent-symbolic"));
+        imp.drives.empty.set_title(&gettext("No runs yet"));
+        imp.drives
+            .empty
+            .set_description(Some(&glib::markup_escape_text(&gettext(
+                "Run the SD card test; each finished run is recorded here.",
+            ))));
+        imp.drives.empty.add_css_class("compact");
+        content.append(&imp.drives.empty);
+        imp.stack
+            .add_named(&scrolled(&content), Some(HistoryPage::Drives.name()));
+    }
+
+    pub(super) fn show_drives(&self, listing: Result<Listing, String>) {
+        let imp = self.imp();
+        clear(&imp.drives.list);
+        imp.drives.rows.borrow_mut().clear();
+        let Listing {
+            drives,
+            unidentified,
+        } = match listing {
+            Ok(listing) => {
+                imp.drives.error_label.set_visible(false);
+                listing
+            }
+            Err(e) => {
+                imp.drives.error_label.set_label(&fill(
+                    &gettext("The history could not be read: {error}"),
+                    &[("error", &e)],
+                ));
+                imp.drives.error_label.set_visible(true);
+                Listing::default()
+            }
+        };
+        let none = drives.is_empty() && unidentified.is_empty();
+        imp.drives
+            .empty
+            .set_visible(none && !imp.drives.error_label.is_visible());
+        imp.drives.list.set_visible(!none);
+        for drive in drives {
+            let subtitle = fill(
+                // Translators: a drive in the history, e.g. "SD card · 4 runs · last FAIL on
+                // 2026-06-01 12:00".
+                &ngettext(
+                    "{kind} · {runs} run · last {verdict} on {date}",
+                    "{kind} · {runs} runs · last {verdict} on {date}",
+                    drive.runs,
+                ),
+                &[
+                    ("kind", &transport_name(drive.kind)),
+                    ("runs", &drive.runs),
+                    ("verdict", &verdict_text(drive.last.verdict)),
+                    ("date", &date_text(&drive.last.started)),
+                ],
+            );
+            self.add_drive_row(&drive.id.to_string(), &drive.label, &subtitle, &drive.last);
+        }
+        if let Some(last) = unidentified.first() {
+            let runs = u32::try_from(unidentified.len()).unwrap_or(u32::MAX);
+            let subtitle = fill(
+                &ngettext(
+                    "{runs} run · last {verdict} on {date}",
+                    "{runs} runs · last {verdict} on {date}",
+                    runs,
+                ),
+                &[
+                    ("runs", &runs),
+                    ("verdict", &verdict_text(last.verdict)),
+                    ("date", &date_text(&last.started)),
+                ],
+            );
+            let label = history_store::unidentified_label();
+            self.add_drive_row(UNIDENTIFIED, &label, &subtitle, last);
+        }
+    }
+
+    pub(super) fn add_drive_row(&self, id: &str, title: &str, subtitle: &str, last: &RunSummary) {
+        let imp = self.imp();
+        {
+            let row = adw::ActionRow::new();
+            row.set_use_markup(false);
+            row.set_title(title);
+            row.set_subtitle(subtitle);
+            row.set_activatable(true);
+            row.add_suffix(&Badge::new(last.verdict));
+            let arrow = gtk::Image::builder()
+                .icon_name("go-next-symbolic")
+                .accessible_role(gtk::AccessibleRole::Presentation)
+                .build();
+            row.add_suffix(&arrow);
+            crate::a11y::set_description(&row, subtitle);
+            let id = id.to_owned();
+            row.connect_activated(glib::clone!(
+                #[weak(rename_to = view)]
+                self,
+                #[strong]
+                id,
+                move |_| view.open_drive(&id)
+            ));
+            imp.drives.list.append(&row);
+            imp.drives.rows.borrow_mut().push((id, row));
+        }
+    }
+
+    /// The drives listed: (drive id, title, subtitle) per row.
+    pub fn drive_rows(&self) -> Vec<(String, String, String)> {
+        self.imp()
+            .drives
+            .rows
+            .borrow()
+            .iter()
+            .map(|(id, row)| {
+                (
+                    id.clone(),
+                    row.title().to_string(),
+                    row.subtitle().map(|s| s.to_string()).unwrap_or_default(),
+                )
+            })
+            .collect()
+    }
+}

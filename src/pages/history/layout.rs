@@ -1,0 +1,65 @@
+//! The History pages' common layout: a clamped scrolled column, the page's box, headings and
+//! the top bar with its back button.
+
+use adw::prelude::*;
+
+pub(super) fn clear(list: &gtk::ListBox) {
+    while let Some(child) = list.first_child() {
+        list.remove(&child);
+    }
+}
+
+pub(super) fn scrolled(child: &impl IsA<gtk::Widget>) -> gtk::ScrolledWindow {
+    let clamp = adw::Clamp::builder()
+        .maximum_size(720)
+        .tightening_threshold(520)
+        .child(child)
+        .build();
+    gtk::ScrolledWindow::builder()
+        .hscrollbar_policy(gtk::PolicyType::Never)
+        .vexpand(true)
+        .child(&clamp)
+        .build()
+}
+
+pub(super) fn page_box() -> gtk::Box {
+    gtk::Box::builder()
+        .orientation(gtk::Orientation::Vertical)
+        .spacing(18)
+        .margin_top(12)
+        .margin_bottom(18)
+        .margin_start(12)
+        .margin_end(12)
+        .build()
+}
+
+pub(super) fn heading(text: &str) -> gtk::Label {
+    let label = gtk::Label::new(Some(text));
+    label.set_xalign(0.0);
+    label.set_wrap(true);
+    label.add_css_class("heading");
+    label
+}
+
+/// A page's top line: a back button, the title, and room for buttons at the end.
+pub(super) fn top_bar(back_tooltip: &str) -> (gtk::Box, gtk::Button, gtk::Label) {
+    let bar = gtk::Box::builder()
+        .spacing(6)
+        .margin_top(6)
+        .margin_bottom(6)
+        .margin_start(6)
+        .margin_end(6)
+        .build();
+    let back = gtk::Button::from_icon_name("go-previous-symbolic");
+    back.set_tooltip_text(Some(back_tooltip));
+    crate::a11y::set_label(&back, back_tooltip);
+    back.add_css_class("flat");
+    let title = gtk::Label::new(None);
+    title.set_hexpand(true);
+    title.set_xalign(0.0);
+    title.set_ellipsize(gtk::pango::EllipsizeMode::End);
+    title.add_css_class("title-4");
+    bar.append(&back);
+    bar.append(&title);
+    (bar, back, title)
+}

@@ -1,0 +1,204 @@
+//! The History view's page of one stored run: its results as the SD Card view shows them,
+//! **Save Report…** and **Forget Run**.
+
+use std::cell::RefCell;
+use std::path::Path;
+
+use adw::prelude::*;
+use agnostics_core::i18n::{fill, gettext};
+use agnostics_core::report::Report;
+use gtk::glib;
+use gtk::subclass::prelude::*;
+
+use super::labels::date_text;
+use super::layout::top_bar;
+use super::{HistoryPage, HistoryView};
+use crate::model::history_store;
+use crate::pages::results::ResultsView;
+use crate::widgets::save_report::{self, ReportFormat};
+
+/// A run's page: its widgets and the run shown.
+#[derive(Debug, Default)]
+pub struct RunPage {
+    pub(super) title: gtk::Label,
+    pub(super) results: ResultsView,
+    pub(super) report: RefCell<Option<Report>>,
+    pub(super) id: RefCell<Option<String>>,
+}
+
+impl HistoryView {
+    pub(super) fn build_run_page(&self) {
+        let imp = self.imp();
+        let page = gtk::Box::new(gtk::Orientation::Vertical, 0);
+        let (bar, back, title) = top_bar(&gettext("Back to the drive's runs"));
+        bar.remove(&title);
+        imp.run.title.set_hexpand(true);
+        imp.run.title.set_xalign(0.0);
+        imp.run.title.set_ellipsize(gtk::pango::EllipsizeMode::End);
+        imp.run.title.add_css_class("title-4");
+        bar.append(&imp.run.title);
+        back.connect_clicked(glib::clone!(
+            #[weak(rename_to = view)]
+            self,
+            move |_| {
+                view.go_back();
+            }
+        ));
+        let save = gtk::Button::with_mnemonic(&gettext("Save _Report…"));
+        save.set_tooltip_text(Some(&gettext(
+            "Save this run as JSON, Markdown or a picture of the results",
+        )));
+        save.connect_clicked(glib::clone!(
+            #[weak(rename_to = view)]
+            self,
+            move |_| view.ask_save_run()
+        ));
+        let forget = gtk::Button::with_mnemonic(&gettext("_Forget Run"));
+        forget.add_css_class("destructive-action");
+        forget.set_tooltip_text(Some(&gettext("Remove this run from the history")));
+        forget.connect_clicked(glib::clone!(
+            #[weak(rename_to = view)]
+            self,
+            move |_| view.ask_forget_run()
+        ));
+        bar.append(&save);
+        bar.append(&forget);
+        page.append(&bar);
+        page.append(&gtk::Separator::new(gtk::Orientation::Horizontal));
+        imp.run.results.set_actions_visible(false);
+        imp.run.results.set_vexpand(true);
+        page.append(&imp.run.results);
+        imp.stack.add_named(&page, Some(HistoryPage::Run.name()));
+    }
+
+    /// Shows the stored results of `run`.
+    pub fn open_run(&self, run: &str) {
+        let run = run.to_owned();
+        self.background(
+            {
+                let run = run.clone();
+                move |path| history_store::report(path, &run)
+            },
+            move |view, report| match report {
+                Ok(report) => {
+                    let imp = view.imp();
+                    imp.run.title.set_label(&fill(
+                        &gettext("Run of {date}"),
+                        &[("date", &date_text(&report.started))],
+                    ));
+                    imp.run.results.show_report(&report);
+                    imp.run.report.replace(Some(report));
+                    imp.run.id.replace(Some(run));
+                    view.show(HistoryPage::Run);
+                }
+                Err(e) => view.toast(&e),
+            },
+        );
+    }
+
+    /// The stored run's results view.
+    pub fn run_results(&self) -> ResultsView {
+        self.imp().run.results.clone()
+    }
+
+    /// Saves the stored run shown to `path` in `format` (what **Save report** does once a
+    /// file is chosen).
+    pub fn save_shown_run(&self, format: ReportFormat, path: &Path) -> Result<(), String> {
+        let report = self
+            .imp()
+            .run
+            .report
+            .borrow()
+            .clone()
+            .ok_or_else(|| gettext("No run is shown"))?;
+        save_report::write_report(&report, format, path, &self.imp().run.results.card())
+    }
+
+    pub(super) fn ask_save_run(&self) {
+        let Some(report) = self.imp().run.report.borrow().clone() else {
+            return;
+        };
+        let Some(window) = self.root().and_downcast::<gtk::Window>() else {
+            return;
+        };
+        let chooser = save_report::ask_and_save(
+            &window,
+            report,
+            self.imp().run.results.card(),
+            glib::clone!(
+                #[weak(rename_to = view)]
+                self,
+                move |result| {
+                    view.imp().chooser.replace(None);
+                    match result {
+                        Ok(path) => view.toast(&fill(
+                            &gettext("Saved {file}"),
+                            &[("file", &path.display())],
+                        )),
+                        Err(e) => view.toast(&e),
+                    }
+                }
+            ),
+        );
+        self.imp().chooser.replace(Some(chooser));
+    }
+
+    pub(super) fn ask_forget_run(&self) {
+        let Some(run) = self.imp().run.id.borrow().clone() else {
+            return;
+        };
+        let dialog = adw::MessageDialog::new(
+            self.root().and_downcast_ref::<gtk::Window>(),
+            Some(&gettext("Forget this run?")),
+            Some(&gettext(
+                "The run is removed from the history and from the drive's chart. This cannot be undone.",
+            )),
+        );
+        dialog.add_responses(&[
+            ("cancel", &gettext("_Cancel")),
+            ("forget", &gettext("_Forget")),
+        ]);
+        dialog.set_response_appearance("forget", adw::ResponseAppearance::Destructive);
+        dialog.set_default_response(Some("cancel"));
+        dialog.set_close_response("cancel");
+        dialog.connect_response(
+            None,
+            glib::clone!(
+                #[weak(rename_to = view)]
+                self,
+                move |_, response| {
+                    view.imp().dialog.replace(None);
+                    if response == "forget" {
+                        view.forget_run(&run);
+                    }
+                }
+            ),
+        );
+        crate::a11y::name_mnemonic_buttons(&dialog);
+        dialog.present();
+        self.imp().dialog.replace(Some(dialog));
+    }
+
+    /// Removes `run` from the history, then shows its drive's page again (or the drives).
+    pub fn forget_run(&self, run: &str) {
+        let run = run.to_owned();
+        self.background(
+            move |path| history_store::forget_run(path, &run),
+            |view, result| {
+                match result {
+                    Ok(_) => view.toast(&gettext("Run forgotten")),
+                    Err(e) => view.toast(&e),
+                }
+                view.imp().chosen.borrow_mut().clear();
+                view.sync_chosen();
+                let on_drive = view.imp().drive.shown.borrow().is_some();
+                view.show(if on_drive {
+                    HistoryPage::Drive
+                } else {
+                    HistoryPage::Drives
+                });
+                view.reload();
+            },
+        );
+    }
+}

@@ -1,0 +1,165 @@
+//! What the UI tests reach into: the window's pages and state objects, its dialogs, and
+//! switches the app itself never needs (the sysfs and history it reads, a page shown whatever
+//! the test's state). Not the window's API: the app uses none of it.
+
+use std::path::{Path, PathBuf};
+
+use adw::subclass::prelude::*;
+use agnostics_core::report::Report;
+
+use crate::model::test_run::TestRun;
+use crate::model::tests_session::TestsSession;
+use crate::pages::{HistoryView, ProgressView, ResultsView, TestsView};
+use crate::widgets::DriveRow;
+use crate::window::{Page, Window};
+
+/// The window as the UI tests see it (`use agnostics::testing::WindowProbe;`).
+pub trait WindowProbe {
+    /// Hides every toast shown.
+    fn dismiss_toasts(&self);
+
+    /// True once the drives are listed (the run button works from then on).
+    fn drives_loaded(&self) -> bool;
+
+    /// The History page.
+    fn history_view(&self) -> HistoryView;
+
+    /// True while suspend and logout are inhibited for a running test.
+    fn is_inhibiting(&self) -> bool;
+
+    /// The report of the last test, when one ended.
+    fn last_report(&self) -> Option<Report>;
+
+    /// The save dialog shown and not yet answered (folder or report), if any.
+    fn open_chooser(&self) -> Option<gtk::FileChooserNative>;
+
+    /// The dialog shown and not yet answered, if any (error, or "stop the test?").
+    fn open_dialog(&self) -> Option<adw::MessageDialog>;
+
+    /// True when no page transition is running (the page shown is fully drawn).
+    fn page_settled(&self) -> bool;
+
+    /// The running page.
+    fn progress_view(&self) -> ProgressView;
+
+    /// The results page.
+    fn results_view(&self) -> ResultsView;
+
+    /// True once the test scripts are listed.
+    fn scripts_loaded(&self) -> bool;
+
+    /// Where sysfs is (`/sys`; a fixture tree in tests); lists the drives again.
+    fn set_sysfs_root(&self, root: PathBuf);
+
+    /// Shows the SD Card view's `page` whatever the test's state: for tests and screenshots
+    /// of a page's layout.
+    fn show_page_for_test(&self, page: Page);
+
+    /// The test run the window observes.
+    fn test_run(&self) -> TestRun;
+
+    /// The **All Tests** list and its session.
+    fn tests_session(&self) -> TestsSession;
+
+    /// The list of all tests.
+    fn tests_view(&self) -> TestsView;
+
+    /// **Run SD Card Test**.
+    fn run_button(&self) -> gtk::Button;
+
+    /// The drive chooser.
+    fn drive_row(&self) -> DriveRow;
+
+    /// The profile row, for tests.
+    fn profile_row(&self) -> adw::ComboRow;
+
+    /// Records tests in, and shows, the history at `path` instead of the default one.
+    fn set_history_path(&self, path: &Path);
+}
+
+impl WindowProbe for Window {
+    fn dismiss_toasts(&self) {
+        for toast in self.imp().toasts.take() {
+            toast.dismiss();
+        }
+    }
+
+    fn drives_loaded(&self) -> bool {
+        self.imp().ready.drives_loaded.get()
+    }
+
+    fn history_view(&self) -> HistoryView {
+        self.imp().history_view.get()
+    }
+
+    fn is_inhibiting(&self) -> bool {
+        self.imp().inhibit_cookie.get() != 0
+    }
+
+    fn last_report(&self) -> Option<Report> {
+        self.imp().test_run.report()
+    }
+
+    fn open_chooser(&self) -> Option<gtk::FileChooserNative> {
+        self.imp().chooser.borrow().clone()
+    }
+
+    fn open_dialog(&self) -> Option<adw::MessageDialog> {
+        self.imp().dialog.borrow().clone()
+    }
+
+    fn page_settled(&self) -> bool {
+        !self.imp().stack.is_transition_running()
+    }
+
+    fn progress_view(&self) -> ProgressView {
+        self.imp().progress_view.get()
+    }
+
+    fn results_view(&self) -> ResultsView {
+        self.imp().results_view.get()
+    }
+
+    fn scripts_loaded(&self) -> bool {
+        self.imp().session.loaded()
+    }
+
+    fn set_sysfs_root(&self, root: PathBuf) {
+        self.imp().sysfs_root.replace(root);
+        self.load_drives();
+    }
+
+    fn show_page_for_test(&self, page: Page) {
+        self.show_page(page);
+    }
+
+    fn test_run(&self) -> TestRun {
+        self.imp().test_run.clone()
+    }
+
+    fn tests_session(&self) -> TestsSession {
+        self.imp().session.clone()
+    }
+
+    fn tests_view(&self) -> TestsView {
+        self.imp().tests_view.get()
+    }
+
+    fn run_button(&self) -> gtk::Button {
+        self.imp().ready_view.run_button()
+    }
+
+    fn drive_row(&self) -> DriveRow {
+        self.imp().ready_view.drive_row()
+    }
+
+    fn profile_row(&self) -> adw::ComboRow {
+        self.imp().ready_view.profile_row()
+    }
+
+    fn set_history_path(&self, path: &Path) {
+        let imp = self.imp();
+        imp.test_run.set_history_path(Some(path.to_path_buf()));
+        imp.history_view.set_path(path);
+    }
+}

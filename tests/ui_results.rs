@@ -1,0 +1,472 @@
+//! UI tests of the results page (run under `xvfb-run -a cargo test -p agnostics --test
+//! ui_results`): real profiles on real folders on disk, the window's rows compared with the
+//! engine's own report: the ungraded qd1 and matrix tables, the verdicts of a small graded
+//! profile, the card's identity and claims, a Pi slot's queueing, partitions and wear.
+//!
+//! With `AGNOSTICS_SCREENSHOTS=DIR` the qd1 and matrix tests also render their results pages
+//! to `DIR/results-{qd1,matrix}.png`.
+
+#[path = "ui_support/mod.rs"]
+mod support;
+
+use std::path::PathBuf;
+use std::sync::atomic::AtomicBool;
+
+use adw::prelude::*;
+use agnostics::testing::WindowProbe;
+use agnostics::widgets::Badge;
+use agnostics::window::Page;
+use agnostics::Application;
+use agnostics_core::advice::Advice;
+use agnostics_core::card;
+use agnostics_core::profile::builtin;
+use agnostics_core::report::{self, Report};
+use agnostics_core::sdtest::{self, TestOptions};
+use agnostics_core::verdict::{Metric, Standard};
+use gtk::glib;
+
+use support::*;
+
+fn main() {
+    // Keep the tester's own ~/rpdiags.txt and history of runs out of it (set before any
+    // thread starts).
+    let log_dir = scratch_dir();
+    std::env::set_var("AGNOSTICS_LOG", log_dir.path().join("rpdiags.txt"));
+    std::env::set_var("AGNOSTICS_HISTORY", log_dir.path().join("history.sqlite"));
+    let tests = crate::ui_tests![
+        runs_the_qd1_profile_and_shows_the_engines_table,
+        runs_the_matrix_profile_and_shows_the_engines_table,
+        runs_a_small_profile_and_shows_the_engines_verdicts,
+        results_show_the_cards_identity_and_claims,
+        results_show_the_pi_slots_queueing_partitions_and_wear,
+    ];
+    let conclusion = agnostics_testkit::harness::conclude_on_this_thread(tests);
+    drop(log_dir);
+    conclusion.exit()
+}
+
+/// Where the qd1 and matrix tests write their results pages' PNG files.
+const SCREENSHOTS_ENV: &str = "AGNOSTICS_SCREENSHOTS";
+
+fn runs_the_qd1_profile_and_shows_the_engines_table(app: &Application) {
+    runs_a_table_profile(app, "qd1");
+}
+
+fn runs_the_matrix_profile_and_shows_the_engines_table(app: &Application) {
+    runs_a_table_profile(app, "matrix");
+}
+
+/// Chooses the built-in profile `name` (`qd1` or `matrix`, ungraded) in the profile row, runs
+/// it as it ships in a scratch folder, and compares the results page with the engine's report:
+/// the table's cells are `report::table::grid` of the report's own table (which
+/// `report::table::table` rebuilds from its phases), the summary says it is not graded, and
+/// there is no A1 row or PASS/FAIL badge.
+fn runs_a_table_profile(app: &Application, name: &str) {
+    let dir = scratch_dir();
+    let window = new_window(app);
+    let _stop = StopOnDrop(window.clone());
+    aim(&window, dir.path(), None);
+    let index = builtin::ALL
+        .iter()
+        .position(|b| b.name == name)
+        .expect("a built-in profile");
+    let chosen = &builtin::ALL[index];
+    let row = window.profile_row();
+    row.set_selected(index as u32);
+    assert_eq!(window.profile(), chosen.profile());
+    assert!(!window.profile().graded());
+    assert_eq!(
+        row.subtitle().as_deref(),
+        Some(chosen.description().as_str())
+    );
+
+    window.run_button().activate();
+    wait_until("the results", || {
+        window.page() == Page::Results || window.open_dialog().is_some()
+    });
+    assert!(window.open_dialog().is_none(), "no error dialog");
+    let report = window.last_report().expect("the engine's report");
+    assert!(report.error.is_none(), "{:?}", report.error);
+    assert_eq!(report.profile.name, name);
+    assert!(!report.graded);
+    assert_eq!(report.verdict, agnostics_core::verdict::Verdict::NotGraded);
+    assert!(
+        test_files(dir.path()).is_empty(),
+        "the test file is removed"
+    );
+
+    let table = report.table.clone().expect("the profile's table");
+    assert_eq!(report::table::table(&report).as_ref(), Some(&table));
+    match (&table, name) {
+        (report::table::ResultTable::Qd1 { rows }, "qd1") => {
+            assert!(rows.iter().all(|r| r.result.is_some()), "{rows:?}");
+        }
+        (report::table::ResultTable::Matrix { rows }, "matrix") => {
+            assert!(
+                rows.iter().all(|r| r.read.is_some() && r.write.is_some()),
+                "{rows:?}"
+            );
+        }
+        _ => panic!("{name} gave the wrong form of table: {table:?}"),
+    }
+    let (head, body) = report::table::grid(&table);
+    let expected: Vec<Vec<String>> = std::iter::once(head).chain(body).collect();
+    let results = window.results_view();
+    assert_eq!(results.shown_table(), expected);
+    // The cells are on screen, not only recorded.
+    let texts: Vec<String> = labels(results.upcast_ref())
+        .iter()
+        .filter(|l| l.is_drawable())
+        .map(|l| l.label().to_string())
+        .collect();
+    for cell in expected.iter().flatten().filter(|c| !c.is_empty()) {
+        assert!(texts.contains(cell), "{cell:?} is not shown: {texts:?}");
+    }
+
+    assert_eq!(results.title_text(), "Measured, not graded");
+    assert!(
+        texts
+            .iter()
+            .any(|t| t
+                == "Measured, not graded: only the standard test is graded against A1 and A2."),
+        "{texts:?}"
+    );
+    assert!(results.shown_checks().is_empty(), "no A1 rows");
+    assert_eq!(results.a2_text(), None, "no A2 badge");
+    let badges: Vec<String> = descendants(results.upcast_ref())
+        .into_iter()
+        .filter_map(|w| w.downcast::<Badge>().ok())
+        .map(|b| b.text())
+        .collect();
+    assert!(
+        !badges.iter().any(|t| t == "PASS" || t == "FAIL"),
+        "{badges:?}"
+    );
+    assert!(
+        !texts.iter().any(|t| t == "PASS" || t == "FAIL"),
+        "{texts:?}"
+    );
+    let jobs: Vec<String> = results.shown_info().into_iter().map(|(t, _)| t).collect();
+    assert_eq!(jobs.len(), report.runs.last().expect("a run").phases.len());
+    assert_fits_800x480(&window, "results with a table");
+
+    if let Some(out) = std::env::var_os(SCREENSHOTS_ENV).map(PathBuf::from) {
+        save_png(&window, &out.join(format!("results-{name}.png")));
+    }
+}
+
+fn runs_a_small_profile_and_shows_the_engines_verdicts(app: &Application) {
+    let dir = scratch_dir();
+    let profile = profile_file(dir.path(), "small.fio", SMALL_PROFILE);
+    let window = new_window(app);
+    let _stop = StopOnDrop(window.clone());
+    aim(&window, dir.path(), Some(profile));
+
+    window.run_button().activate();
+    wait_until("the results", || {
+        window.page() == Page::Results || window.open_dialog().is_some()
+    });
+    assert!(window.open_dialog().is_none(), "no error dialog");
+    let report = window.last_report().expect("the engine's report");
+    assert!(report.error.is_none(), "{:?}", report.error);
+    assert!(!window.is_inhibiting(), "suspend is allowed again");
+    assert!(
+        test_files(dir.path()).is_empty(),
+        "the test file is removed"
+    );
+
+    let results = window.results_view();
+    let run = report.deciding_run().expect("a graded run");
+    let shown = results.shown_checks();
+    let titles: Vec<&str> = shown.iter().map(|s| s.title.as_str()).collect();
+    assert_eq!(
+        titles,
+        ["Sequential write", "Random 4K write", "Random 4K read"]
+    );
+    for (row, metric) in shown
+        .iter()
+        .zip([Metric::SeqWrite, Metric::RandWrite, Metric::RandRead])
+    {
+        let check = run.check(metric, Standard::A1).expect("an A1 check");
+        assert_eq!(row.verdict, check.verdict.as_str(), "{}", row.title);
+        let value = check.value.expect("a measured value");
+        match metric {
+            Metric::SeqWrite => {
+                // KiB/s as upstream counts it, and MB/s beside it.
+                assert!(
+                    row.value
+                        .contains(&format!("({} KiB/s)", value.floor() as u64)),
+                    "{}",
+                    row.value
+                );
+                let mb = value * 1024.0 / 1e6;
+                let shown: f64 = row
+                    .value
+                    .split(" MB/s")
+                    .next()
+                    .and_then(|n| n.parse().ok())
+                    .expect("a figure in MB/s");
+                // Rounded down, never up to a target it missed: below the figure by less
+                // than one unit of its last place (1 MB/s from 1000 MB/s on).
+                assert!(
+                    shown <= mb + 1e-9 && mb - shown < 1.0,
+                    "{} vs {mb} MB/s",
+                    row.value
+                );
+                assert!(
+                    row.value.ends_with("target 10.24 MB/s (10000 KiB/s)"),
+                    "{}",
+                    row.value
+                );
+            }
+            _ => {
+                assert!(
+                    row.value.starts_with(&format!("{:.0} IOPS", value.floor())),
+                    "{}",
+                    row.value
+                );
+                assert!(
+                    row.value
+                        .ends_with(&format!("target {:.0} IOPS", check.target)),
+                    "{}",
+                    row.value
+                );
+            }
+        }
+        let expected_advice = matches!(
+            (metric, check.verdict),
+            (Metric::SeqWrite, agnostics_core::verdict::Verdict::Fail)
+        );
+        if expected_advice {
+            assert_eq!(row.advice.first(), Some(&Advice::SeqWriteSlow.text()));
+            assert_eq!(row.advice.len(), 2, "and how to reformat safely");
+        }
+    }
+    assert_eq!(results.a2_text().as_deref(), Some(run.a2_verdict.as_str()));
+    let info: Vec<String> = results.shown_info().into_iter().map(|(t, _)| t).collect();
+    assert_eq!(info, ["Preparing the test file", "Sequential read"]);
+    let target = report.target.as_ref().expect("the tested drive");
+    assert!(
+        results.subtitle_text().contains(&target.path),
+        "{}",
+        results.subtitle_text()
+    );
+    assert_eq!(
+        results.run_count(),
+        if report.runs.len() > 1 {
+            report.runs.len()
+        } else {
+            0
+        }
+    );
+    // No default widget: Enter on a result row does not start a new test.
+    assert_eq!(window.default_widget(), None);
+    assert_fits_800x480(&window, "results");
+
+    // Copy results: the plain text report, upstream's compat lines included.
+    assert!(results.copy_button().is_sensitive());
+    results.copy_button().activate();
+    // A button's activation is a short visible press before `clicked`.
+    wait_until("the results on the clipboard", || {
+        window.clipboard().is_local()
+    });
+    let copied = glib::MainContext::default()
+        .block_on(window.clipboard().read_text_future())
+        .expect("clipboard text")
+        .expect("some text");
+    assert_eq!(copied.as_str(), report::to_text(&report));
+    assert!(copied.contains("Random write speed "), "{copied}");
+
+    // Like upstream, the result is in the log too.
+    let log = read_log();
+    assert!(log.contains("\nTest : SD Card Speed Test\n"), "{log}");
+
+    // Back and run again: the same folder, a new report.
+    WidgetExt::activate_action(&window, "win.back", None).expect("win.back");
+    assert_eq!(window.page(), Page::Ready);
+    window.run_button().activate();
+    wait_until("the second results", || {
+        window.page() == Page::Results
+            && window
+                .last_report()
+                .is_some_and(|r| r.started >= report.started)
+    });
+}
+
+/// The results' card group for a real card's registers (a fixture sysfs tree: the test
+/// folder is not on that card, so the engine's report gets the card as `card::identify` reads
+/// it, and its findings against the measured run).
+fn results_show_the_cards_identity_and_claims(app: &Application) {
+    let dir = scratch_dir();
+    let mut opts = TestOptions::standard(dir.path().to_path_buf());
+    opts.profile = profile_file(dir.path(), "small.fio", SMALL_PROFILE);
+    opts.runs = 1;
+    opts.lock_dir =
+        agnostics_testkit::private_lock_dir(std::path::Path::new(env!("CARGO_TARGET_TMPDIR")));
+    let mut report = sdtest::run(&opts, &AtomicBool::new(false), &|_| {});
+    assert!(report.error.is_none(), "{:?}", report.error);
+    let run = report.deciding_run().expect("a run").clone();
+    let fixture = "kingston-sd64g-2019-imx.json";
+    let card_info = |name: &str, without: &[&str], zeroed: &[&str]| {
+        let root = dir.path().join(name);
+        card::identify(&card_sysfs(&root, fixture, without, zeroed), "mmcblk0")
+    };
+    report.card = card_info("sysfs", &[], &[]);
+    report.findings = card::findings(report.card.as_ref(), &run.phases);
+
+    let window = new_window(app);
+    let results = window.results_view();
+    results.show_report(&report);
+    let (title, facts) = results.shown_card().expect("a card group");
+    assert_eq!(title, "Card");
+    let fact = |title: &str| {
+        facts
+            .iter()
+            .find(|(t, _)| t == title)
+            .map(|(_, v)| v.clone())
+            .unwrap_or_else(|| panic!("no {title} row in {facts:?}"))
+    };
+    assert!(
+        fact("Manufacturer").starts_with("Kingston / Texas Instruments (0x9F)\n"),
+        "shared ID, raw ID and the table's note: {facts:?}"
+    );
+    assert_eq!(fact("Product name"), "SD64G, revision 6.1");
+    assert_eq!(fact("Capacity"), "62.3 GB (62277025792 bytes)");
+    assert_eq!(fact("Manufactured"), "November 2019");
+    assert_eq!(
+        fact("Ratings the card claims"),
+        "Speed Class 10, UHS Speed Grade U3, Video Speed Class V30, Application Performance Class A2"
+    );
+    let notes = results.shown_card_notes();
+    assert!(
+        notes
+            .iter()
+            .any(|n| n.starts_with("Card reports A2 (4000/2000 IOPS); measured ")),
+        "{notes:?}"
+    );
+    assert!(
+        !results
+            .shown_info()
+            .iter()
+            .any(|(t, _)| t.starts_with("Card:")),
+        "no second summary line of the card"
+    );
+
+    // A reader that does not expose the SD Status, and a card that reports all zeros.
+    report.card = card_info("no-ssr", &["ssr"], &[]);
+    report.findings = card::findings(report.card.as_ref(), &run.phases);
+    results.show_report(&report);
+    let (_, facts) = results.shown_card().expect("a card group");
+    assert!(
+        facts.contains(&(
+            "Ratings the card claims".into(),
+            "Not exposed by this reader".into()
+        )),
+        "{facts:?}"
+    );
+    report.card = card_info("zero-ssr", &[], &["ssr"]);
+    results.show_report(&report);
+    let (_, facts) = results.shown_card().expect("a card group");
+    assert!(
+        facts.contains(&(
+            "Ratings the card claims".into(),
+            "The card reports none (its register is all zeros)".into()
+        )),
+        "{facts:?}"
+    );
+    assert_fits_800x480(&window, "results with a card");
+}
+
+/// The card group for what only the Pi's slot tells (fixture sysfs trees): command queueing
+/// off (A2 not graded), a misaligned partition with its finding, the link from debugfs `ios`,
+/// and a worn eMMC.
+fn results_show_the_pi_slots_queueing_partitions_and_wear(app: &Application) {
+    use agnostics_testkit::{fixture_files, ios_fixture, mmc_host_tree, MmcHost};
+    let dir = scratch_dir();
+    let mut report = Report::new(
+        agnostics_core::engine::EngineKind::Native,
+        report::ProfileInfo {
+            name: "standard".into(),
+            source: None,
+            size_bytes: 0,
+        },
+        Vec::new(),
+    );
+    let ios = ios_fixture("ios-sd-high-speed");
+    let root = mmc_host_tree(
+        &dir.path().join("sd"),
+        &fixture_files("kingston-sd64g-2019-imx.json"),
+        &MmcHost {
+            nr_tags: Some("64"),
+            partitions: &[(1, 8192), (2, 559_104)],
+            ios: Some(&ios),
+            raspberry_pi_5: true,
+        },
+    );
+    report.card = card::identify(&root, "mmcblk0");
+    report.findings = card::findings(report.card.as_ref(), &[]);
+    let window = new_window(app);
+    let results = window.results_view();
+    results.show_report(&report);
+    let (title, facts) = results.shown_card().expect("a card group");
+    assert_eq!(title, "Card");
+    let fact = |facts: &[(String, String)], title: &str| {
+        facts
+            .iter()
+            .find(|(t, _)| t == title)
+            .map(|(_, v)| v.clone())
+            .unwrap_or_else(|| panic!("no {title} row in {facts:?}"))
+    };
+    let queueing = fact(&facts, "Command queueing");
+    assert!(
+        queueing.starts_with("off (block/mmcblk0/mq/0/nr_tags = 64"),
+        "{queueing}"
+    );
+    assert!(
+        queueing.ends_with("\nA2 is not graded: this host runs the card like an A1 card"),
+        "{queueing}"
+    );
+    assert_eq!(
+        fact(&facts, "Partitions"),
+        "mmcblk0p1 starts at 4.00 MiB: aligned to 4 MiB\n\
+         mmcblk0p2 starts at 273.00 MiB (286261248 bytes): 1 MiB past a 4 MiB boundary, misaligned"
+    );
+    assert_eq!(
+        fact(&facts, "Link"),
+        "SD/MMC bus sd high-speed, 50 MHz, 4-bit: at most 25.0 MB/s"
+    );
+    let notes = results.shown_card_notes();
+    assert!(
+        notes
+            .iter()
+            .any(|n| n.starts_with("Partition mmcblk0p2 starts at 286261248 bytes")),
+        "{notes:?}"
+    );
+    assert_fits_800x480(&window, "results with a Pi card's slot");
+
+    let mut files = fixture_files("samsung-emmc-m8g1gc.json");
+    files.push(("life_time".into(), "0x0a 0x0b".into()));
+    files.push(("pre_eol_info".into(), "0x03".into()));
+    files.push(("cmdq_en".into(), "1".into()));
+    let root = mmc_host_tree(&dir.path().join("emmc"), &files, &MmcHost::default());
+    report.card = card::identify(&root, "mmcblk0");
+    report.findings = card::findings(report.card.as_ref(), &[]);
+    results.show_report(&report);
+    let (_, facts) = results.shown_card().expect("a card group");
+    assert_eq!(
+        fact(&facts, "eMMC wear"),
+        "type A: 90–100 % of its life used; type B: past its estimated life; reserved blocks: urgent (90 % used)"
+    );
+    assert_eq!(
+        fact(&facts, "Command queueing"),
+        "on (block/mmcblk0/device/cmdq_en = 1)"
+    );
+    assert!(
+        results
+            .shown_card_notes()
+            .iter()
+            .any(|n| n.starts_with("The eMMC reports its wear as ")),
+        "{:?}",
+        results.shown_card_notes()
+    );
+}
