@@ -134,6 +134,17 @@ pub fn lay_out(
         .map_err(|e| EngineError::from_io(&job.name, "fsync", e))
 }
 
+/// Touches every page of `len` bytes at `ptr` in address order (writing the zero each already
+/// holds), so that they are given memory here, one after another, not later by whichever
+/// kernel worker first pins them for a read.
+fn fault_in(ptr: *mut u8, len: usize) {
+    const PAGE: usize = 4096;
+    for offset in (0..len).step_by(PAGE) {
+        // SAFETY: offset < len, inside the allocation just made; nothing else uses it yet.
+        unsafe { std::ptr::write_volatile(ptr.add(offset), 0) };
+    }
+}
+
 /// A zero-initialised heap buffer aligned for O_DIRECT.
 #[derive(Debug)]
 pub struct AlignedBuf {
@@ -155,6 +166,7 @@ impl AlignedBuf {
         // SAFETY: the layout has a non-zero size.
         let raw = unsafe { std::alloc::alloc_zeroed(layout) };
         let ptr = NonNull::new(raw).unwrap_or_else(|| std::alloc::handle_alloc_error(layout));
+        fault_in(ptr.as_ptr(), layout.size());
         AlignedBuf { ptr, layout }
     }
 

@@ -15,8 +15,10 @@
 //!   that is more than a quarter of `MemAvailable`. A drive is fast when an earlier phase of
 //!   the run, or the phase's own first [`probe_requests`] writes at the lean depth, moved
 //!   [`FAST_BYTES_PER_S`] ([`shows_fast`]).
-//! * **Reads** land in a few discard buffers shared by the in-flight reads (at most
-//!   [`READ_BUDGET`] together): their contents are never looked at, and two reads racing into
+//! * **Reads** land in discard buffers shared by the in-flight reads (at most [`READ_BUDGET`]
+//!   together on a drive not known to be fast, the same budget as the writes on a fast one,
+//!   so a fast drive's reads get fio's `iodepth × bs` region and its pages lie like fio's):
+//!   their contents are never looked at, and two reads racing into
 //!   the same buffer are harmless for a benchmark (each I/O still moves its full length from
 //!   the device).
 //!
@@ -196,8 +198,9 @@ impl IoBuffers {
         IoBuffers::with_write_budget(bs, depth, align, write, seed, WRITE_BUDGET)
     }
 
-    /// [`IoBuffers::new`] with the write buffers within `write_budget` bytes instead of the
-    /// lean [`WRITE_BUDGET`] (see [`write_depth`]); reads are as in [`IoBuffers::new`].
+    /// [`IoBuffers::new`] with the buffers within `write_budget` bytes instead of the lean
+    /// [`WRITE_BUDGET`] (see [`write_depth`]); read targets within the larger of
+    /// `write_budget` and [`READ_BUDGET`].
     pub fn with_write_budget(
         bs: usize,
         depth: usize,
@@ -208,7 +211,11 @@ impl IoBuffers {
     ) -> IoBuffers {
         let bs = bs.max(1);
         let depth = depth.max(1) as u64;
-        let budget = if write { write_budget } else { READ_BUDGET };
+        let budget = if write {
+            write_budget
+        } else {
+            write_budget.max(READ_BUDGET)
+        };
         let count = (budget / bs as u64).clamp(1, depth) as usize;
         let region = AlignedBuf::new(bs * count, align);
         let pool = write.then(|| {
@@ -465,6 +472,16 @@ mod tests {
         let b = IoBuffers::with_write_budget(4 << 20, 32, 4096, true, 1, d.budget);
         assert_eq!(b.max_in_flight(), 32);
         assert_eq!(b.footprint() as u64, 128 * MIB + POOL_BYTES as u64);
+    }
+
+    #[test]
+    fn a_fast_drive_s_reads_get_fio_s_region_and_a_card_s_stay_lean() {
+        let fast = write_depth(4 * MIB, 32, true, Some(23 << 30));
+        let b = IoBuffers::with_write_budget(4 << 20, 32, 4096, false, 1, fast.budget);
+        assert_eq!(b.footprint() as u64, 128 * MIB);
+        let lean = write_depth(4 * MIB, 32, false, Some(23 << 30));
+        let b = IoBuffers::with_write_budget(4 << 20, 32, 4096, false, 1, lean.budget);
+        assert_eq!(b.footprint() as u64, READ_BUDGET);
     }
 
     #[test]
