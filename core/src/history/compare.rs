@@ -5,7 +5,10 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{figures, format_figure, phase_label, Figure, FigureUnit, RunId};
+pub use super::records::drive_label;
+
+use super::figures::{figures, format_figure, phase_label, Figure, FigureUnit};
+use super::records::RunId;
 use crate::i18n::{fill, gettext};
 use crate::report::Report;
 
@@ -68,30 +71,6 @@ pub struct Comparison {
     /// True when the two runs used different profile contents (or engines): the figures are
     /// not like for like.
     pub different_measurement: bool,
-}
-
-/// The label of a report's drive: model and kind, else the device, else `?`.
-pub fn drive_label(r: &Report) -> String {
-    let kind = r
-        .card
-        .as_ref()
-        .map(|c| c.kind)
-        .or(r.target.as_ref().map(|t| t.transport));
-    let model = r
-        .card
-        .as_ref()
-        .and_then(|c| c.model.clone())
-        .or_else(|| r.target.as_ref().and_then(|t| t.model.clone()));
-    let device = r.target.as_ref().and_then(|t| t.device.clone());
-    match (model, kind) {
-        (Some(m), Some(k)) => format!("{} ({})", m.trim_end_matches(['\0', ' ']), k.as_str()),
-        (Some(m), None) => m,
-        (None, Some(k)) => match device {
-            Some(d) => format!("{d} ({})", k.as_str()),
-            None => k.as_str().to_owned(),
-        },
-        (None, None) => device.unwrap_or_else(|| "?".to_owned()),
-    }
 }
 
 fn side(r: &Report) -> Side {

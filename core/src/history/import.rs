@@ -13,7 +13,7 @@ use std::rc::Rc;
 use serde::de::{self, Deserialize, DeserializeSeed, MapAccess, SeqAccess, Visitor};
 use serde_json::Value;
 
-use super::HistoryError;
+use super::error::HistoryError;
 
 /// The largest document read: 8 MiB of JSON (a standard run's document is about 10 KiB; one
 /// with a sample a second for a day, about 5 MiB).

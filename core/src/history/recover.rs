@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use rusqlite::Connection;
 
 use super::error::from_sqlite;
-use super::HistoryError;
+use super::error::HistoryError;
 
 const SQLITE_MAGIC: &[u8; 16] = b"SQLite format 3\0";
 

@@ -4,7 +4,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{figures, format_figure, is_graded_phase, phase_label, Figure, FigureUnit};
+use super::figures::{figures, format_figure, is_graded_phase, phase_label, Figure, FigureUnit};
+use super::records::started_key;
 use crate::i18n::{fill, gettext, ngettext};
 use crate::report::Report;
 
@@ -80,10 +81,7 @@ pub fn trend(now: &Report, earlier: &[Report]) -> Option<Trend> {
         return None;
     }
     let mut earlier: Vec<&Report> = earlier.iter().filter(|e| comparable(now, e)).collect();
-    earlier.sort_by(|a, b| {
-        crate::history::store::started_key(&a.started)
-            .cmp(&crate::history::store::started_key(&b.started))
-    });
+    earlier.sort_by_key(|r| started_key(&r.started));
     let earlier_figs: Vec<(&Report, Vec<Figure>)> =
         earlier.iter().map(|r| (*r, figures(r))).collect();
     let mut out = Vec::new();

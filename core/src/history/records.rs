@@ -1,0 +1,211 @@
+//! What the history holds and lists: run ids, how a run ended, the filter of a listing, the
+//! summaries of runs and drives, series points, what an import did; and how a stored run's
+//! drive is labelled and its start time ordered.
+
+use serde::{Deserialize, Serialize};
+
+use super::figures::FigureUnit;
+use crate::drive::{DriveId, IdentityBasis};
+use crate::engine::EngineKind;
+use crate::report::{ErrorKind, Report};
+use crate::target_dir::Transport;
+use crate::verdict::Verdict;
+
+/// A run's id: [`Report::run_id`], 32 lowercase hex digits. JSON: the string.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct RunId(pub String);
+
+impl std::fmt::Display for RunId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// How a stored run ended. JSON: `finished`, `failed`, `cancelled`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Outcome {
+    /// The test ran to its end (its verdict may still be FAIL or ERROR, e.g. a cache answered).
+    Finished,
+    /// An error stopped the test after it started (I/O error, fio failed, the file vanished).
+    Failed,
+    /// The user stopped it.
+    Cancelled,
+}
+
+impl Outcome {
+    /// The JSON / database name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Outcome::Finished => "finished",
+            Outcome::Failed => "failed",
+            Outcome::Cancelled => "cancelled",
+        }
+    }
+
+    /// Parses [`Outcome::as_str`].
+    pub fn parse(s: &str) -> Option<Outcome> {
+        [Outcome::Finished, Outcome::Failed, Outcome::Cancelled]
+            .into_iter()
+            .find(|o| o.as_str() == s)
+    }
+
+    /// How `report` ended, or `Err(reason)` when it is not history: refused before anything
+    /// ran (a pre-flight or profile error, nothing measured, no I/O path).
+    pub fn of(report: &Report) -> Result<Outcome, String> {
+        let Some(error) = &report.error else {
+            return if report.runs.is_empty() {
+                Err("nothing was measured".to_owned())
+            } else {
+                Ok(Outcome::Finished)
+            };
+        };
+        if error.is_cancelled() {
+            return Ok(Outcome::Cancelled);
+        }
+        let before_start = matches!(
+            error.kind,
+            ErrorKind::Missing
+                | ErrorKind::NotADirectory
+                | ErrorKind::NotWritable
+                | ErrorKind::ReadOnly
+                | ErrorKind::Memory
+                | ErrorKind::NotStorage
+                | ErrorKind::NoSpace
+                | ErrorKind::Inspect
+                | ErrorKind::Profile
+                | ErrorKind::FioMissing
+        );
+        if report.runs.is_empty() && report.io_path.is_none() && before_start {
+            return Err(format!("the test was refused ({})", error.kind.as_str()));
+        }
+        if report.runs.is_empty()
+            || !matches!(error.kind, ErrorKind::Cached | ErrorKind::Implausible)
+        {
+            Ok(Outcome::Failed)
+        } else {
+            Ok(Outcome::Finished)
+        }
+    }
+}
+
+/// Which runs to list or export: each `None` means any. `drive` is a drive id, a unique
+/// prefix of one, or a drive's name; `profile` a profile name.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RunFilter {
+    /// A drive id, unique id prefix (at least 6 hex digits) or the name given to a drive.
+    pub drive: Option<String>,
+    /// A profile name (`sd_bench`).
+    pub profile: Option<String>,
+}
+
+/// One stored run, for lists.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RunSummary {
+    /// The run's id.
+    pub run: RunId,
+    /// Start time, RFC 3339.
+    pub started: String,
+    /// The drive, when it was identified.
+    pub drive: Option<DriveId>,
+    /// The name the user gave the drive.
+    pub drive_name: Option<String>,
+    /// For people: the drive's name, else its model and kind (`SD64G (SD)`), else the target
+    /// device.
+    pub drive_label: String,
+    /// The profile's name.
+    pub profile: String,
+    /// The engine.
+    pub engine: EngineKind,
+    /// The A1 verdict.
+    pub verdict: Verdict,
+    /// The A2 verdict.
+    pub a2_verdict: Verdict,
+    /// How the run ended.
+    pub outcome: Outcome,
+    /// The deciding run's `seq-write` bandwidth, bytes/s.
+    pub seq_write_bw: Option<f64>,
+    /// The deciding run's `seq-read` bandwidth, bytes/s.
+    pub seq_read_bw: Option<f64>,
+    /// The deciding run's `rand-4k-write` IOPS.
+    pub rand_write_iops: Option<f64>,
+    /// The deciding run's `rand-4k-read` IOPS.
+    pub rand_read_iops: Option<f64>,
+}
+
+/// One drive of the history.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DriveSummary {
+    /// The drive's id.
+    pub id: DriveId,
+    /// What the id was made from.
+    pub basis: IdentityBasis,
+    /// The name the user gave it.
+    pub name: Option<String>,
+    /// For people: the name, else model and kind.
+    pub label: String,
+    /// How it is attached (as its latest run saw it).
+    pub kind: Transport,
+    /// Stored runs on it.
+    pub runs: u32,
+    /// Its latest run.
+    pub last: RunSummary,
+}
+
+/// One figure of one run, for trend charts.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SeriesPoint {
+    /// The run.
+    pub run: RunId,
+    /// Its start time, RFC 3339.
+    pub started: String,
+    /// The fio job name (`seq-write`).
+    pub phase: String,
+    /// The value, in `unit`.
+    pub value: f64,
+    /// Bytes per second or IOPS.
+    pub unit: FigureUnit,
+}
+
+/// What an import did: the runs added and those already in the history (unchanged).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ImportOutcome {
+    /// Runs new to the history.
+    pub added: Vec<RunId>,
+    /// Runs it already had (the same run id and contents); nothing of them changed.
+    pub already_there: Vec<RunId>,
+    /// Runs whose id the history already has with other contents (an edited or forged
+    /// document): the stored run is kept unchanged and the file's is not imported.
+    #[serde(default)]
+    pub conflicting: Vec<RunId>,
+}
+
+/// The sort key of an RFC 3339 time: seconds since 1970 (UTC), 0 when it cannot be read.
+pub(super) fn started_key(started: &str) -> i64 {
+    chrono::DateTime::parse_from_rfc3339(started).map_or(0, |t| t.timestamp())
+}
+
+/// The label of a report's drive: model and kind, else the device, else `?`.
+pub fn drive_label(r: &Report) -> String {
+    let kind = r
+        .card
+        .as_ref()
+        .map(|c| c.kind)
+        .or(r.target.as_ref().map(|t| t.transport));
+    let model = r
+        .card
+        .as_ref()
+        .and_then(|c| c.model.clone())
+        .or_else(|| r.target.as_ref().and_then(|t| t.model.clone()));
+    let device = r.target.as_ref().and_then(|t| t.device.clone());
+    match (model, kind) {
+        (Some(m), Some(k)) => format!("{} ({})", m.trim_end_matches(['\0', ' ']), k.as_str()),
+        (Some(m), None) => m,
+        (None, Some(k)) => match device {
+            Some(d) => format!("{d} ({})", k.as_str()),
+            None => k.as_str().to_owned(),
+        },
+        (None, None) => device.unwrap_or_else(|| "?".to_owned()),
+    }
+}
