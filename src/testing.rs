@@ -5,13 +5,15 @@
 use std::path::{Path, PathBuf};
 
 use adw::subclass::prelude::*;
+use agnostics_core::history::trend::Trend;
+use agnostics_core::profile::Profile;
 use agnostics_core::report::Report;
 
 use crate::model::test_run::TestRun;
 use crate::model::tests_session::TestsSession;
-use crate::pages::{HistoryView, ProgressView, ResultsView, TestsView};
+use crate::pages::{HistoryView, ProgressView, ReadyView, ResultsView, TestsView};
 use crate::widgets::DriveRow;
-use crate::window::{Page, Window};
+use crate::window::{Page, Tab, Window};
 
 /// The window as the UI tests see it (`use agnostics::testing::WindowProbe;`).
 pub trait WindowProbe {
@@ -75,6 +77,43 @@ pub trait WindowProbe {
 
     /// Records tests in, and shows, the history at `path` instead of the default one.
     fn set_history_path(&self, path: &Path);
+
+    /// The ready page.
+    fn ready_view(&self) -> ReadyView;
+
+    /// The SD Card view's page shown.
+    fn page(&self) -> Page;
+
+    /// The view shown.
+    fn tab(&self) -> Tab;
+
+    /// Shows the view `tab`.
+    fn set_tab(&self, tab: Tab);
+
+    /// True while a **Run Tests** session runs.
+    fn is_running_tests(&self) -> bool;
+
+    /// Why the test would refuse the chosen drive, as the ready page says it (`None` when it
+    /// would not, or while the checks run).
+    fn ready_problem(&self) -> Option<String>;
+
+    /// The profile the next test runs.
+    fn profile(&self) -> Profile;
+
+    /// Starts the SD card test on the chosen drive, as **Run** does.
+    fn start_test(&self);
+
+    /// Stops the running SD card test, as **Cancel** does.
+    fn cancel_test(&self);
+
+    /// Back to the choice of drive, as the back button does.
+    fn show_ready(&self);
+
+    /// Shows a short message at the bottom of the window.
+    fn toast(&self, text: &str);
+
+    /// Shows `trend` on the results page, as a recorded test does.
+    fn show_trend(&self, trend: Option<&Trend>);
 }
 
 impl WindowProbe for Window {
@@ -85,7 +124,7 @@ impl WindowProbe for Window {
     }
 
     fn drives_loaded(&self) -> bool {
-        self.imp().ready.drives_loaded.get()
+        self.imp().ready_view.drives_loaded()
     }
 
     fn history_view(&self) -> HistoryView {
@@ -121,12 +160,11 @@ impl WindowProbe for Window {
     }
 
     fn scripts_loaded(&self) -> bool {
-        self.imp().session.loaded()
+        self.imp().tests_view.session().loaded()
     }
 
     fn set_sysfs_root(&self, root: PathBuf) {
-        self.imp().sysfs_root.replace(root);
-        self.load_drives();
+        self.imp().ready_view.set_sysfs_root(root);
     }
 
     fn show_page_for_test(&self, page: Page) {
@@ -138,7 +176,7 @@ impl WindowProbe for Window {
     }
 
     fn tests_session(&self) -> TestsSession {
-        self.imp().session.clone()
+        self.imp().tests_view.session()
     }
 
     fn tests_view(&self) -> TestsView {
@@ -161,5 +199,53 @@ impl WindowProbe for Window {
         let imp = self.imp();
         imp.test_run.set_history_path(Some(path.to_path_buf()));
         imp.history_view.set_path(path);
+    }
+
+    fn ready_view(&self) -> ReadyView {
+        self.imp().ready_view.get()
+    }
+
+    fn page(&self) -> Page {
+        Window::page(self)
+    }
+
+    fn tab(&self) -> Tab {
+        Window::tab(self)
+    }
+
+    fn set_tab(&self, tab: Tab) {
+        Window::set_tab(self, tab);
+    }
+
+    fn is_running_tests(&self) -> bool {
+        Window::is_running_tests(self)
+    }
+
+    fn ready_problem(&self) -> Option<String> {
+        self.imp().ready_view.problem()
+    }
+
+    fn profile(&self) -> Profile {
+        self.imp().ready_view.profile()
+    }
+
+    fn start_test(&self) {
+        Window::start_test(self);
+    }
+
+    fn cancel_test(&self) {
+        Window::cancel_test(self);
+    }
+
+    fn show_ready(&self) {
+        Window::show_ready(self);
+    }
+
+    fn toast(&self, text: &str) {
+        Window::toast(self, text);
+    }
+
+    fn show_trend(&self, trend: Option<&Trend>) {
+        self.imp().results_view.show_trend(trend);
     }
 }

@@ -8,6 +8,7 @@ use std::cell::RefCell;
 
 use adw::prelude::*;
 use agnostics_core::advice::Advice;
+use agnostics_core::history::trend::{self, Trend};
 use agnostics_core::i18n::{fill, gettext, ngettext, number};
 use agnostics_core::report::{Report, RunReport};
 use agnostics_core::sdtest::UPSTREAM_RUNS;
@@ -481,12 +482,25 @@ impl ResultsView {
         self.imp().groups.append(&notes);
     }
 
-    /// Shows how this run compares with the drive's earlier runs of the same test, at the top
-    /// of the results: one line per figure (`lines`, e.g. "Sequential write 6.3 MB/s — down
+    /// Shows how this run compares with the drive's earlier runs of the same profile, at the
+    /// top of the results (nothing when `trend` is `None`), and the advice for a marked
+    /// decline.
+    pub fn show_trend(&self, trend: Option<&Trend>) {
+        let (lines, advice) = match trend {
+            Some(t) => (
+                t.figures.iter().map(trend::describe).collect::<Vec<_>>(),
+                trend::decline_advice(t),
+            ),
+            None => (Vec::new(), Vec::new()),
+        };
+        self.show_trend_lines(&lines, &advice);
+    }
+
+    /// The trend at the top of the results: one line per figure (`lines`, e.g. "Sequential write 6.3 MB/s — down
     /// 50 % from 12.6 MB/s on 2026-06-01 (3 earlier runs)"), and when a figure declined
     /// markedly, the `advice` under them. Replaces a trend shown before; nothing when `lines`
     /// is empty.
-    pub fn show_trend(&self, lines: &[String], advice: &[String]) {
+    fn show_trend_lines(&self, lines: &[String], advice: &[String]) {
         let imp = self.imp();
         if let Some((old, _)) = imp.trend.take() {
             imp.groups.remove(&old);

@@ -1,178 +1,101 @@
-//! The **All Tests** page's behaviour: finding the test scripts, a session of **Run Tests**
-//! (the [`TestsSession`]: the built-in SD card test first, through the window's own SD card
-//! flow, then the selected scripts on a [`Worker`](crate::model::worker::Worker)'s thread
-//! ([`scripts_worker`](model::scripts_worker)), all into one `rpdiags.txt`), **Stop**, **Reset** and **Show Log**.
-
-use std::path::PathBuf;
+//! The window's side of the **All Tests** page: its actions (**Run Tests**, **Stop**,
+//! **Reset**), the session's SD card test run by the window's own SD card flow, suspend and
+//! logout inhibited while the session runs, and the session's end.
 
 use adw::prelude::*;
 use adw::subclass::prelude::*;
-use agnostics_core::i18n::{fill, gettext};
+use agnostics_core::i18n::gettext;
 use agnostics_core::report::Report;
-use agnostics_core::scripts::{self, RunOptions};
-use gtk::{gio, glib};
+use gtk::glib;
 
 use super::Window;
 use crate::model::rpdiags;
-use crate::model::scripts_worker;
-use crate::model::tests_session::{Begun, SessionState, TestsSession};
+use crate::model::tests_session::SessionState;
+use crate::pages::all_tests::log_error;
 
 impl Window {
-    /// Where test scripts are looked for besides `agnostics/` under `$XDG_DATA_DIRS`
-    /// (`--dir`); lists the tests again. Ignored, with a toast, while tests run.
-    pub fn set_script_dirs(&self, dirs: Vec<PathBuf>) {
-        if self.is_busy() {
-            self.toast(&gettext("A test is already running"));
-            return;
-        }
-        self.imp().session.set_script_dirs(dirs);
-        self.load_scripts();
-    }
-
-    /// Finds the test scripts (on a helper thread) and lists them after the SD card test.
-    pub(super) fn load_scripts(&self) {
-        let imp = self.imp();
-        let generation = imp.session.begin_listing();
-        let dirs = scripts::script_dirs(&imp.session.script_dirs());
-        let finding = gio::spawn_blocking(move || scripts::discover(&dirs));
-        glib::spawn_future_local(glib::clone!(
+    /// The page's signals answered; the session's start and end followed.
+    pub(super) fn setup_tests(&self) {
+        let view = &self.imp().tests_view;
+        view.connect_start_sd_test(glib::clone!(
             #[weak(rename_to = win)]
             self,
-            async move {
-                let found = finding.await.unwrap_or_default();
-                if win.is_busy() {
-                    return;
-                }
-                for skipped in &found.skipped {
-                    glib::g_info!(
-                        "agnostics",
-                        "not listed: {}: {}",
-                        skipped.file.display(),
-                        skipped.message()
-                    );
-                }
-                win.imp().session.set_scripts(generation, found.tests);
+            #[upgrade_or]
+            false,
+            move |_| {
+                win.start_test();
+                win.imp().test_run.is_busy()
             }
         ));
-    }
-
-    /// The view follows the session's list and state; the window its end.
-    pub(super) fn setup_tests(&self) {
-        let imp = self.imp();
-        imp.tests_view.set_session(&imp.session);
-        imp.session.connect_state_notify(glib::clone!(
+        view.connect_toast(glib::clone!(
             #[weak(rename_to = win)]
             self,
-            move |session| {
-                if session.state() == SessionState::Finished {
-                    win.session_ended(session);
+            move |_, text| win.toast(text)
+        ));
+        view.connect_message(glib::clone!(
+            #[weak(rename_to = win)]
+            self,
+            move |_, heading, body| win.show_message(heading, body)
+        ));
+        view.session().connect_state_notify(glib::clone!(
+            #[weak(rename_to = win)]
+            self,
+            move |session| match session.state() {
+                SessionState::Running => {
+                    win.inhibit(&gettext("Diagnostics tests are running"));
+                    win.sync_actions();
                 }
+                SessionState::Finished => win.session_ended(),
+                SessionState::Idle | SessionState::Stopping => {}
             }
         ));
     }
 
     /// True while a **Run Tests** session runs.
-    pub fn is_running_tests(&self) -> bool {
-        self.imp().session.is_busy()
+    pub(crate) fn is_running_tests(&self) -> bool {
+        self.imp().tests_view.session().is_busy()
     }
 
     /// **Run Tests** (the `win.run-tests` action): the selected tests, in list order.
-    pub fn run_tests(&self) {
-        let imp = self.imp();
-        if self.is_busy() {
-            return;
-        }
-        let sd = match imp.session.begin() {
-            Begun::Started { sd } => sd,
-            Begun::NothingChosen => {
-                self.toast(&gettext("Choose at least one test"));
-                return;
-            }
-            Begun::Busy => return,
-        };
-        self.inhibit(&gettext("Diagnostics tests are running"));
-        self.sync_actions();
-        if sd {
-            self.start_test();
-            if !imp.test_run.is_busy() {
-                // It could not start (the reason is shown); the scripts still run.
-                imp.session
-                    .sd_ended(Some(agnostics_core::verdict::Verdict::Error));
-                self.start_scripts(None);
-            }
-        } else {
-            self.start_scripts(None);
+    pub(super) fn run_tests(&self) {
+        if !self.is_busy() {
+            self.imp().tests_view.run_tests();
         }
     }
 
     /// **Stop** (the `win.cancel-tests` action): the running test is aborted, the rest do not
     /// run.
-    pub fn cancel_tests(&self) {
-        if self.imp().session.cancel() {
+    pub(super) fn cancel_tests(&self) {
+        if self.imp().tests_view.cancel_tests() {
             self.cancel_test();
         }
     }
 
     /// **Reset** (the `win.reset-tests` action): no results, every test selected.
-    pub fn reset_tests(&self) {
+    pub(super) fn reset_tests(&self) {
         if !self.is_busy() {
-            self.imp().session.reset();
+            self.imp().tests_view.reset_tests();
         }
     }
 
-    /// The SD card test that ran has ended with `report`: part of a session, its result
-    /// goes to its row and the session goes on with the scripts (which write the log); alone
-    /// (**Run SD Card Test**), its result is the whole log.
+    /// The SD card test that ran has ended with `report`: part of a session, the session
+    /// goes on with the scripts (which write the log); alone (**Run SD Card Test**), its
+    /// result is the whole log.
     pub(super) fn sd_test_ended(&self, report: Report) {
-        let cancelled = report.error.as_ref().is_some_and(|e| e.is_cancelled());
-        let verdict = (!cancelled).then_some(report.verdict);
-        if self.imp().session.sd_ended(verdict) {
-            self.start_scripts(Some(report));
+        if self.imp().tests_view.sd_test_ended(report.clone()) {
+            if self.is_running_tests() {
+                self.inhibit(&gettext("Diagnostics tests are running"));
+            }
         } else if let Err(e) = rpdiags::write_sd_test(&report) {
             self.toast(&log_error(&e));
         }
     }
 
-    /// Starts the session's scripts (maybe none) after the SD card test's `sd` report.
-    fn start_scripts(&self, sd: Option<Report>) {
-        let imp = self.imp();
-        let log = match rpdiags::path() {
-            Ok(path) => path,
-            Err(e) => {
-                self.toast(&log_error(&e));
-                imp.session.finish(None);
-                return;
-            }
-        };
-        let tests = imp.session.scripts();
-        let worker = match scripts_worker::spawn(log, sd, tests, RunOptions::default()) {
-            Ok(worker) => worker,
-            Err(e) => {
-                self.show_message(
-                    &gettext("The tests could not start"),
-                    &fill(
-                        &gettext("{error}\n\nClose some programs and try again."),
-                        &[("error", &e)],
-                    ),
-                );
-                imp.session.finish(None);
-                return;
-            }
-        };
-        imp.session.run_scripts(worker);
-        self.inhibit(&gettext("Diagnostics tests are running"));
-    }
-
     /// The session is over: what stopped it, if anything, is said; suspend is allowed again
     /// and a close asked for while it ran happens now.
-    fn session_ended(&self, session: &TestsSession) {
+    fn session_ended(&self) {
         let imp = self.imp();
-        if let Some(message) = session.error() {
-            self.toast(&fill(
-                &gettext("The tests could not finish: {error}"),
-                &[("error", &message)],
-            ));
-        }
+        imp.tests_view.tell_session_ended(&imp.tests_view.session());
         if !imp.test_run.is_busy() {
             self.uninhibit();
         }
@@ -182,35 +105,4 @@ impl Window {
             self.close();
         }
     }
-
-    /// **Show Log** (the `win.show-log` action): opens `rpdiags.txt` with the desktop's
-    /// default program for it.
-    pub fn show_log(&self) {
-        let path = match rpdiags::path() {
-            Ok(path) => path,
-            Err(e) => {
-                self.toast(&log_error(&e));
-                return;
-            }
-        };
-        if !path.is_file() {
-            self.toast(&gettext("There is no log yet: run a test first"));
-            return;
-        }
-        match crate::widgets::log_view::read_log(&path) {
-            Ok(text) => crate::widgets::log_view::log_window(self, &path, &text).present(),
-            Err(e) => self.toast(&fill(
-                &gettext("The log could not be opened: {error}"),
-                &[("error", &e)],
-            )),
-        }
-    }
-}
-
-/// "The log could not be written: …" for people.
-fn log_error(error: &dyn std::fmt::Display) -> String {
-    fill(
-        &gettext("The log could not be written: {error}"),
-        &[("error", &error)],
-    )
 }

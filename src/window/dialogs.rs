@@ -2,14 +2,11 @@
 //! window is closed during a test, and the folder chooser. libadwaita's own dialogs
 //! (`adw::MessageDialog`), modal to the window; Escape gives the safe answer.
 
-use std::path::PathBuf;
-
 use adw::prelude::*;
 use adw::subclass::prelude::*;
 use agnostics_core::i18n::{fill, gettext};
 use agnostics_core::report::{self, ErrorKind, Report};
-use agnostics_core::target_dir;
-use gtk::{gio, glib};
+use gtk::glib;
 
 use super::Window;
 
@@ -201,27 +198,12 @@ impl Window {
                     return;
                 }
                 if let Some(dir) = chooser.file().and_then(|f| f.path()) {
-                    win.add_folder(dir);
+                    win.imp().ready_view.add_folder(dir);
                 }
             }
         ));
         chooser.show();
         self.imp().chooser.replace(Some(chooser));
-    }
-
-    /// Adds `dir` to the drives and selects it (what **Choose another folder** does).
-    pub fn add_folder(&self, dir: PathBuf) {
-        let sysfs = self.imp().sysfs_root.borrow().clone();
-        let probe_dir = dir.clone();
-        let inspecting = gio::spawn_blocking(move || target_dir::inspect(&probe_dir, &sysfs).ok());
-        glib::spawn_future_local(glib::clone!(
-            #[weak(rename_to = win)]
-            self,
-            async move {
-                let info = inspecting.await.ok().flatten();
-                win.imp().ready_view.drive_row().add_folder(dir, info);
-            }
-        ));
     }
 }
 

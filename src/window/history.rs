@@ -4,7 +4,6 @@
 //! read again; and **Save report** for the results shown.
 
 use adw::subclass::prelude::*;
-use agnostics_core::history::trend::{self, Trend};
 use agnostics_core::i18n::{fill, gettext};
 use gtk::glib;
 
@@ -31,7 +30,7 @@ impl Window {
                     self.toast(&warning);
                 }
                 if imp.test_run.report().is_some_and(|r| r.error.is_none()) {
-                    self.show_trend(recorded.trend.as_ref());
+                    imp.results_view.show_trend(recorded.trend.as_ref());
                 }
                 imp.history_view.reload();
             }
@@ -40,22 +39,9 @@ impl Window {
         }
     }
 
-    /// Shows on the results page how the test compares with the drive's earlier runs of the
-    /// same profile (nothing when `trend` is `None`), and the advice for a marked decline.
-    pub fn show_trend(&self, trend: Option<&Trend>) {
-        let (lines, advice) = match trend {
-            Some(t) => (
-                t.figures.iter().map(trend::describe).collect::<Vec<_>>(),
-                trend::decline_advice(t),
-            ),
-            None => (Vec::new(), Vec::new()),
-        };
-        self.imp().results_view.show_trend(&lines, &advice);
-    }
-
     /// Saves the results shown (the `win.save-report` action, **Save Report…**): asks where,
     /// as JSON, Markdown or a PNG picture of the results.
-    pub fn save_report(&self) {
+    pub(super) fn save_report(&self) {
         let imp = self.imp();
         let Some(report) = imp.test_run.report().filter(|r| r.error.is_none()) else {
             return;

@@ -1,11 +1,13 @@
-//! The main window, three pages in a view stack. **SD Card**: ready (choose a drive, **Run SD
-//! card test**) → running (phase, progress, live figure, chart, **Cancel**) → results
-//! (PASS/FAIL rows and advice, the card, **Run Again**, **Copy Results**, **Save report**); errors in a dialog
-//! that says what happened and what to do, then back to ready. **All Tests**: upstream's list
-//! of tests with **Run Tests**, **Show Log** and **Reset** (see [`all_tests`]). **History**: the
-//! drives tested, their trend charts and runs, compare and save (see [`history`] and
-//! [`HistoryView`]; results also have **Save report**). It observes the
-//! [`TestRun`] state object and never blocks: the engine and the scripts run on workers'
+//! The main window, a shell around three views in a view stack; each page is its own widget
+//! with its own state (see [`crate::pages`]), and the window wires them. **SD Card**: ready
+//! ([`ReadyView`]: choose a drive, **Run SD card test**) → running (phase, progress, live
+//! figure, chart, **Cancel**) → results (PASS/FAIL rows and advice, the card, **Run Again**,
+//! **Copy Results**, **Save report**); errors in a dialog that says what happened and what to
+//! do, then back to ready. **All Tests** ([`TestsView`]): upstream's list of tests with **Run
+//! Tests**, **Show Log** and **Reset**. **History** ([`HistoryView`]): the drives tested,
+//! their trend charts and runs, compare and save. The window owns the [`TestRun`] (the SD card
+//! test, started from the ready page, the results page or a **Run Tests** session), its
+//! actions and its dialogs, and never blocks: the engine and the scripts run on workers'
 //! threads. Every test's result goes to `rpdiags.txt` ([`crate::model::rpdiags`]).
 //!
 //! While a test runs, suspend and logout are inhibited, and closing the window asks first; if
@@ -22,17 +24,15 @@ use gtk::{gdk, gio, glib};
 
 use crate::config::APP_ID;
 use crate::model::test_run::TestRun;
-use crate::model::tests_session::TestsSession;
 use crate::pages::{HistoryView, ProgressView, ReadyView, ResultsView, TestsView};
 
 mod all_tests;
 mod dialogs;
-mod drives;
 mod history;
 mod pages;
-mod ready;
 mod sd_test;
 mod state;
+mod wiring;
 
 pub use pages::{Page, Tab};
 
@@ -64,18 +64,12 @@ mod imp {
         pub history_view: TemplateChild<HistoryView>,
 
         pub test_run: TestRun,
-        pub sysfs_root: RefCell<PathBuf>,
         pub inhibit_cookie: Cell<u32>,
         pub close_when_stopped: Cell<bool>,
         pub dialog: RefCell<Option<adw::MessageDialog>>,
         pub chooser: RefCell<Option<gtk::FileChooserNative>>,
-        /// The **All Tests** list and its session (see [`all_tests`]).
-        pub session: TestsSession,
         /// The SD card test started has not had its result logged yet.
         pub sd_log_pending: Cell<bool>,
-        /// The ready page's part: the profile, the list of drives, the chosen drive's
-        /// refusal, settings (see [`ready`]).
-        pub ready: ready::ReadyState,
     }
 
     #[glib::object_subclass]
@@ -101,7 +95,9 @@ mod imp {
             klass.install_action("win.run-tests", None, |win, _, _| win.run_tests());
             klass.install_action("win.cancel-tests", None, |win, _, _| win.cancel_tests());
             klass.install_action("win.reset-tests", None, |win, _, _| win.reset_tests());
-            klass.install_action("win.show-log", None, |win, _, _| win.show_log());
+            klass.install_action("win.show-log", None, |win, _, _| {
+                win.imp().tests_view.show_log()
+            });
             klass.add_binding_action(gdk::Key::Left, gdk::ModifierType::ALT_MASK, "win.back");
         }
 
@@ -113,7 +109,6 @@ mod imp {
     impl ObjectImpl for Window {
         fn constructed(&self) {
             self.parent_constructed();
-            self.sysfs_root.replace(PathBuf::from("/sys"));
             self.obj().setup();
         }
     }
@@ -155,54 +150,18 @@ impl Window {
     }
 
     fn setup(&self) {
-        let imp = self.imp();
         self.set_icon_name(Some(APP_ID));
         // The name of the menu entry, which the taskbar shows too.
         self.set_title(Some(&gettext("Raspberry Pi Diagnostics")));
-        imp.ready.profile.replace(Some(Profile::sd_bench()));
-        self.restore_settings();
-        self.setup_profile_row();
-        self.update_intro();
+        self.restore_size();
         crate::a11y::name_mnemonic_buttons(self);
-
-        imp.test_run.connect_state_notify(glib::clone!(
-            #[weak(rename_to = win)]
-            self,
-            move |_| win.sync_state()
-        ));
-        imp.test_run.connect_progress(glib::clone!(
-            #[weak(rename_to = win)]
-            self,
-            move |run| win.imp().progress_view.update(&run.progress())
-        ));
-        imp.test_run.connect_warning(glib::clone!(
-            #[weak(rename_to = win)]
-            self,
-            move |_, text| win.toast(text)
-        ));
-        imp.ready_view
-            .drive_row()
-            .connect_selected_notify(glib::clone!(
-                #[weak(rename_to = win)]
-                self,
-                move |_| {
-                    win.update_folder_label();
-                    win.check_target();
-                }
-            ));
-        imp.view_stack
-            .connect_visible_child_name_notify(glib::clone!(
-                #[weak(rename_to = win)]
-                self,
-                move |_| {
-                    win.sync_header();
-                    win.sync_focus();
-                }
-            ));
+        self.setup_run();
+        self.setup_ready();
+        self.view_stack_follows();
         self.setup_history();
         self.setup_tests();
-        self.load_drives();
-        self.load_scripts();
+        self.imp().ready_view.load_drives();
+        self.imp().tests_view.load_scripts();
         self.sync_state();
     }
 
@@ -218,30 +177,35 @@ impl Window {
             return;
         }
         if let Some(profile) = profile {
-            self.choose_profile(profile);
+            imp.ready_view.choose_profile(profile);
         }
         if let Some(target) = target {
-            imp.ready.preferred_target.replace(Some(target));
-            self.load_drives();
+            imp.ready_view.set_preferred_target(target);
         }
         if run {
-            if imp.ready.drives_loaded.get() {
-                self.start_when_drawn();
-            } else {
-                imp.ready.run_when_ready.set(true);
-            }
+            imp.ready_view.request_run();
         }
     }
 
+    /// Where test scripts are looked for besides `agnostics/` under `$XDG_DATA_DIRS`
+    /// (`--dir`); lists the tests again. Ignored, with a toast, while tests run.
+    pub fn set_script_dirs(&self, dirs: Vec<PathBuf>) {
+        if self.is_busy() {
+            self.toast(&gettext("A test is already running"));
+            return;
+        }
+        self.imp().tests_view.set_script_dirs(dirs);
+    }
+
     /// Back to the choice of drive (the `win.back` action).
-    pub fn show_ready(&self) {
+    pub(crate) fn show_ready(&self) {
         if !self.imp().test_run.is_busy() {
             self.show_page(Page::Ready);
         }
     }
 
     /// Shows a short message at the bottom of the window.
-    pub fn toast(&self, text: &str) {
+    pub(crate) fn toast(&self, text: &str) {
         let toast = adw::Toast::new(&glib::markup_escape_text(text));
         self.imp().toast_overlay.add_toast(toast.clone());
         let mut toasts = self.imp().toasts.borrow_mut();
@@ -250,7 +214,7 @@ impl Window {
     }
 
     /// The SD Card view's page shown.
-    pub fn page(&self) -> Page {
+    pub(crate) fn page(&self) -> Page {
         self.imp()
             .stack
             .visible_child_name()
@@ -259,7 +223,7 @@ impl Window {
     }
 
     /// The view shown.
-    pub fn tab(&self) -> Tab {
+    pub(crate) fn tab(&self) -> Tab {
         self.imp()
             .view_stack
             .visible_child_name()
@@ -268,7 +232,7 @@ impl Window {
     }
 
     /// Shows the view `tab`.
-    pub fn set_tab(&self, tab: Tab) {
+    pub(crate) fn set_tab(&self, tab: Tab) {
         self.imp().view_stack.set_visible_child_name(tab.name());
     }
 }

@@ -60,21 +60,21 @@ impl Window {
 
     /// Starts the test on the selected drive (the `win.run` action: **Run SD Card Test**,
     /// **Run Again**).
-    pub fn start_test(&self) {
+    pub(crate) fn start_test(&self) {
         let imp = self.imp();
-        if imp.test_run.is_busy() || !imp.ready.drives_loaded.get() {
+        if imp.test_run.is_busy() {
             return;
         }
-        let Some(choice) = imp.ready_view.drive_row().selected_choice() else {
+        let Some(choice) = imp.ready_view.chosen_drive() else {
             return;
         };
-        self.drive_saved(&choice.dir);
+        imp.ready_view.remember_drive(&choice.dir);
         let opts = TestOptions {
             target: choice.dir.clone(),
-            profile: self.profile(),
+            profile: imp.ready_view.profile(),
             engine: EngineKind::Native,
             runs: agnostics_core::sdtest::UPSTREAM_RUNS,
-            sysfs_root: imp.sysfs_root.borrow().clone(),
+            sysfs_root: imp.ready_view.sysfs_root(),
             lock_dir: agnostics_core::drive_lock::default_dir(),
         };
         let drive = match &choice.info {
@@ -103,13 +103,13 @@ impl Window {
     }
 
     /// Stops the running test (the `win.cancel` action, **Cancel**).
-    pub fn cancel_test(&self) {
+    pub(crate) fn cancel_test(&self) {
         self.imp().test_run.cancel();
     }
 
     /// Copies the report as plain text, upstream's compat lines included (the
     /// `win.copy-results` action, **Copy Results**).
-    pub fn copy_results(&self) {
+    pub(super) fn copy_results(&self) {
         if let Some(report) = self.imp().test_run.report() {
             self.clipboard().set_text(&report::to_text(&report));
             self.toast(&gettext("Results copied"));

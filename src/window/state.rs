@@ -50,9 +50,9 @@ impl Window {
             }
         };
         self.set_default_widget(None::<&gtk::Widget>);
-        if !focus.is_sensitive() && self.page() == Page::Ready {
-            // Run is off (no drive yet, or one the test refuses): the chooser instead.
-            imp.ready_view.drive_row().grab_focus();
+        if self.tab() == Tab::SdCard && self.page() == Page::Ready {
+            // Run, or the chooser while Run is off (no drive yet, or one the test refuses).
+            imp.ready_view.focus_default();
         } else {
             focus.grab_focus();
         }
@@ -62,11 +62,9 @@ impl Window {
         let imp = self.imp();
         let busy = self.is_busy();
         let page = self.page();
-        self.action_set_enabled(
-            "win.run",
-            !busy && imp.ready.drives_loaded.get() && self.ready_problem().is_none(),
-        );
-        self.action_set_enabled("win.run-tests", !busy && imp.ready.drives_loaded.get());
+        let listed = imp.ready_view.drives_loaded();
+        self.action_set_enabled("win.run", !busy && imp.ready_view.can_run());
+        self.action_set_enabled("win.run-tests", !busy && listed);
         self.action_set_enabled("win.cancel-tests", self.is_running_tests());
         self.action_set_enabled("win.reset-tests", !busy);
         self.action_set_enabled("win.cancel", imp.test_run.state() == RunState::Running);
@@ -74,7 +72,7 @@ impl Window {
         self.action_set_enabled("win.copy-results", results);
         self.action_set_enabled("win.save-report", results);
         self.action_set_enabled("win.back", !busy && page == Page::Results);
-        self.action_set_enabled("win.choose-folder", !busy && imp.ready.drives_loaded.get());
+        self.action_set_enabled("win.choose-folder", !busy && listed);
     }
 
     pub(super) fn sync_state(&self) {

@@ -1,21 +1,32 @@
 //! The **All Tests** page, like upstream agnostics' window: the built-in SD card test first,
 //! then the test scripts found on this system, each with a **Run Test?** switch and a result
 //! column; **Show Log**, **Reset** and **Run Tests** (which becomes **Stop** while tests run).
-//! The rows show the [`TestsSession`]'s list of [`TestItem`]s, one [`TestRow`] bound to each;
-//! the window runs the session, and the view follows its state. A script's output is shown in
-//! a dialog (the capped display copy; the log has all of it).
+//! The rows show the page's [`TestsSession`]'s list of [`TestItem`]s, one [`TestRow`] bound to
+//! each, and follow its state; the page runs the session ([`session`]). A script's output is
+//! shown in a dialog (the capped display copy; the log has all of it).
+//!
+//! Its buttons use the window's `win.run-tests`, `win.cancel-tests`, `win.reset-tests` and
+//! `win.show-log` actions (the window knows whether the SD card test runs). It asks the window
+//! by its signals: `start-sd-test` (start the SD card test; returns whether it started),
+//! `toast` (a short message) and `message` (a dialog's heading and body).
 
 use std::cell::RefCell;
+use std::sync::OnceLock;
 
 use adw::prelude::*;
 use adw::subclass::prelude::*;
 use agnostics_core::i18n::{fill, gettext};
 use agnostics_core::scripts::ScriptResult;
+use glib::subclass::Signal;
 use gtk::{gio, glib};
 
 use crate::format::script_verdict_text;
 use crate::model::tests_session::{TestItem, TestsSession};
 use crate::widgets::test_row::TestRow;
+
+mod session;
+
+pub use session::log_error;
 
 /// What one row shows, read back from the widgets (for tests).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -48,8 +59,8 @@ mod imp {
         pub stop_button: TemplateChild<gtk::Button>,
         /// The rows, in the order of the session's items (kept in step with the list).
         pub rows: RefCell<Vec<TestRow>>,
-        /// The session shown.
-        pub session: RefCell<Option<TestsSession>>,
+        /// The session shown and run.
+        pub session: TestsSession,
     }
 
     #[glib::object_subclass]
@@ -68,7 +79,32 @@ mod imp {
         }
     }
 
-    impl ObjectImpl for TestsView {}
+    impl ObjectImpl for TestsView {
+        fn signals() -> &'static [Signal] {
+            static SIGNALS: OnceLock<Vec<Signal>> = OnceLock::new();
+            SIGNALS.get_or_init(|| {
+                vec![
+                    // The session's SD card test is to start: returns whether it started.
+                    Signal::builder("start-sd-test")
+                        .return_type::<bool>()
+                        .build(),
+                    // A short message for the bottom of the window.
+                    Signal::builder("toast")
+                        .param_types([String::static_type()])
+                        .build(),
+                    // A dialog to show: its heading and body.
+                    Signal::builder("message")
+                        .param_types([String::static_type(), String::static_type()])
+                        .build(),
+                ]
+            })
+        }
+
+        fn constructed(&self) {
+            self.parent_constructed();
+            self.obj().show_session();
+        }
+    }
 
     impl WidgetImpl for TestsView {}
     impl BoxImpl for TestsView {}
@@ -81,12 +117,23 @@ glib::wrapper! {
         @implements gtk::Buildable, gtk::ConstraintTarget, gtk::Orientable;
 }
 
+impl Default for TestsView {
+    fn default() -> Self {
+        glib::Object::new()
+    }
+}
+
 impl TestsView {
-    /// Shows `session`: a row for each of its items, bound to it, and **Run Tests** or
+    /// The **All Tests** list and its session.
+    pub fn session(&self) -> TestsSession {
+        self.imp().session.clone()
+    }
+
+    /// Shows the session: a row for each of its items, bound to it, and **Run Tests** or
     /// **Stop** and the switches locked as its state says.
-    pub fn set_session(&self, session: &TestsSession) {
+    fn show_session(&self) {
         let imp = self.imp();
-        imp.session.replace(Some(session.clone()));
+        let session = &imp.session;
         let items = session.items();
         let shown = imp.rows.borrow().len() as u32;
         self.items_changed(&items, 0, shown, items.n_items());
@@ -108,11 +155,7 @@ impl TestsView {
     /// there come.
     fn items_changed(&self, items: &gio::ListStore, position: u32, removed: u32, added: u32) {
         let imp = self.imp();
-        let busy = imp
-            .session
-            .borrow()
-            .as_ref()
-            .is_some_and(TestsSession::is_busy);
+        let busy = imp.session.is_busy();
         let mut rows = imp.rows.borrow_mut();
         let start = (position as usize).min(rows.len());
         let end = (start + removed as usize).min(rows.len());

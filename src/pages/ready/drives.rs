@@ -1,4 +1,4 @@
-//! The list of drives on the SD Card page: made on a helper thread (a hung network mount
+//! The ready page's list of drives: made on a helper thread (a hung network mount
 //! cannot freeze the window), the preferred folder selected, test files of killed runs removed
 //! (and said so), and the line that names the folder the test file goes in.
 
@@ -11,22 +11,22 @@ use agnostics_core::i18n::{fill, gettext, ngettext};
 use agnostics_core::target_dir;
 use gtk::{gio, glib};
 
-use super::Window;
+use super::ReadyView;
 use crate::widgets::drive_row::{choices, DriveChoice};
 
-impl Window {
+impl ReadyView {
     /// Lists the drives again (on a helper thread) and selects the preferred folder.
     pub fn load_drives(&self) {
         let imp = self.imp();
-        imp.ready.drives_loaded.set(false);
-        let generation = imp.ready.drives_generation.get() + 1;
-        imp.ready.drives_generation.set(generation);
-        imp.ready_view.drive_row().set_loading();
+        imp.drives_loaded.set(false);
+        let generation = imp.drives_generation.get() + 1;
+        imp.drives_generation.set(generation);
+        imp.drive_row.set_loading();
         self.update_folder_label();
-        self.sync_actions();
+        self.emit_changed();
 
-        let sysfs = imp.sysfs_root.borrow().clone();
-        let preferred = imp.ready.preferred_target.borrow().clone();
+        let sysfs = self.sysfs_root();
+        let preferred = imp.preferred_target.borrow().clone();
         let fallback = preferred.clone();
         let listing = gio::spawn_blocking(move || {
             let preferred = preferred.unwrap_or_else(|| target_dir::default_target(&sysfs));
@@ -41,7 +41,7 @@ impl Window {
             (list, selected, removed)
         });
         glib::spawn_future_local(glib::clone!(
-            #[weak(rename_to = win)]
+            #[weak(rename_to = view)]
             self,
             async move {
                 let (list, selected, removed) = listing.await.unwrap_or_else(|_| {
@@ -49,19 +49,19 @@ impl Window {
                     (vec![DriveChoice::new(dir, None)], 0, Vec::new())
                 });
                 // Said even when this listing is outdated: the files are gone either way.
-                win.tell_stale_removed(&removed);
-                let imp = win.imp();
-                if imp.ready.drives_generation.get() != generation {
+                view.tell_stale_removed(&removed);
+                let imp = view.imp();
+                if imp.drives_generation.get() != generation {
                     return;
                 }
-                imp.ready_view.drive_row().set_choices(list, selected);
-                imp.ready.drives_loaded.set(true);
-                win.update_folder_label();
-                win.check_target();
-                win.sync_actions();
-                win.give_launch_focus();
-                if imp.ready.run_when_ready.take() {
-                    win.start_when_drawn();
+                imp.drive_row.set_choices(list, selected);
+                imp.drives_loaded.set(true);
+                view.update_folder_label();
+                view.check_target();
+                view.emit_changed();
+                view.emit_by_name::<()>("listed", &[]);
+                if imp.run_when_ready.take() {
+                    view.emit_by_name::<()>("run-requested", &[]);
                 }
             }
         ));
@@ -70,7 +70,7 @@ impl Window {
     /// One toast (and one line on stderr, for a terminal that started the app) for the test
     /// files of killed runs that [`testfile::remove_stale`] removed; nothing when there were
     /// none.
-    pub(super) fn tell_stale_removed(&self, removed: &[PathBuf]) {
+    fn tell_stale_removed(&self, removed: &[PathBuf]) {
         let text = match removed {
             [] => return,
             [path] => fill(
@@ -87,20 +87,20 @@ impl Window {
             ),
         };
         eprintln!("agnostics: {text}");
-        self.toast(&text);
+        self.emit_toast(&text);
     }
 
     pub(super) fn update_folder_label(&self) {
         let imp = self.imp();
-        let text = match imp.ready_view.drive_row().selected_choice() {
+        let text = match imp.drive_row.selected_choice() {
             Some(choice) => fill(
                 &gettext("The test file goes in {folder}"),
                 &[("folder", &choice.dir.display())],
             ),
             None => String::new(),
         };
-        imp.ready_view.folder_label().set_label(&text);
-        imp.ready_view.folder_label().set_visible(!text.is_empty());
+        imp.folder_label.set_label(&text);
+        imp.folder_label.set_visible(!text.is_empty());
     }
 }
 
@@ -118,4 +118,22 @@ fn folders_of(paths: &[PathBuf]) -> String {
         }
     }
     folders.join(", ")
+}
+
+impl ReadyView {
+    /// Adds `dir` to the drives and selects it (what **Choose another folder** does), once it
+    /// is inspected on a helper thread.
+    pub fn add_folder(&self, dir: PathBuf) {
+        let sysfs = self.sysfs_root();
+        let probe_dir = dir.clone();
+        let inspecting = gio::spawn_blocking(move || target_dir::inspect(&probe_dir, &sysfs).ok());
+        glib::spawn_future_local(glib::clone!(
+            #[weak(rename_to = view)]
+            self,
+            async move {
+                let info = inspecting.await.ok().flatten();
+                view.imp().drive_row.add_folder(dir, info);
+            }
+        ));
+    }
 }

@@ -1,0 +1,80 @@
+//! The pre-flight checks run on the chosen drive as soon as it is chosen (and when the profile
+//! changes the space needed), so that a drive the test would refuse (memory, read-only, too
+//! little free space, not a folder one can write) is said so on the page, with what to do,
+//! and **Run** is off.
+
+use adw::prelude::*;
+use adw::subclass::prelude::*;
+use agnostics_core::sdtest::advice_for_target;
+use agnostics_core::target_dir;
+use gtk::{gio, glib};
+
+use super::ReadyView;
+
+impl ReadyView {
+    /// Why the test would refuse the chosen drive, as the page says it: `None` when it would
+    /// not (or while the checks run).
+    pub fn problem(&self) -> Option<String> {
+        self.imp().problem.borrow().clone()
+    }
+
+    /// Runs the pre-flight checks on the chosen drive on a helper thread (a hung network
+    /// mount cannot freeze the window) and shows their refusal, if any, above **Run**.
+    pub(super) fn check_target(&self) {
+        let imp = self.imp();
+        let generation = imp.check_generation.get() + 1;
+        imp.check_generation.set(generation);
+        self.set_problem(None);
+        let Some(choice) = imp.drive_row.selected_choice() else {
+            return;
+        };
+        let dir = choice.dir.clone();
+        let size = self.profile().file_size_bytes();
+        let sysfs = self.sysfs_root();
+        let checking = gio::spawn_blocking(move || {
+            target_dir::preflight(&dir, size, &sysfs)
+                .err()
+                .map(|e| (e.message(), advice_for_target(&e).text()))
+        });
+        glib::spawn_future_local(glib::clone!(
+            #[weak(rename_to = view)]
+            self,
+            async move {
+                let problem = checking.await.ok().flatten();
+                if view.imp().check_generation.get() == generation {
+                    // What happened and what to do, compactly (the heading the error
+                    // dialog would show mostly says the same as the advice).
+                    view.set_problem(
+                        problem.map(|(what, todo)| format!("{}. {todo}", sentence(&what))),
+                    );
+                }
+            }
+        ));
+    }
+
+    fn set_problem(&self, problem: Option<String>) {
+        let imp = self.imp();
+        let label = &imp.problem_label;
+        label.set_label(problem.as_deref().unwrap_or(""));
+        label.set_visible(problem.is_some());
+        // The problem names the folder: the line that names it is not needed then.
+        imp.folder_label
+            .set_visible(problem.is_none() && !imp.folder_label.label().is_empty());
+        let had_focus = imp.run_button.has_focus();
+        imp.problem.replace(problem);
+        self.emit_changed();
+        if had_focus && !imp.run_button.is_sensitive() {
+            imp.drive_row.grab_focus();
+        }
+    }
+}
+
+/// `text` with its first letter upper-case: the engine's messages are made to follow
+/// "Error: ", and here one starts a sentence.
+fn sentence(text: &str) -> String {
+    let mut chars = text.chars();
+    match chars.next() {
+        Some(first) => first.to_uppercase().chain(chars).collect(),
+        None => String::new(),
+    }
+}

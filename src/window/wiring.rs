@@ -1,0 +1,109 @@
+//! The window wiring its parts: the test run's signals to the running page and toasts, the
+//! ready page's signals to the actions, the focus and `--run`, the view stack to the header
+//! and the focus; and the window's own remembered size.
+
+use adw::prelude::*;
+use adw::subclass::prelude::*;
+use gtk::glib;
+
+use super::{Page, Tab, Window};
+use crate::settings;
+
+impl Window {
+    /// The running page follows the test's progress; its warnings become toasts.
+    pub(super) fn setup_run(&self) {
+        let imp = self.imp();
+        imp.test_run.connect_state_notify(glib::clone!(
+            #[weak(rename_to = win)]
+            self,
+            move |_| win.sync_state()
+        ));
+        imp.test_run.connect_progress(glib::clone!(
+            #[weak(rename_to = win)]
+            self,
+            move |run| win.imp().progress_view.update(&run.progress())
+        ));
+        imp.test_run.connect_warning(glib::clone!(
+            #[weak(rename_to = win)]
+            self,
+            move |_, text| win.toast(text)
+        ));
+    }
+
+    /// The ready page's changes enable or disable the actions; the first list of drives gives
+    /// the focus to **Run**; `--run` starts the test once the window is drawn.
+    pub(super) fn setup_ready(&self) {
+        let ready = &self.imp().ready_view;
+        ready.connect_changed(glib::clone!(
+            #[weak(rename_to = win)]
+            self,
+            move |_| win.sync_actions()
+        ));
+        ready.connect_listed(glib::clone!(
+            #[weak(rename_to = win)]
+            self,
+            move |ready| {
+                if ready.take_launch_focus()
+                    && win.tab() == Tab::SdCard
+                    && win.page() == Page::Ready
+                {
+                    win.sync_focus();
+                }
+            }
+        ));
+        ready.connect_toast(glib::clone!(
+            #[weak(rename_to = win)]
+            self,
+            move |_, text| win.toast(text)
+        ));
+        ready.connect_run_requested(glib::clone!(
+            #[weak(rename_to = win)]
+            self,
+            move |_| win.start_when_drawn()
+        ));
+    }
+
+    /// The header's back button and the focus follow the view shown.
+    pub(super) fn view_stack_follows(&self) {
+        self.imp()
+            .view_stack
+            .connect_visible_child_name_notify(glib::clone!(
+                #[weak(rename_to = win)]
+                self,
+                move |_| {
+                    win.sync_header();
+                    win.sync_focus();
+                }
+            ));
+    }
+
+    /// Reads the remembered window size (nothing when the schema is not installed, as in a
+    /// build tree).
+    pub(super) fn restore_size(&self) {
+        let Some(settings) = settings::settings() else {
+            return;
+        };
+        let (width, height) = (settings.int("window-width"), settings.int("window-height"));
+        if width > 0 && height > 0 {
+            self.set_default_size(width, height);
+        }
+        if settings.boolean("window-maximized") {
+            self.maximize();
+        }
+    }
+
+    /// Remembers the window's size and the drive chosen, when the window closes.
+    pub(super) fn save_settings(&self) {
+        self.imp().ready_view.save_settings();
+        let Some(settings) = settings::settings() else {
+            return;
+        };
+        let maximized = self.is_maximized();
+        let _ = settings.set_boolean("window-maximized", maximized);
+        if !maximized {
+            let (width, height) = self.default_size();
+            let _ = settings.set_int("window-width", width);
+            let _ = settings.set_int("window-height", height);
+        }
+    }
+}
