@@ -13,6 +13,7 @@ use adw::prelude::*;
 use adw::subclass::prelude::*;
 use agnostics_core::i18n::{fill, gettext};
 use agnostics_core::profile::{Builtin, Profile};
+use agnostics_core::signals::StopSignal;
 use gtk::{gdk, gio, glib};
 
 use crate::config::{APP_ID, VERSION};
@@ -27,8 +28,8 @@ mod imp {
 
     #[derive(Debug, Default)]
     pub struct Application {
-        /// The first of SIGINT, SIGTERM or SIGHUP received (0: none).
-        pub signal: Cell<i32>,
+        /// The first of SIGINT, SIGTERM or SIGHUP received.
+        pub signal: Cell<Option<StopSignal>>,
         /// A watch that quits once nothing runs any more, after a signal.
         pub quitting: Cell<bool>,
     }
@@ -276,18 +277,18 @@ impl Application {
     }
 
     /// The first of SIGINT, SIGTERM or SIGHUP this process received, if any: the exit
-    /// status is then 128 + the signal (130, 143, 129), as with `agnostics-cli`.
-    pub fn stopped_by_signal(&self) -> Option<i32> {
-        Some(self.imp().signal.get()).filter(|s| *s != 0)
+    /// status is then 128 + the signal ([`StopSignal::exit_code`]), as with `agnostics-cli`.
+    pub fn stopped_by_signal(&self) -> Option<StopSignal> {
+        self.imp().signal.get()
     }
 
     /// SIGINT, SIGTERM and SIGHUP become sources of the main loop (the handler itself only
     /// wakes the loop), so that the test is stopped from the main thread like **Stop and
     /// Close** does.
     fn watch_signals(&self) {
-        for signal in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP] {
+        for signal in StopSignal::ALL {
             let app = self.downgrade();
-            glib_unix::unix_signal_add_local(signal, move || {
+            glib_unix::unix_signal_add_local(signal.number(), move || {
                 if let Some(app) = app.upgrade() {
                     app.stop_for_signal(signal);
                 }
@@ -300,10 +301,10 @@ impl Application {
     /// test (the engine waits for the requests already sent, then removes its file) and the
     /// app quits as soon as no window is busy any more. A second signal only repeats the
     /// message: an O_DIRECT write already sent cannot be abandoned.
-    pub fn stop_for_signal(&self, signal: i32) {
+    pub fn stop_for_signal(&self, signal: StopSignal) {
         let imp = self.imp();
-        if imp.signal.get() == 0 {
-            imp.signal.set(signal);
+        if imp.signal.get().is_none() {
+            imp.signal.set(Some(signal));
         }
         let windows: Vec<Window> = self
             .windows()

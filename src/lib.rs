@@ -42,7 +42,7 @@ pub fn run() -> glib::ExitCode {
     let app = Application::new();
     let code = app.run();
     match app.stopped_by_signal() {
-        Some(signal) => glib::ExitCode::from(u8::try_from(128 + signal).unwrap_or(u8::MAX)),
+        Some(signal) => glib::ExitCode::from(u8::try_from(signal.exit_code()).unwrap_or(u8::MAX)),
         None => code,
     }
 }

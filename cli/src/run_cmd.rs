@@ -6,7 +6,7 @@
 //! history that cannot be written costs one warning, never the result or the exit status.
 
 use std::io::IsTerminal;
-use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use agnostics_core::advice::Advice;
@@ -18,10 +18,10 @@ use agnostics_core::profile::Profile;
 use agnostics_core::report::{self, ErrorKind};
 use agnostics_core::scripts;
 use agnostics_core::sdtest::{self, TestOptions};
+use agnostics_core::signals::{FirstSignal, StopSignal};
 use agnostics_core::target_dir;
 use agnostics_core::units::mb_per_s;
 use indicatif::{ProgressBar, ProgressStyle};
-use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
 use signal_hook::iterator::Signals;
 
 use crate::args::{EngineArg, RunArgs};
@@ -81,8 +81,8 @@ pub fn main(args: &RunArgs) -> i32 {
         return code;
     }
     let cancelled = report.error.as_ref().is_some_and(|e| e.is_cancelled());
-    match signals.first() {
-        Some(signal) if cancelled => 128 + signal,
+    match signals.first.exit_code() {
+        Some(code) if cancelled => code,
         _ => report.exit_code(),
     }
 }
@@ -260,15 +260,16 @@ fn refuse_profile(
 /// the program nor the kernel can abandon an O_DIRECT write already sent. A signal after the
 /// test has ended ([`Stopper::test_over`]) only says that the result is being saved and shown.
 struct Stopper {
-    first: Arc<AtomicI32>,
+    /// The first signal received, if any.
+    first: Arc<FirstSignal>,
     over: Arc<AtomicBool>,
 }
 
 impl Stopper {
     fn start(cancel: Arc<AtomicBool>) -> Stopper {
-        let first = Arc::new(AtomicI32::new(0));
+        let first = Arc::new(FirstSignal::new());
         let over = Arc::new(AtomicBool::new(false));
-        let mut signals = match Signals::new([SIGINT, SIGTERM, SIGHUP]) {
+        let mut signals = match Signals::new(agnostics_core::signals::numbers()) {
             Ok(s) => s,
             Err(e) => {
                 let warning = fill(&gettext("warning: {error}"), &[("error", &e)]);
@@ -289,7 +290,9 @@ impl Stopper {
                     emit(To::Stderr, format!("{finished}\n"));
                     continue;
                 }
-                let _ = seen.compare_exchange(0, signal, Ordering::SeqCst, Ordering::SeqCst);
+                if let Some(signal) = StopSignal::from_number(signal) {
+                    seen.record(signal);
+                }
                 cancel.store(true, Ordering::SeqCst);
                 let stopping = gettext(
                     "Stopping: waiting for the drive to finish the requests already sent to it \
@@ -305,11 +308,6 @@ impl Stopper {
     /// so, while the result is stored and printed.
     fn test_over(&self) {
         self.over.store(true, Ordering::SeqCst);
-    }
-
-    /// The first signal received, if any.
-    fn first(&self) -> Option<i32> {
-        Some(self.first.load(Ordering::SeqCst)).filter(|s| *s != 0)
     }
 }
 

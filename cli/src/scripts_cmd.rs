@@ -9,8 +9,8 @@
 //!
 //! Exit status: 0 when every test passed (or there was none), 1 when any failed, timed out or
 //! was aborted, 2 on an error (a `--dir` that is not a folder, the log cannot be written, the
-//! shell cannot be started), 130 on SIGINT (the running test is aborted, the rest do not run),
-//! 143 on SIGTERM.
+//! shell cannot be started), 128 + the signal after SIGINT, SIGTERM or SIGHUP (130, 143, 129:
+//! the running test is aborted, the rest do not run).
 
 use std::cell::Cell;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -22,6 +22,7 @@ use agnostics_core::scripts::{
     discover, log_path, run_all, script_dirs, Discovery, LogWriter, RunOptions, ScriptEvent,
     ScriptResult, ScriptsReport,
 };
+use agnostics_core::signals::{FirstSignal, StopSignal};
 
 use crate::args::ScriptsArgs;
 use crate::output::{emit, To};
@@ -119,38 +120,39 @@ fn nothing_to_run(args: &ScriptsArgs, report: &ScriptsReport) -> i32 {
     0
 }
 
-/// SIGINT and SIGTERM while the tests run: each sets the cancel flag (aborting the running
-/// test) and its own flag, which picks the exit status.
+/// SIGINT, SIGTERM and SIGHUP (a closed SSH session) while the tests run: each sets the
+/// cancel flag (aborting the running test); the first picks the exit status.
 struct Signals {
     cancel: Arc<AtomicBool>,
-    sigint: Arc<AtomicBool>,
-    sigterm: Arc<AtomicBool>,
+    first: Arc<FirstSignal>,
 }
 
 impl Signals {
     fn register() -> Signals {
         let signals = Signals {
             cancel: Arc::new(AtomicBool::new(false)),
-            sigint: Arc::new(AtomicBool::new(false)),
-            sigterm: Arc::new(AtomicBool::new(false)),
+            first: Arc::new(FirstSignal::new()),
         };
-        for (signal, flag) in [
-            (signal_hook::consts::SIGINT, &signals.sigint),
-            (signal_hook::consts::SIGTERM, &signals.sigterm),
-        ] {
-            // The cancel flag aborts the running test; the second flag remembers which signal.
-            let _ = signal_hook::flag::register(signal, Arc::clone(&signals.cancel));
-            let _ = signal_hook::flag::register(signal, Arc::clone(flag));
+        for signal in StopSignal::ALL {
+            let first = Arc::clone(&signals.first);
+            let cancel = Arc::clone(&signals.cancel);
+            // SAFETY: the action only stores to atomics, which is async-signal-safe; the
+            // signal is one of the stop signals, none of which signal-hook forbids.
+            let _ = unsafe {
+                signal_hook::low_level::register(signal.number(), move || {
+                    first.record(signal);
+                    cancel.store(true, Ordering::SeqCst);
+                })
+            };
         }
         signals
     }
 
-    /// 130 after SIGINT, 143 after SIGTERM, else 0 when every test passed and 1 when not.
+    /// 128 + the first signal received (130, 143, 129), else 0 when every test passed and 1
+    /// when not.
     fn exit_code(&self, tests: &[ScriptResult]) -> i32 {
-        if self.sigint.load(Ordering::SeqCst) {
-            130
-        } else if self.sigterm.load(Ordering::SeqCst) {
-            143
+        if let Some(code) = self.first.exit_code() {
+            code
         } else if tests.iter().all(|t| t.verdict.passed()) {
             0
         } else {

@@ -244,6 +244,18 @@ fn missing_dir_and_unwritable_log_are_errors() {
 }
 
 fn sigint_aborts_the_running_test_and_exits_130() {
+    aborts_the_running_test_on(nix::sys::signal::Signal::SIGINT, 130);
+}
+
+/// A closed SSH session (SIGHUP) stops the tests like Ctrl+C: the running one aborted, its
+/// processes gone, the log ending "Test aborted", exit 129.
+fn sighup_aborts_the_running_test_and_exits_129() {
+    aborts_the_running_test_on(nix::sys::signal::Signal::SIGHUP, 129);
+}
+
+/// Sends `signal` while the first of two tests runs and checks the exit status `code`, the
+/// aborted test, its process group emptied and the log.
+fn aborts_the_running_test_on(signal: nix::sys::signal::Signal, code: i32) {
     let s = Setup::new();
     let started = s.scripts.path().join("started");
     s.script(
@@ -265,13 +277,9 @@ fn sigint_aborts_the_running_test_and_exits_130() {
         assert!(Instant::now() < give_up, "the script never started");
         std::thread::sleep(Duration::from_millis(10));
     }
-    nix::sys::signal::kill(
-        nix::unistd::Pid::from_raw(child.id() as i32),
-        nix::sys::signal::Signal::SIGINT,
-    )
-    .unwrap();
+    nix::sys::signal::kill(nix::unistd::Pid::from_raw(child.id() as i32), signal).unwrap();
     let out = child.wait_with_output().unwrap();
-    assert_eq!(out.status.code(), Some(130), "{}", stderr(&out));
+    assert_eq!(out.status.code(), Some(code), "{signal}: {}", stderr(&out));
     let doc = json(&out);
     let tests = doc["tests"].as_array().unwrap();
     assert_eq!(tests.len(), 1);
@@ -321,5 +329,6 @@ agnostics_testkit::main!(
     timeout_flag_stops_a_slow_test,
     missing_dir_and_unwritable_log_are_errors,
     sigint_aborts_the_running_test_and_exits_130,
+    sighup_aborts_the_running_test_and_exits_129,
     a_full_stdout_does_not_panic_and_the_log_keeps_the_output,
 );

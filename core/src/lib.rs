@@ -7,7 +7,8 @@
 //! result type, with its text and JSON forms) and [`sdtest`] (the whole standard test, end to
 //! end). [`card`] decodes an SD card's registers; [`scripts`] runs upstream agnostics' test
 //! scripts and writes `~/rpdiags.txt`; [`process_group`] starts and stops the programs both
-//! run (fio, the scripts) with everything they start. With the cargo feature `sample`,
+//! run (fio, the scripts) with everything they start, and [`signals`] names the signals that stop
+//! a run and the exit status they give. With the cargo feature `sample`,
 //! [`sample`] builds sample reports and phases for tests and examples.
 
 pub mod advice;
@@ -25,6 +26,7 @@ pub mod report;
 pub mod sample;
 pub mod scripts;
 pub mod sdtest;
+pub mod signals;
 pub mod sysfs;
 pub mod target_dir;
 pub mod units;
