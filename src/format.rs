@@ -4,13 +4,14 @@
 //! decimals use the locale's separator ([`number`]). No GTK here, so it is tested like any
 //! other function.
 
+use agnostics_core::figure::Unit;
 use agnostics_core::i18n::{fill, gettext, number};
 use agnostics_core::profile::Rw;
 use agnostics_core::report::TargetReport;
 use agnostics_core::scripts::ScriptVerdict;
 use agnostics_core::target_dir::{TargetInfo, Transport};
 use agnostics_core::units;
-use agnostics_core::verdict::{Check, Metric, Unit, Verdict};
+use agnostics_core::verdict::{Check, Metric, Verdict};
 
 /// What a person calls a drive attached this way: "SD card", "USB drive", …
 pub fn transport_name(transport: Transport) -> String {
@@ -215,7 +216,7 @@ fn value_in(unit: Unit, value: f64) -> String {
     let figure = unit.to_phase_figure(value);
     match unit {
         Unit::KibPerS => mb_and_kib_per_s(figure),
-        Unit::MbPerS => mb_per_s(figure),
+        Unit::BytesPerSecond | Unit::MbPerS => mb_per_s(figure),
         Unit::Iops => iops(figure),
     }
 }

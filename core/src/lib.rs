@@ -3,7 +3,8 @@
 //! Nothing here knows of GTK. The pieces, in the order a test uses them:
 //! [`profile`] (the fio job-file subset), [`target_dir`] (the target directory: pre-flight checks and the device stack
 //! behind a directory), [`engine`] (the native and fio engines), [`verdict`] (grading against
-//! the SD Association's A1/A2 minimums), [`advice`] (what to tell the user), [`report`] (the one
+//! the SD Association's A1/A2 minimums), [`figure`] (the units, standard phases and rounding
+//! every figure shares), [`advice`] (what to tell the user), [`report`] (the one
 //! result type, with its text and JSON forms) and [`sdtest`] (the whole standard test, end to
 //! end). [`card`] decodes an SD card's registers; [`scripts`] runs upstream agnostics' test
 //! scripts and writes `~/rpdiags.txt`; [`process_group`] starts and stops the programs both
@@ -17,6 +18,7 @@ pub mod drive;
 pub mod drive_lock;
 pub mod engine;
 pub mod error_kind;
+pub mod figure;
 pub mod history;
 pub mod i18n;
 pub mod process_group;

@@ -9,6 +9,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::engine::PhaseResult;
+use crate::figure::{StandardPhase, Unit};
 
 /// PASS, FAIL or ERROR, serialised as upstream spells them; NOT_GRADED for a profile that only
 /// measures.
@@ -86,51 +87,6 @@ impl Standard {
     }
 }
 
-/// The unit of a check's value and target.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub enum Unit {
-    /// KiB per second (1024 bytes), upstream's "KB/sec".
-    #[serde(rename = "KiB/s")]
-    KibPerS,
-    /// MB per second (1 000 000 bytes), the SD Association's unit.
-    #[serde(rename = "MB/s")]
-    MbPerS,
-    /// I/O operations per second.
-    #[serde(rename = "IOPS")]
-    Iops,
-}
-
-impl Unit {
-    /// The unit as printed: `KiB/s`, `MB/s` or `IOPS`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Unit::KibPerS => "KiB/s",
-            Unit::MbPerS => "MB/s",
-            Unit::Iops => "IOPS",
-        }
-    }
-
-    /// A phase's figure in this unit: its bandwidth (`bw_bytes`, bytes per second) in KiB/s
-    /// or MB/s ([`crate::units::kib_per_s`], [`crate::units::mb_per_s`]), or its IOPS.
-    pub fn of_phase(self, phase: &PhaseResult) -> f64 {
-        match self {
-            Unit::KibPerS => crate::units::kib_per_s(phase.bw_bytes),
-            Unit::MbPerS => crate::units::mb_per_s(phase.bw_bytes),
-            Unit::Iops => phase.iops,
-        }
-    }
-
-    /// A value in this unit as the phase figure it compares with: bytes per second for KiB/s
-    /// and MB/s, IOPS as they are (the inverse of [`Unit::of_phase`]).
-    pub fn to_phase_figure(self, value: f64) -> f64 {
-        match self {
-            Unit::KibPerS => value * crate::units::KIB as f64,
-            Unit::MbPerS => value * crate::units::MB,
-            Unit::Iops => value,
-        }
-    }
-}
-
 /// What a check measures.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -144,13 +100,19 @@ pub enum Metric {
 }
 
 impl Metric {
-    /// The profile job (fio job name) the metric is read from.
-    pub fn phase(self) -> &'static str {
+    /// The standard test's phase the metric is read from.
+    pub fn standard_phase(self) -> StandardPhase {
         match self {
-            Metric::SeqWrite => "seq-write",
-            Metric::RandWrite => "rand-4k-write",
-            Metric::RandRead => "rand-4k-read",
+            Metric::SeqWrite => StandardPhase::SeqWrite,
+            Metric::RandWrite => StandardPhase::Rand4kWrite,
+            Metric::RandRead => StandardPhase::Rand4kRead,
         }
+    }
+
+    /// The profile job (fio job name) the metric is read from: `seq-write`, `rand-4k-write`,
+    /// `rand-4k-read`.
+    pub fn phase(self) -> &'static str {
+        self.standard_phase().job_name()
     }
 }
 

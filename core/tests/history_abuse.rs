@@ -387,17 +387,12 @@ fn a_forged_run_id_keeps_the_stored_run() {
 /// The history's figures are rounded down as the run's own table is, so a run that missed a
 /// target never shows the target: 499.7 IOPS is 499, 9.99 MB/s is 9.9.
 fn figures_are_rounded_down_like_the_report() {
-    use agnostics_core::history::{format_figure, FigureUnit};
-    assert_eq!(format_figure(499.7, FigureUnit::Iops), "499 IOPS");
-    assert_eq!(
-        format_figure(9.99e6, FigureUnit::BytesPerSecond),
-        "9.9 MB/s"
-    );
-    assert_eq!(format_figure(2.3e6, FigureUnit::BytesPerSecond), "2.3 MB/s");
-    assert_eq!(
-        format_figure(12.0 * MIB, FigureUnit::BytesPerSecond),
-        "12.5 MB/s"
-    );
+    use agnostics_core::figure::Unit;
+    use agnostics_core::history::format_figure;
+    assert_eq!(format_figure(499.7, Unit::Iops), "499 IOPS");
+    assert_eq!(format_figure(9.99e6, Unit::BytesPerSecond), "9.9 MB/s");
+    assert_eq!(format_figure(2.3e6, Unit::BytesPerSecond), "2.3 MB/s");
+    assert_eq!(format_figure(12.0 * MIB, Unit::BytesPerSecond), "12.5 MB/s");
 }
 
 /// A UTF-8 byte-order mark before the JSON is accepted; a `started` that is not a time, or

@@ -15,44 +15,37 @@ use plotters::coord::types::RangedCoordf64;
 use plotters::prelude::*;
 use plotters_cairo::CairoBackend;
 
+use agnostics_core::figure::Unit;
+
 use crate::format::{iops, mb_per_s};
 
 /// Seconds in a day: the x axis counts days.
 const DAY: f64 = 86_400.0;
 
-/// What a chart's figures are.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum ChartUnit {
-    /// Bandwidth, given in bytes per second and drawn in MB/s.
-    #[default]
-    BytesPerSecond,
-    /// I/O operations per second.
-    Iops,
+/// The y axis's unit as printed: "MB/s" for the bandwidth units (figures given in `unit`,
+/// drawn in MB/s) or "IOPS".
+pub fn axis_name(unit: Unit) -> String {
+    match unit {
+        Unit::BytesPerSecond | Unit::KibPerS | Unit::MbPerS => gettext("MB/s"),
+        Unit::Iops => gettext("IOPS"),
+    }
 }
 
-impl ChartUnit {
-    /// The y axis's unit as printed: "MB/s" or "IOPS".
-    pub fn axis_name(self) -> String {
-        match self {
-            ChartUnit::BytesPerSecond => gettext("MB/s"),
-            ChartUnit::Iops => gettext("IOPS"),
-        }
+/// A figure in `unit` for people: "12.34 MB/s", "612 IOPS".
+pub fn unit_text(unit: Unit, value: f64) -> String {
+    if unit.is_bandwidth() {
+        mb_per_s(unit.to_phase_figure(value))
+    } else {
+        iops(value)
     }
+}
 
-    /// A figure in this unit for people: "12.34 MB/s", "612 IOPS".
-    pub fn text(self, value: f64) -> String {
-        match self {
-            ChartUnit::BytesPerSecond => mb_per_s(value),
-            ChartUnit::Iops => iops(value),
-        }
-    }
-
-    /// The figure as drawn on the y axis (MB/s for bandwidth).
-    fn plotted(self, value: f64) -> f64 {
-        match self {
-            ChartUnit::BytesPerSecond => value / 1e6,
-            ChartUnit::Iops => value,
-        }
+/// A figure in `unit` as drawn on the y axis (MB/s for bandwidth).
+fn plotted(unit: Unit, value: f64) -> f64 {
+    if unit.is_bandwidth() {
+        agnostics_core::units::mb_per_s(unit.to_phase_figure(value))
+    } else {
+        value
     }
 }
 
@@ -80,7 +73,7 @@ mod imp {
     #[derive(Debug, Default)]
     pub struct TrendChart {
         pub title: RefCell<String>,
-        pub unit: std::cell::Cell<ChartUnit>,
+        pub unit: std::cell::Cell<Unit>,
         pub series: RefCell<Vec<TrendSeries>>,
         pub description: RefCell<String>,
     }
@@ -138,7 +131,7 @@ impl TrendChart {
     /// Shows `series` (figures in `unit`) under the name `title`, e.g. "Sequential speed".
     /// Series without points are left out; points with a value that is not a finite number
     /// of at least 0 too.
-    pub fn set_series(&self, title: &str, unit: ChartUnit, series: Vec<TrendSeries>) {
+    pub fn set_series(&self, title: &str, unit: Unit, series: Vec<TrendSeries>) {
         let imp = self.imp();
         let series: Vec<TrendSeries> = series
             .into_iter()
@@ -175,7 +168,7 @@ impl TrendChart {
     }
 
     /// The unit of the figures.
-    pub fn unit(&self) -> ChartUnit {
+    pub fn unit(&self) -> Unit {
         self.imp().unit.get()
     }
 
@@ -244,7 +237,7 @@ impl TrendChart {
         let (x0, x1) = x_range(&series);
         let top = series
             .iter()
-            .flat_map(|s| s.points.iter().map(|p| unit.plotted(p.value)))
+            .flat_map(|s| s.points.iter().map(|p| plotted(unit, p.value)))
             .fold(0.0_f64, f64::max);
         let top = if top > 0.0 { top * 1.2 } else { 1.0 };
         let span_days = x1 - x0;
@@ -281,7 +274,7 @@ impl TrendChart {
         chart
             .configure_mesh()
             .x_desc(x_desc.as_str())
-            .y_desc(unit.axis_name())
+            .y_desc(axis_name(unit))
             .x_labels(if own_ticks { 0 } else { x_labels })
             .y_labels(5)
             .x_label_formatter(&x_format)
@@ -326,7 +319,7 @@ type Chart2d<'a, 'b> =
 fn draw_lines(
     chart: &mut Chart2d<'_, '_>,
     series: &[TrendSeries],
-    unit: ChartUnit,
+    unit: Unit,
     lines: &[RGBAColor],
 ) -> Result<(), DrawingAreaErrorKind<cairo::Error>> {
     for (i, s) in series.iter().enumerate() {
@@ -334,7 +327,7 @@ fn draw_lines(
         let points: Vec<(f64, f64)> = s
             .points
             .iter()
-            .map(|p| (x_of(&p.when), unit.plotted(p.value)))
+            .map(|p| (x_of(&p.when), plotted(unit, p.value)))
             .collect();
         chart.draw_series(LineSeries::new(points.clone(), color.stroke_width(2)))?;
         chart.draw_series(points.iter().map(|&p| Circle::new(p, 4, color.filled())))?;
@@ -495,7 +488,7 @@ fn date_label(x: f64, span_days: f64) -> String {
 
 /// The chart in words: its title, what each axis is, and per line the number of runs, the
 /// first and the latest figure, the lowest and the highest.
-pub fn describe(title: &str, unit: ChartUnit, series: &[TrendSeries]) -> String {
+pub fn describe(title: &str, unit: Unit, series: &[TrendSeries]) -> String {
     let dates: Vec<&DateTime<FixedOffset>> = series
         .iter()
         .flat_map(|s| s.points.iter().map(|p| &p.when))
@@ -514,7 +507,7 @@ pub fn describe(title: &str, unit: ChartUnit, series: &[TrendSeries]) -> String 
             ("title", &title),
             ("first", &first.format("%Y-%m-%d").to_string()),
             ("last", &last.format("%Y-%m-%d").to_string()),
-            ("unit", &unit.axis_name()),
+            ("unit", &axis_name(unit)),
         ],
     );
     for s in series {
@@ -537,11 +530,11 @@ pub fn describe(title: &str, unit: ChartUnit, series: &[TrendSeries]) -> String 
             &[
                 ("name", &s.name),
                 ("count", &s.points.len()),
-                ("first", &unit.text(oldest.value)),
-                ("latest", &unit.text(latest.value)),
+                ("first", &unit_text(unit, oldest.value)),
+                ("latest", &unit_text(unit, latest.value)),
                 ("date", &latest.when.format("%Y-%m-%d").to_string()),
-                ("low", &unit.text(low)),
-                ("high", &unit.text(high)),
+                ("low", &unit_text(unit, low)),
+                ("high", &unit_text(unit, high)),
             ],
         ));
     }
@@ -580,7 +573,7 @@ mod tests {
                 at("2026-07-01T12:00:00+00:00", 6.3e6),
             ],
         }];
-        let text = describe("Sequential speed", ChartUnit::BytesPerSecond, &series);
+        let text = describe("Sequential speed", Unit::BytesPerSecond, &series);
         assert!(
             text.contains("Horizontal axis: the date of each run, from 2026-06-01 to 2026-07-01")
         );

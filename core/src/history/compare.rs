@@ -7,8 +7,9 @@ use serde::{Deserialize, Serialize};
 
 pub use super::records::drive_label;
 
-use super::figures::{figures, format_figure, phase_label, Figure, FigureUnit};
+use super::figures::{figures, format_figure, phase_label, Figure};
 use super::records::RunId;
+use crate::figure::Unit;
 use crate::i18n::{fill, gettext};
 use crate::report::Report;
 
@@ -49,8 +50,9 @@ pub struct Side {
 pub struct ComparedFigure {
     /// The fio job name.
     pub phase: String,
-    /// Bytes per second or IOPS.
-    pub unit: FigureUnit,
+    /// Bytes per second or IOPS (JSON: `bytes_per_second`, `iops`).
+    #[serde(with = "crate::figure::unit::snake_case")]
+    pub unit: Unit,
     /// The left run's value, when it has the figure.
     pub left: Option<f64>,
     /// The right run's value.
@@ -134,7 +136,7 @@ pub fn compare(left: &Report, right: &Report) -> Comparison {
 /// `text` with the user's home folder written `~` ([`crate::report::without_home`]).
 pub use crate::report::without_home;
 
-fn value(v: Option<f64>, unit: FigureUnit) -> String {
+fn value(v: Option<f64>, unit: Unit) -> String {
     v.map_or_else(|| "—".to_owned(), |v| format_figure(v, unit))
 }
 

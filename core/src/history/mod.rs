@@ -50,7 +50,7 @@ pub use error::HistoryError;
 pub use store::{derived_run_id, History, Recorded, BUSY_TIMEOUT, MIN_PREFIX};
 pub use trend::{decline_advice, describe, trend, Change, FigureTrend, Trend};
 
-pub use figures::{figures, format_figure, is_graded_phase, phase_label, Figure, FigureUnit};
+pub use figures::{figures, format_figure, is_graded_phase, phase_label, Figure};
 pub use records::{
     DriveSummary, ImportOutcome, Outcome, RunFilter, RunId, RunSummary, SeriesPoint,
 };

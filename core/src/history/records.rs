@@ -4,9 +4,9 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::figures::FigureUnit;
 use crate::drive::{DriveId, IdentityBasis};
 use crate::engine::EngineKind;
+use crate::figure::Unit;
 use crate::report::{ErrorKind, Report};
 use crate::target_dir::Transport;
 use crate::verdict::Verdict;
@@ -164,8 +164,9 @@ pub struct SeriesPoint {
     pub phase: String,
     /// The value, in `unit`.
     pub value: f64,
-    /// Bytes per second or IOPS.
-    pub unit: FigureUnit,
+    /// Bytes per second or IOPS (JSON: `bytes_per_second`, `iops`).
+    #[serde(with = "crate::figure::unit::snake_case")]
+    pub unit: Unit,
 }
 
 /// What an import did: the runs added and those already in the history (unchanged).

@@ -4,8 +4,9 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::figures::{figures, format_figure, is_graded_phase, phase_label, Figure, FigureUnit};
+use super::figures::{figures, format_figure, is_graded_phase, phase_label, Figure};
 use super::records::started_key;
+use crate::figure::Unit;
 use crate::i18n::{fill, gettext, ngettext};
 use crate::report::Report;
 
@@ -33,8 +34,9 @@ pub enum Change {
 pub struct FigureTrend {
     /// The fio job name (`seq-write`).
     pub phase: String,
-    /// Bytes per second or IOPS.
-    pub unit: FigureUnit,
+    /// Bytes per second or IOPS (JSON: `bytes_per_second`, `iops`).
+    #[serde(with = "crate::figure::unit::snake_case")]
+    pub unit: Unit,
     /// This run's value, in `unit`.
     pub now: f64,
     /// The latest earlier run's value, in `unit`.

@@ -11,10 +11,10 @@ use std::process::Command;
 use std::time::Duration;
 
 use agnostics_core::card::CardInfo;
+use agnostics_core::figure::Unit;
 use agnostics_core::history::{
     self, compare, comparison_markdown, comparison_text, describe, schema, trend, Change, DriveId,
-    DriveIdentity, FigureUnit, History, HistoryError, IdentityBasis, Outcome, Provenance,
-    RunFilter,
+    DriveIdentity, History, HistoryError, IdentityBasis, Outcome, Provenance, RunFilter,
 };
 use agnostics_core::report::{ErrorKind, Report, TargetReport};
 use agnostics_core::sample;

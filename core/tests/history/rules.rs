@@ -7,7 +7,7 @@ pub(crate) fn trend_rule() {
     let t = trend(&report(2, "kitchen", 2, 6.0), &earlier).unwrap();
     let seq = &t.figures[0];
     assert_eq!(seq.phase, "seq-write");
-    assert_eq!(seq.unit, FigureUnit::BytesPerSecond);
+    assert_eq!(seq.unit, Unit::BytesPerSecond);
     assert_eq!(seq.change, Change::Down);
     assert!((seq.change_ratio + 0.5).abs() < 1e-9);
     assert!(t.decline);

@@ -6,7 +6,8 @@
 use std::cell::{Cell, RefCell};
 
 use adw::prelude::*;
-use agnostics_core::history::{Comparison, FigureUnit};
+use agnostics_core::figure::Unit;
+use agnostics_core::history::Comparison;
 use agnostics_core::i18n::{fill, gettext, number};
 use gtk::glib;
 use gtk::subclass::prelude::*;
@@ -90,11 +91,11 @@ impl HistoryView {
 }
 
 /// A figure in its unit for people: "12.34 MB/s", "612 IOPS", or "—" when not measured.
-pub fn figure_text(unit: FigureUnit, value: Option<f64>) -> String {
-    match (unit, value) {
-        (_, None) => "—".to_owned(),
-        (FigureUnit::BytesPerSecond, Some(v)) => mb_per_s(v),
-        (FigureUnit::Iops, Some(v)) => iops(v),
+pub fn figure_text(unit: Unit, value: Option<f64>) -> String {
+    match value {
+        None => "—".to_owned(),
+        Some(v) if unit.is_bandwidth() => mb_per_s(unit.to_phase_figure(v)),
+        Some(v) => iops(v),
     }
 }
 

@@ -5,7 +5,8 @@
 use std::cell::RefCell;
 
 use adw::prelude::*;
-use agnostics_core::history::{FigureUnit, RunSummary};
+use agnostics_core::figure::Unit;
+use agnostics_core::history::RunSummary;
 use agnostics_core::i18n::{fill, gettext};
 use gtk::glib;
 use gtk::subclass::prelude::*;
@@ -15,7 +16,7 @@ use super::layout::{clear, heading, page_box, scrolled, top_bar};
 use super::{HistoryPage, HistoryView};
 use crate::format::{transport_name, verdict_text};
 use crate::model::history_store::{self, UNIDENTIFIED};
-use crate::widgets::trend_chart::{ChartUnit, TrendChart};
+use crate::widgets::trend_chart::TrendChart;
 use crate::widgets::Badge;
 
 /// A drive's page: its widgets and the drive shown.
@@ -146,16 +147,16 @@ impl HistoryView {
                 &gettext("Transfer rate, {profile}"),
                 &[("profile", &profile)],
             ),
-            ChartUnit::BytesPerSecond,
-            chart_series(&page.series, FigureUnit::BytesPerSecond),
+            Unit::BytesPerSecond,
+            chart_series(&page.series, Unit::BytesPerSecond),
         );
         imp.drive.iops_chart.set_series(
             &fill(
                 &gettext("I/O operations per second, {profile}"),
                 &[("profile", &profile)],
             ),
-            ChartUnit::Iops,
-            chart_series(&page.series, FigureUnit::Iops),
+            Unit::Iops,
+            chart_series(&page.series, Unit::Iops),
         );
         imp.drive
             .rate_chart

@@ -1,7 +1,8 @@
 //! The History view's words for people: a run's date, a profile's title, a run's figures on
 //! one line, and a drive's series as the trend charts' lines.
 
-use agnostics_core::history::{FigureUnit, RunSummary, SeriesPoint};
+use agnostics_core::figure::Unit;
+use agnostics_core::history::{RunSummary, SeriesPoint};
 use agnostics_core::i18n::{fill, gettext};
 use agnostics_core::profile::{builtin, Builtin};
 use chrono::DateTime;
@@ -54,7 +55,7 @@ pub fn run_figures(run: &RunSummary) -> String {
 
 /// The trend charts' lines from a drive's series: per unit, one line per phase (the file's
 /// preparation left out), in the order the phases first appear.
-pub fn chart_series(points: &[SeriesPoint], unit: FigureUnit) -> Vec<TrendSeries> {
+pub fn chart_series(points: &[SeriesPoint], unit: Unit) -> Vec<TrendSeries> {
     let mut series: Vec<(String, TrendSeries)> = Vec::new();
     for p in points
         .iter()
