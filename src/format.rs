@@ -4,7 +4,7 @@
 //! decimals use the locale's separator ([`number`]). No GTK here, so it is tested like any
 //! other function.
 
-use agnostics_core::figure::Unit;
+use agnostics_core::figure::{StandardPhase, Unit};
 use agnostics_core::i18n::{fill, gettext, number};
 use agnostics_core::profile::Rw;
 use agnostics_core::report::TargetReport;
@@ -115,13 +115,9 @@ pub fn target_report_label(target: &TargetReport) -> String {
 /// A phase's name for people: "Sequential write", "Random 4K read", … for the standard test's
 /// jobs; "{job} (random write, 8 KiB blocks)" for the jobs of other profiles.
 pub fn phase_title(name: &str, rw: Rw, bs: u64) -> String {
-    match name {
-        "prepare-file" => gettext("Preparing the test file"),
-        "seq-write" => gettext("Sequential write"),
-        "seq-read" => gettext("Sequential read"),
-        "rand-4k-write" => gettext("Random 4K write"),
-        "rand-4k-read" => gettext("Random 4K read"),
-        _ => {
+    match StandardPhase::from_job_name(name) {
+        Some(phase) => phase.title(),
+        None => {
             let pattern = match rw {
                 Rw::Read => gettext("sequential read"),
                 Rw::Write => gettext("sequential write"),

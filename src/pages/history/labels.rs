@@ -1,7 +1,7 @@
 //! The History view's words for people: a run's date, a profile's title, a run's figures on
 //! one line, and a drive's series as the trend charts' lines.
 
-use agnostics_core::figure::Unit;
+use agnostics_core::figure::{StandardPhase, Unit};
 use agnostics_core::history::{RunSummary, SeriesPoint};
 use agnostics_core::i18n::{fill, gettext};
 use agnostics_core::profile::{builtin, Builtin};
@@ -57,10 +57,9 @@ pub fn run_figures(run: &RunSummary) -> String {
 /// preparation left out), in the order the phases first appear.
 pub fn chart_series(points: &[SeriesPoint], unit: Unit) -> Vec<TrendSeries> {
     let mut series: Vec<(String, TrendSeries)> = Vec::new();
-    for p in points
-        .iter()
-        .filter(|p| p.unit == unit && p.phase != "prepare-file")
-    {
+    for p in points.iter().filter(|p| {
+        p.unit == unit && StandardPhase::from_job_name(&p.phase) != Some(StandardPhase::PrepareFile)
+    }) {
         let Ok(when) = DateTime::parse_from_rfc3339(&p.started) else {
             continue;
         };

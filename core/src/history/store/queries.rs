@@ -6,6 +6,7 @@ use rusqlite::params;
 use super::record::stored_report;
 use super::{History, MIN_PREFIX};
 use crate::drive::{DriveId, IdentityBasis};
+use crate::figure::StandardPhase;
 use crate::history::error::HistoryError;
 use crate::history::figures::figures;
 use crate::history::records::drive_label;
@@ -265,9 +266,9 @@ fn summary(
     let drive = r.drive.as_ref().map(|d| d.id.clone());
     let drive_name = drive.as_ref().and_then(|d| names.get(d.as_str()).cloned());
     let run = r.deciding_run();
-    let phase = |name: &str| run.and_then(|run| run.phase(name));
-    let bw = |name: &str| phase(name).map(|p| p.bw_bytes).filter(|v| *v > 0.0);
-    let iops = |name: &str| phase(name).map(|p| p.iops).filter(|v| *v > 0.0);
+    let phase = |p: StandardPhase| run.and_then(|run| run.phase(p.job_name()));
+    let bw = |p: StandardPhase| phase(p).map(|p| p.bw_bytes).filter(|v| *v > 0.0);
+    let iops = |p: StandardPhase| phase(p).map(|p| p.iops).filter(|v| *v > 0.0);
     RunSummary {
         run: RunId(r.run_id.clone()),
         started: r.started.clone(),
@@ -279,9 +280,9 @@ fn summary(
         verdict: r.verdict,
         a2_verdict: r.a2_verdict,
         outcome,
-        seq_write_bw: bw("seq-write"),
-        seq_read_bw: bw("seq-read"),
-        rand_write_iops: iops("rand-4k-write"),
-        rand_read_iops: iops("rand-4k-read"),
+        seq_write_bw: bw(StandardPhase::SeqWrite),
+        seq_read_bw: bw(StandardPhase::SeqRead),
+        rand_write_iops: iops(StandardPhase::Rand4kWrite),
+        rand_read_iops: iops(StandardPhase::Rand4kRead),
     }
 }
