@@ -4,7 +4,7 @@
 //! decimals use the locale's separator ([`number`]). No GTK here, so it is tested like any
 //! other function.
 
-use agnostics_core::figure::{StandardPhase, Unit};
+use agnostics_core::figure::{down_text, StandardPhase, Unit};
 use agnostics_core::i18n::{fill, gettext, number};
 use agnostics_core::profile::Rw;
 use agnostics_core::report::TargetReport;
@@ -165,10 +165,7 @@ pub fn mb_per_s(bytes_per_s: f64) -> String {
     let places = decimals(mb);
     fill(
         &gettext("{value} MB/s"),
-        &[(
-            "value",
-            &number(agnostics_core::report::down(mb, places as i32), places),
-        )],
+        &[("value", &down_text(mb, places as u32))],
     )
 }
 
@@ -179,7 +176,7 @@ pub fn mb_and_kib_per_s(bytes_per_s: f64) -> String {
         &gettext("{mb} ({kib} KiB/s)"),
         &[
             ("mb", &mb_per_s(bytes_per_s)),
-            ("kib", &number(units::kib_per_s(bytes_per_s).floor(), 0)),
+            ("kib", &down_text(units::kib_per_s(bytes_per_s), 0)),
         ],
     )
 }
@@ -187,10 +184,7 @@ pub fn mb_and_kib_per_s(bytes_per_s: f64) -> String {
 /// An I/O rate: "612 IOPS", rounded down like the text report and upstream's compat lines
 /// (612.7 IOPS shows 612).
 pub fn iops(value: f64) -> String {
-    fill(
-        &gettext("{value} IOPS"),
-        &[("value", &number(agnostics_core::report::whole(value), 0))],
-    )
+    fill(&gettext("{value} IOPS"), &[("value", &down_text(value, 0))])
 }
 
 /// The figure a phase is judged by: IOPS for random patterns, MB/s for sequential ones.

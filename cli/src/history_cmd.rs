@@ -155,11 +155,10 @@ fn list(args: &HistoryListArgs) -> i32 {
 /// A figure for the table: MB/s with one decimal, or whole IOPS, rounded down as the run's
 /// own table (so 499.7 IOPS is 499, not the 500 it missed); `—` when not measured.
 fn figure(value: Option<f64>, iops: bool) -> String {
-    use agnostics_core::report::whole;
+    use agnostics_core::figure::down_text;
     match value {
-        Some(v) if iops => number(whole(v), 0),
-        // The allowance keeps 2.3 (22.999… tenths in binary) from showing as 2.2.
-        Some(v) => number(whole(mb_per_s(v) * 10.0 + 1e-7) / 10.0, 1),
+        Some(v) if iops => down_text(v, 0),
+        Some(v) => down_text(mb_per_s(v), 1),
         None => "—".to_owned(),
     }
 }

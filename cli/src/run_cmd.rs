@@ -11,6 +11,7 @@ use std::sync::Arc;
 
 use agnostics_core::advice::Advice;
 use agnostics_core::engine::{EngineKind, Event};
+use agnostics_core::figure::nearest_text;
 use agnostics_core::history::trend::{self, Trend};
 use agnostics_core::history::{History, HistoryError};
 use agnostics_core::i18n::{fill, gettext, ngettext, number};
@@ -364,9 +365,9 @@ impl Progress {
             } => {
                 bar.set_position((fraction.clamp(0.0, 1.0) * 1000.0) as u64);
                 bar.set_message(if rw.is_random() {
-                    format!("{} IOPS", number(iops, 0))
+                    format!("{} IOPS", nearest_text(iops, 0))
                 } else {
-                    format!("{} MB/s", number(mb_per_s(bw_bytes), 1))
+                    format!("{} MB/s", nearest_text(mb_per_s(bw_bytes), 1))
                 });
             }
             Event::Warning(w) => {

@@ -271,7 +271,7 @@ fn compat_lines_and_table_round_the_same_way() {
     );
     assert_eq!(lines[1], "Random write speed 412 IOPS (target 500) - FAIL");
     assert_eq!(lines[2], "Random read speed 1499 IOPS (target 1500) - FAIL");
-    assert_eq!(report::whole(412.7), 412.0);
+    assert_eq!(agnostics_core::figure::whole(412.7), 412.0);
     // The text report's table shows the same whole numbers as the compat lines.
     let doc = serde_json::json!({
         "program": "agnostics test", "started": "2026-12-01T12:00:00+00:00",

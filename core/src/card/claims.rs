@@ -18,7 +18,8 @@ use serde::{Deserialize, Serialize};
 
 use super::CardInfo;
 use crate::engine::PhaseResult;
-use crate::i18n::{fill, gettext, number};
+use crate::figure::{down_text, nearest_text};
+use crate::i18n::{fill, gettext};
 use crate::target_dir::Transport;
 use crate::units::{mb_per_s, MB};
 use crate::verdict::{class_iops, Metric, Standard};
@@ -105,8 +106,9 @@ pub enum Finding {
 /// Measurements within this factor of the ceiling are accepted (clock and timer rounding).
 const LINK_TOLERANCE: f64 = 1.02;
 
+/// A measured rate in MB/s, one decimal, rounded down as every measured figure is.
 fn mb(bytes_per_s: f64) -> String {
-    number(mb_per_s(bytes_per_s), 1)
+    down_text(mb_per_s(bytes_per_s), 1)
 }
 
 impl Finding {
@@ -136,10 +138,10 @@ impl Finding {
                     &template,
                     &[
                         ("class", claimed),
-                        ("read", &number(*claimed_read_iops, 0)),
-                        ("write", &number(*claimed_write_iops, 0)),
-                        ("mread", &number(*measured_read_iops, 0)),
-                        ("mwrite", &number(*measured_write_iops, 0)),
+                        ("read", &nearest_text(*claimed_read_iops, 0)),
+                        ("write", &nearest_text(*claimed_write_iops, 0)),
+                        ("mread", &down_text(*measured_read_iops, 0)),
+                        ("mwrite", &down_text(*measured_write_iops, 0)),
                     ],
                 )
             }
@@ -157,7 +159,7 @@ impl Finding {
                     &template,
                     &[
                         ("claims", &claimed.join(", ")),
-                        ("claimed", &number(mb_per_s(*claimed_bw_bytes), 0)),
+                        ("claimed", &nearest_text(mb_per_s(*claimed_bw_bytes), 0)),
                         ("measured", &mb(*measured_bw_bytes)),
                     ],
                 )
@@ -202,7 +204,7 @@ impl Finding {
                     ("phase", phase),
                     ("measured", &mb(*measured_bw_bytes)),
                     ("link", link),
-                    ("max", &mb(*link_bw_bytes)),
+                    ("max", &nearest_text(mb_per_s(*link_bw_bytes), 1)),
                 ],
             ),
         }

@@ -171,7 +171,7 @@ pub fn describe(l: &LinkInfo) -> String {
             ("link", &l.name),
             (
                 "mbps",
-                &crate::i18n::number(crate::units::mb_per_s(l.max_bw_bytes), 1),
+                &crate::figure::nearest_text(crate::units::mb_per_s(l.max_bw_bytes), 1),
             ),
         ],
     )

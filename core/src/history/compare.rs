@@ -9,7 +9,7 @@ pub use super::records::drive_label;
 
 use super::figures::{figures, format_figure, phase_label, Figure};
 use super::records::RunId;
-use crate::figure::Unit;
+use crate::figure::{nearest_text, Unit};
 use crate::i18n::{fill, gettext};
 use crate::report::Report;
 
@@ -141,17 +141,14 @@ fn value(v: Option<f64>, unit: Unit) -> String {
 }
 
 fn ratio(r: Option<f64>) -> String {
-    r.map_or_else(
-        || "—".to_owned(),
-        |r| format!("×{}", crate::i18n::number(r, 2)),
-    )
+    r.map_or_else(|| "—".to_owned(), |r| format!("×{}", nearest_text(r, 2)))
 }
 
 fn link(s: &Side) -> String {
     let Some(l) = &s.link else {
         return gettext("unknown");
     };
-    let mbps = |b: f64| crate::i18n::number(crate::units::mb_per_s(b), 1);
+    let mbps = |b: f64| nearest_text(crate::units::mb_per_s(b), 1);
     let mut text = fill(
         &gettext("{link}: at most {mbps} MB/s"),
         &[

@@ -27,8 +27,7 @@ use serde::{Deserialize, Serialize};
 pub use error::{shorten, ErrorKind, ErrorReport, SHORT_MESSAGE_CHARS};
 pub use table::ResultTable;
 pub use text::{
-    compat_lines, down, is_bidi_control, terminal_safe, to_text, to_text_verbose, visible, whole,
-    without_home,
+    compat_lines, is_bidi_control, terminal_safe, to_text, to_text_verbose, visible, without_home,
 };
 
 use crate::advice::Advice;

@@ -8,7 +8,8 @@ use serde::{Deserialize, Serialize};
 
 use super::Report;
 use crate::engine::PhaseResult;
-use crate::i18n::{gettext, gettext_noop, number};
+use crate::figure::down_text;
+use crate::i18n::{gettext, gettext_noop};
 
 /// One measured figure of a table: the job it comes from, MB/s (10^6 bytes per second) and
 /// IOPS, as measured (the forms round them down when shown).
@@ -126,13 +127,13 @@ pub fn table(report: &Report) -> Option<ResultTable> {
 
 /// MB/s as the tables show it: rounded down to two decimals; `—` for a missing figure.
 pub fn mb_text(cell: Option<&Cell>) -> String {
-    cell.map(|c| format!("{} MB/s", number(super::text::down(c.mb_per_s, 2), 2)))
+    cell.map(|c| format!("{} MB/s", down_text(c.mb_per_s, 2)))
         .unwrap_or_else(|| "—".into())
 }
 
 /// IOPS as the tables show it: a whole number rounded down; `—` for a missing figure.
 pub fn iops_text(cell: Option<&Cell>) -> String {
-    cell.map(|c| format!("{} IOPS", number(super::text::whole(c.iops), 0)))
+    cell.map(|c| format!("{} IOPS", down_text(c.iops, 0)))
         .unwrap_or_else(|| "—".into())
 }
 
@@ -167,9 +168,9 @@ pub fn grid(table: &ResultTable) -> (Vec<String>, Vec<Vec<String>>) {
                     let c = r.result.as_ref();
                     vec![
                         r.label(),
-                        c.map(|c| number(super::text::down(c.mb_per_s, 2), 2))
+                        c.map(|c| down_text(c.mb_per_s, 2))
                             .unwrap_or_else(|| "—".into()),
-                        c.map(|c| number(super::text::whole(c.iops), 0))
+                        c.map(|c| down_text(c.iops, 0))
                             .unwrap_or_else(|| "—".into()),
                     ]
                 })
@@ -213,8 +214,8 @@ fn jobs_grid(report: &Report) -> (Vec<String>, Vec<Vec<String>>) {
                 .map(|p| {
                     vec![
                         super::text::visible(&p.name),
-                        number(super::text::down(crate::units::mb_per_s(p.bw_bytes), 2), 2),
-                        number(super::text::whole(p.iops), 0),
+                        down_text(crate::units::mb_per_s(p.bw_bytes), 2),
+                        down_text(p.iops, 0),
                     ]
                 })
                 .collect()

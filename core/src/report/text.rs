@@ -1,10 +1,11 @@
 //! The report in text: upstream's result lines ([`compat_lines`], English on purpose) and the
-//! translated plain-text form for people ([`to_text`]), with the rounding ([`whole`]) and the
-//! escaping of outside text ([`visible`]) every form shares.
+//! translated plain-text form for people ([`to_text`]), with the escaping of outside text
+//! ([`visible`]) every form shares. Figures are rounded down ([`crate::figure::down`]).
 
 use std::fmt::Write;
 
 use super::{Report, RunReport};
+use crate::figure::{down_text, whole};
 use crate::i18n::{fill, gettext, number};
 use crate::verdict::{Check, Metric, Standard, Verdict};
 
@@ -12,7 +13,7 @@ use crate::verdict::{Check, Metric, Standard, Verdict};
 /// purpose: scripts parse them): `Sequential write speed N KB/sec (target 10000) - PASS`,
 /// `Random write speed N IOPS (target 500) - FAIL`, `Random read speed N IOPS (target 1500) -
 /// PASS`, and after a sequential-write FAIL upstream's reformatting note. Values are whole
-/// numbers rounded down ([`whole`], as the text report's table), so a shown value never reaches
+/// numbers rounded down ([`crate::figure::whole`], as the text report's table), so a shown value never reaches
 /// the target of a FAIL (KB/sec is KiB/s). A check without a value prints `ERROR` in place of
 /// the number; a check that could not be graded prints its value and `ERROR`.
 pub fn compat_lines(run: &RunReport) -> Vec<String> {
@@ -51,24 +52,6 @@ pub fn compat_lines(run: &RunReport) -> Vec<String> {
         );
     }
     lines
-}
-
-/// A figure as a whole number the way every report shows it: rounded down (9999.6 KiB/s
-/// against a 10000 target shows 9999, never the target it missed). Negative, NaN → 0.
-pub fn whole(v: f64) -> f64 {
-    if v.is_finite() && v > 0.0 {
-        v.floor()
-    } else {
-        0.0
-    }
-}
-
-/// `v` rounded down to `decimals` places, the way every report shows MB/s (9.996 MB/s against
-/// a 10 MB/s target shows 9.99, never the target it missed). Negative, NaN → 0.
-pub fn down(v: f64, decimals: i32) -> f64 {
-    let scale = 10f64.powi(decimals);
-    // The tiny allowance keeps 0.29 (28.999… hundredths in binary) from showing as 0.28.
-    whole(v * scale + 1e-7) / scale
 }
 
 /// Text from outside (a path, a model name, a filesystem type) made safe for one line:
@@ -264,8 +247,8 @@ fn write_run(out: &mut String, run: &RunReport, verbose: bool) {
             out,
             "  {:<name_width$} {:>9} MB/s  {:>9} IOPS  p99 {:>9} µs",
             visible(&p.name),
-            number(down(crate::units::mb_per_s(p.bw_bytes), 2), 2),
-            number(whole(p.iops), 0),
+            down_text(crate::units::mb_per_s(p.bw_bytes), 2),
+            down_text(p.iops, 0),
             number(p.lat_us.p99, 0),
         );
         if let Some(io) = p.device_io.as_deref().filter(|_| verbose) {

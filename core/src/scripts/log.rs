@@ -247,8 +247,8 @@ pub fn log_sd_test(log: &mut LogWriter, report: &Report) {
                 log.line(&format!(
                     "{} {} MB/s {} IOPS",
                     p.name,
-                    crate::report::whole(crate::units::mb_per_s(p.bw_bytes) * 100.0) / 100.0,
-                    crate::report::whole(p.iops) as u64
+                    crate::figure::down(crate::units::mb_per_s(p.bw_bytes), 2),
+                    crate::figure::whole(p.iops) as u64
                 ));
             }
         }
@@ -352,6 +352,27 @@ mod tests {
              Random write speed 900 IOPS (target 500) - PASS\n\
              Random read speed 2500 IOPS (target 1500) - PASS\n\
              Test PASS\n\n"
+        );
+    }
+
+    #[test]
+    fn a_measured_only_run_logs_its_figures_rounded_down_and_exact() {
+        let run = RunReport::measured(
+            1,
+            vec![
+                phase("burst", 290_000.0, 612.7),
+                phase("slow", 9_996_000.0, 12.0),
+                phase("steady", 10_000_000.0, 1.0),
+            ],
+        );
+        let mut r = report(vec![run], None);
+        r.graded = false;
+        let text = logged(&r);
+        assert!(
+            text.contains(
+                "Run 1\nburst 0.29 MB/s 612 IOPS\nslow 9.99 MB/s 12 IOPS\nsteady 10 MB/s 1 IOPS\n"
+            ),
+            "{text}"
         );
     }
 
