@@ -19,16 +19,16 @@
 
 mod error;
 mod regrade;
+mod safe;
 pub mod table;
 mod text;
 
 use serde::{Deserialize, Serialize};
 
 pub use error::{shorten, ErrorKind, ErrorReport, SHORT_MESSAGE_CHARS};
+pub use safe::{is_bidi_control, terminal_safe, visible, without_home};
 pub use table::ResultTable;
-pub use text::{
-    compat_lines, is_bidi_control, terminal_safe, to_text, to_text_verbose, visible, without_home,
-};
+pub use text::{compat_lines, to_text, to_text_verbose};
 
 use crate::advice::Advice;
 use crate::card::CardInfo;

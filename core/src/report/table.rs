@@ -6,6 +6,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::safe::visible;
 use super::Report;
 use crate::engine::PhaseResult;
 use crate::figure::down_text;
@@ -213,7 +214,7 @@ fn jobs_grid(report: &Report) -> (Vec<String>, Vec<Vec<String>>) {
                 .iter()
                 .map(|p| {
                     vec![
-                        super::text::visible(&p.name),
+                        visible(&p.name),
                         down_text(crate::units::mb_per_s(p.bw_bytes), 2),
                         down_text(p.iops, 0),
                     ]
@@ -238,7 +239,7 @@ pub fn to_markdown(report: &Report) -> String {
         .target
         .as_ref()
         .and_then(|t| t.model.as_deref())
-        .map(|m| format!(" — {}", escape(&super::text::visible(m))))
+        .map(|m| format!(" — {}", escape(&visible(m))))
         .unwrap_or_default();
     let engine = report
         .io_path
