@@ -514,6 +514,7 @@ mod tests {
             name: "SD high speed".into(),
             max_bw_bytes: 25e6,
             basis: String::new(),
+            practical_bw_bytes: None,
         });
         let f = findings(Some(&card), &run(80.0, 5000.0, 3000.0));
         assert!(f[0].is_implausible());

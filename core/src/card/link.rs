@@ -12,8 +12,15 @@ use serde::{Deserialize, Serialize};
 use crate::i18n::{fill, gettext};
 use crate::sysfs::read_bounded;
 
+/// What a USB 2.0 high-speed link carries in practice, bytes per second: about 40 MB/s of its
+/// 60 MB/s ceiling. The rest goes to the bulk-only transport's overhead (a command and a status
+/// transfer around every request, and the 125 µs microframe schedule); card readers on USB 2.0
+/// measure near this figure, never near 60 MB/s.
+pub const USB2_PRACTICAL: f64 = 40e6;
+
 /// The link and the most bytes per second it can carry.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(from = "StoredLink")]
 pub struct LinkInfo {
     /// For people: `USB 2.0 high-speed (480 Mbit/s)`, `SD bus sd uhs SDR104, 208 MHz, 4-bit`.
     pub name: String,
@@ -21,6 +28,39 @@ pub struct LinkInfo {
     pub max_bw_bytes: f64,
     /// How it was found (for people).
     pub basis: String,
+    /// What the link carries in practice when that is well below `max_bw_bytes`, bytes per
+    /// second: [`USB2_PRACTICAL`] for USB 2.0 high-speed (protocol overhead); `None` (JSON:
+    /// absent) for every other link, whose ceiling is what it carries.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub practical_bw_bytes: Option<f64>,
+}
+
+/// A [`LinkInfo`] as documents hold it. Documents written before `practical_bw_bytes` existed
+/// name a USB 2.0 high-speed link only in `name` (as [`usb`] has always written it); reading
+/// them gives the link its practical ceiling, so older runs compare as newer ones do.
+#[derive(Deserialize)]
+struct StoredLink {
+    name: String,
+    max_bw_bytes: f64,
+    basis: String,
+    #[serde(default)]
+    practical_bw_bytes: Option<f64>,
+}
+
+impl From<StoredLink> for LinkInfo {
+    fn from(s: StoredLink) -> LinkInfo {
+        let written_before_the_field = s.practical_bw_bytes.is_none()
+            && s.name.starts_with("USB 2.0 high-speed")
+            && s.max_bw_bytes > USB2_PRACTICAL;
+        LinkInfo {
+            practical_bw_bytes: s
+                .practical_bw_bytes
+                .or(written_before_the_field.then_some(USB2_PRACTICAL)),
+            name: s.name,
+            max_bw_bytes: s.max_bw_bytes,
+            basis: s.basis,
+        }
+    }
 }
 
 /// The ceiling of a USB link of `mbit` Mbit/s: raw rate for USB 1/2, less 8b/10b coding for
@@ -42,10 +82,13 @@ pub fn usb(mbit: f64) -> Option<LinkInfo> {
     } else {
         128.0 / 132.0
     };
+    let max_bw_bytes = mbit * 1e6 * coding / 8.0;
+    let high_speed = mbit > 12.0 && mbit <= 480.0;
     Some(LinkInfo {
         name: format!("{name} ({mbit} Mbit/s)"),
-        max_bw_bytes: mbit * 1e6 * coding / 8.0,
+        max_bw_bytes,
         basis: gettext("the USB device's negotiated speed"),
+        practical_bw_bytes: (high_speed && max_bw_bytes > USB2_PRACTICAL).then_some(USB2_PRACTICAL),
     })
 }
 
@@ -60,6 +103,7 @@ pub fn pcie(gt_per_s: f64, lanes: u32) -> Option<LinkInfo> {
         name: format!("PCIe {gt_per_s} GT/s x{lanes}"),
         max_bw_bytes: gt_per_s * 1e9 * coding * f64::from(lanes) / 8.0,
         basis: gettext("the PCIe link the drive trained at"),
+        practical_bw_bytes: None,
     })
 }
 
@@ -112,6 +156,7 @@ pub fn from_ios(text: &str) -> Option<LinkInfo> {
         name: format!("SD/MMC bus {timing}, {} MHz, {bits}-bit", hz / 1e6),
         max_bw_bytes: max,
         basis: gettext("the host's current bus mode (debugfs ios)"),
+        practical_bw_bytes: None,
     })
 }
 
@@ -151,6 +196,7 @@ pub fn sd(sysfs_root: &Path, host: Option<&str>, uhs_capable: Option<bool>) -> O
             name: gettext("SD high speed (4-bit, 50 MHz)"),
             max_bw_bytes: 25e6,
             basis: gettext("the card predates SD 3.0, so it cannot use a UHS bus mode"),
+            practical_bw_bytes: None,
         });
     }
     if is_raspberry_pi(sysfs_root) {
@@ -158,6 +204,7 @@ pub fn sd(sysfs_root: &Path, host: Option<&str>, uhs_capable: Option<bool>) -> O
             name: gettext("SD UHS-I SDR104 (4-bit, 208 MHz)"),
             max_bw_bytes: 104e6,
             basis: gettext("the fastest SD bus mode a Raspberry Pi supports"),
+            practical_bw_bytes: None,
         });
     }
     None
@@ -180,6 +227,34 @@ pub fn describe(l: &LinkInfo) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn only_usb_2_high_speed_has_a_practical_ceiling_below_its_own() {
+        assert_eq!(usb(480.0).unwrap().practical_bw_bytes, Some(40e6));
+        assert_eq!(usb(12.0).unwrap().practical_bw_bytes, None);
+        assert_eq!(usb(5000.0).unwrap().practical_bw_bytes, None);
+        assert_eq!(pcie(8.0, 1).unwrap().practical_bw_bytes, None);
+    }
+
+    #[test]
+    fn the_practical_ceiling_survives_documents_old_and_new() {
+        let new = serde_json::to_value(usb(480.0).unwrap()).unwrap();
+        assert_eq!(new["practical_bw_bytes"], 40e6);
+        let back: LinkInfo = serde_json::from_value(new).unwrap();
+        assert_eq!(back, usb(480.0).unwrap());
+        let sd = serde_json::to_value(pcie(8.0, 1).unwrap()).unwrap();
+        assert!(sd.get("practical_bw_bytes").is_none(), "{sd}");
+        let old: LinkInfo = serde_json::from_str(
+            r#"{"name":"USB 2.0 high-speed (480 Mbit/s)","max_bw_bytes":60000000.0,"basis":"b"}"#,
+        )
+        .unwrap();
+        assert_eq!(old.practical_bw_bytes, Some(USB2_PRACTICAL));
+        let old_sd: LinkInfo = serde_json::from_str(
+            r#"{"name":"SD high speed (4-bit, 50 MHz)","max_bw_bytes":25000000.0,"basis":"b"}"#,
+        )
+        .unwrap();
+        assert_eq!(old_sd.practical_bw_bytes, None);
+    }
 
     #[test]
     fn usb_ceilings() {

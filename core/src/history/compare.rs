@@ -21,13 +21,10 @@ pub struct LinkCeiling {
     /// The ceiling, bytes per second (signalling rate less line coding).
     pub bytes_per_second: f64,
     /// What the link carries in practice when that is well below the ceiling, bytes per
-    /// second: about 40 MB/s on USB 2.0 high-speed (protocol overhead); null otherwise.
+    /// second: about 40 MB/s on USB 2.0 high-speed (protocol overhead,
+    /// [`crate::card::LinkInfo::practical_bw_bytes`]); null otherwise.
     pub practical_bytes_per_second: Option<f64>,
 }
-
-/// What a USB 2.0 high-speed link carries in practice, bytes per second (about 40 MB/s of its
-/// 60 MB/s: the bulk protocol's overhead).
-pub const USB2_PRACTICAL: f64 = 40e6;
 
 /// One side of a comparison.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -88,9 +85,7 @@ fn side(r: &Report) -> Side {
             .map(|l| LinkCeiling {
                 description: l.name.clone(),
                 bytes_per_second: l.max_bw_bytes,
-                practical_bytes_per_second: (l.name.starts_with("USB 2.0")
-                    && l.max_bw_bytes > USB2_PRACTICAL)
-                    .then_some(USB2_PRACTICAL),
+                practical_bytes_per_second: l.practical_bw_bytes,
             }),
     }
 }

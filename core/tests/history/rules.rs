@@ -71,6 +71,7 @@ pub(crate) fn compare_side_by_side() {
             name: "SD high speed (4-bit, 50 MHz)".into(),
             max_bw_bytes: 25e6,
             basis: "x".into(),
+            practical_bw_bytes: None,
         }),
         ..CardInfo::default()
     });
