@@ -213,53 +213,11 @@ impl Chart {
         if short {
             values.extend(average);
         }
-        let figure = |v: f64| figure(random, v, v);
         let axis = value_axis(
             values.iter().copied().chain(target).fold(0.0, f64::max),
             random,
         );
-        let mut text = match (values.last(), values.iter().copied().reduce(f64::max)) {
-            (Some(&latest), _) if short => fill(
-                // Translators: the live chart of a phase shorter than a second.
-                &gettext("Chart of {phase}: too short for per-second figures; one bar for its average, {average}."),
-                &[("phase", &title), ("average", &figure(latest))],
-            ),
-            (Some(&latest), Some(highest)) => fill(
-                // Translators: the accessible description of the live chart.
-                &gettext("Per-second chart of {phase}: {seconds} s so far, latest {latest}, highest {highest}."),
-                &[
-                    ("phase", &title),
-                    ("seconds", &values.len()),
-                    ("latest", &figure(latest)),
-                    ("highest", &figure(highest)),
-                ],
-            ),
-            _ => fill(
-                &gettext("Per-second chart of {phase}: no figures yet."),
-                &[("phase", &title)],
-            ),
-        };
-        if !values.is_empty() {
-            text.push(' ');
-            text.push_str(&fill(
-                // Translators: the live chart's axes; {unit} is MB/s, GB/s or IOPS.
-                &gettext("Seconds across, {unit} up, from 0 to {top}."),
-                &[("unit", &axis.unit), ("top", &axis.label(axis.top))],
-            ));
-        }
-        if let Some(target) = target {
-            text.push(' ');
-            text.push_str(&fill(
-                &gettext("The dashed line is the A1 target, {target}."),
-                &[("target", &figure(target))],
-            ));
-        } else if let Some(average) = average.filter(|_| !short) {
-            text.push(' ');
-            text.push_str(&fill(
-                &gettext("This phase is not graded; the line is its average so far, {average}."),
-                &[("average", &figure(average))],
-            ));
-        }
+        let text = samples_description(title, random, &values, short, &axis, target, average);
         // Progress comes ten times a second and a new sample once a second: redraw (and
         // tell assistive technologies) only when what the chart shows has changed.
         let unchanged = *imp.values.borrow() == values
@@ -359,14 +317,7 @@ impl Chart {
         let root = CairoBackend::new(cr, (width, height))
             .map_err(|e| err(&e))?
             .into_drawing_area();
-        let slots = values.len().max(MIN_SLOTS) as f64;
-        let x_step = [1.0, 2.0, 5.0, 10.0, 20.0, 30.0, 60.0, 120.0, 300.0]
-            .into_iter()
-            .find(|s| slots / s <= 6.0)
-            .unwrap_or(600.0);
-        // Plotters picks round ticks (1, 2 or 5 times a power of ten) with at most the count
-        // asked: the axis's own steps, as its top is a whole number of them.
-        let x_ticks = (slots / x_step) as usize + 1;
+        let (slots, x_ticks) = time_axis(values.len());
         let y_ticks = axis.ticks().len();
         let family = super::chart_font::family_for(self, &[&self.x_axis_name(), &axis.unit]);
         let label_font = (family.as_str(), 10.0).into_font().color(&fg_c.mix(0.8));
@@ -423,20 +374,102 @@ impl Chart {
         root.present().map_err(|e| err(&e))?;
         drop(root);
         if let Some(((x0, y), (x1, _), is_target)) = reference {
-            let _ = cr.save();
-            set_color(cr, &fg, 0.75);
-            cr.set_line_width(1.5);
-            if is_target {
-                cr.set_dash(&[6.0, 4.0], 0.0);
-            }
-            let y = f64::from(y).round() + 0.5;
-            cr.move_to(f64::from(x0), y);
-            cr.line_to(f64::from(x1), y);
-            let _ = cr.stroke();
-            let _ = cr.restore();
+            stroke_reference(cr, &fg, (x0, x1, y), is_target);
         }
         Ok(())
     }
+}
+
+/// The time axis for `seconds` samples: its length in slots (at least [`MIN_SLOTS`]) and the
+/// number of ticks to ask for, one every 1, 2, 5, 10, … seconds so that at most about six show.
+fn time_axis(seconds: usize) -> (f64, usize) {
+    let slots = seconds.max(MIN_SLOTS) as f64;
+    let x_step = [1.0, 2.0, 5.0, 10.0, 20.0, 30.0, 60.0, 120.0, 300.0]
+        .into_iter()
+        .find(|s| slots / s <= 6.0)
+        .unwrap_or(600.0);
+    // Plotters picks round ticks (1, 2 or 5 times a power of ten) with at most the count
+    // asked: the axis's own steps, as its top is a whole number of them.
+    (slots, (slots / x_step) as usize + 1)
+}
+
+/// Draws the reference line across the plot, from `x0` to `x1` at `y` (device pixels): dashed
+/// for the A1 target, solid for the phase's average.
+fn stroke_reference(
+    cr: &cairo::Context,
+    fg: &gdk::RGBA,
+    (x0, x1, y): (i32, i32, i32),
+    is_target: bool,
+) {
+    let _ = cr.save();
+    set_color(cr, fg, 0.75);
+    cr.set_line_width(1.5);
+    if is_target {
+        cr.set_dash(&[6.0, 4.0], 0.0);
+    }
+    let y = f64::from(y).round() + 0.5;
+    cr.move_to(f64::from(x0), y);
+    cr.line_to(f64::from(x1), y);
+    let _ = cr.stroke();
+    let _ = cr.restore();
+}
+
+/// The live chart's description for assistive technologies: the phase `title`, its
+/// per-second `values` (IOPS when `random`, else bytes per second; `short` when the one value
+/// is the average of a phase shorter than a second), the axes, and the target or the average.
+fn samples_description(
+    title: &str,
+    random: bool,
+    values: &[f64],
+    short: bool,
+    axis: &ValueAxis,
+    target: Option<f64>,
+    average: Option<f64>,
+) -> String {
+    let figure = |v: f64| figure(random, v, v);
+    let mut text = match (values.last(), values.iter().copied().reduce(f64::max)) {
+        (Some(&latest), _) if short => fill(
+            // Translators: the live chart of a phase shorter than a second.
+            &gettext("Chart of {phase}: too short for per-second figures; one bar for its average, {average}."),
+            &[("phase", &title), ("average", &figure(latest))],
+        ),
+        (Some(&latest), Some(highest)) => fill(
+            // Translators: the accessible description of the live chart.
+            &gettext("Per-second chart of {phase}: {seconds} s so far, latest {latest}, highest {highest}."),
+            &[
+                ("phase", &title),
+                ("seconds", &values.len()),
+                ("latest", &figure(latest)),
+                ("highest", &figure(highest)),
+            ],
+        ),
+        _ => fill(
+            &gettext("Per-second chart of {phase}: no figures yet."),
+            &[("phase", &title)],
+        ),
+    };
+    if !values.is_empty() {
+        text.push(' ');
+        text.push_str(&fill(
+            // Translators: the live chart's axes; {unit} is MB/s, GB/s or IOPS.
+            &gettext("Seconds across, {unit} up, from 0 to {top}."),
+            &[("unit", &axis.unit), ("top", &axis.label(axis.top))],
+        ));
+    }
+    if let Some(target) = target {
+        text.push(' ');
+        text.push_str(&fill(
+            &gettext("The dashed line is the A1 target, {target}."),
+            &[("target", &figure(target))],
+        ));
+    } else if let Some(average) = average.filter(|_| !short) {
+        text.push(' ');
+        text.push_str(&fill(
+            &gettext("This phase is not graded; the line is its average so far, {average}."),
+            &[("average", &figure(average))],
+        ));
+    }
+    text
 }
 
 fn to_plotters(c: &gdk::RGBA) -> RGBAColor {

@@ -12,6 +12,7 @@ use gtk::prelude::*;
 use gtk::subclass::prelude::*;
 use gtk::{cairo, gdk, glib};
 use plotters::coord::types::RangedCoordf64;
+use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters_cairo::CairoBackend;
 
@@ -224,49 +225,22 @@ impl TrendChart {
         let label_font = (family.as_str(), 12.0).into_font().color(&fg.mix(0.8));
         let desc_font = (family.as_str(), 13.0).into_font().color(&fg);
         if series.is_empty() {
-            let text = gettext("No runs to show yet");
-            root.draw(&Text::new(
-                text,
-                (width as i32 / 2 - 60, height as i32 / 2 - 6),
-                label_font,
-            ))
-            .map_err(|e| err(&e))?;
-            return root.present().map_err(|e| err(&e));
+            return draw_empty(&root, label_font, (width, height)).map_err(|e| err(&e));
         }
 
         let (x0, x1) = x_range(&series);
-        let top = series
-            .iter()
-            .flat_map(|s| s.points.iter().map(|p| plotted(unit, p.value)))
-            .fold(0.0_f64, f64::max);
-        let top = if top > 0.0 { top * 1.2 } else { 1.0 };
+        let top = y_top(&series, unit);
         let span_days = x1 - x0;
         let x_labels = ((width as usize).saturating_sub(90) / 110).clamp(2, 8);
         let y_decimals = if top < 10.0 { 1 } else { 0 };
-        // The runs' own dates are the ticks when there is room for each; else round dates.
-        let mut dates: Vec<f64> = series
-            .iter()
-            .flat_map(|s| s.points.iter().map(|p| x_of(&p.when)))
-            .collect();
-        dates.sort_by(f64::total_cmp);
-        // Runs closer than a tick label's width share one tick.
-        let min_gap = span_days * 100.0 / f64::from(width.max(1));
-        dates.dedup_by(|a, b| (*a - *b).abs() < min_gap);
+        let dates = tick_dates(&series, span_days, width);
         let legend = legend_layout(cr, &family, &series, f64::from(width) - 80.0);
         let lines_of_legend = legend.last().map_or(0, |e| e.line + 1);
         let y_axis_area = 64;
 
-        let mut builder = ChartBuilder::on(&root);
-        builder
-            .margin_top(12 + 18 * lines_of_legend as u32)
-            .margin_right(36)
-            .margin_left(8)
-            .margin_bottom(6)
-            .x_label_area_size(40)
-            .y_label_area_size(y_axis_area);
         let x_format = |x: &f64| date_label(*x, span_days);
         let y_format = |y: &f64| number(*y, y_decimals);
-        let mut chart = builder
+        let mut chart = frame(&root, lines_of_legend, y_axis_area)
             .build_cartesian_2d(x0..x1, 0.0..top)
             .map_err(|e| err(&e))?;
         // The runs' own dates are the ticks when there is room for each; else round dates.
@@ -310,6 +284,62 @@ impl TrendChart {
         draw_ticks(cr, &family, &ticks, &fg);
         Ok(())
     }
+}
+
+/// The plot's frame on `root`: room above it for `legend_lines` lines of legend, and
+/// `y_axis_area` pixels left of it for the y axis's labels.
+fn frame<'a, 'b>(
+    root: &'a DrawingArea<CairoBackend<'b>, Shift>,
+    legend_lines: usize,
+    y_axis_area: u32,
+) -> ChartBuilder<'a, 'a, CairoBackend<'b>> {
+    let mut builder = ChartBuilder::on(root);
+    builder
+        .margin_top(12 + 18 * legend_lines as u32)
+        .margin_right(36)
+        .margin_left(8)
+        .margin_bottom(6)
+        .x_label_area_size(40)
+        .y_label_area_size(y_axis_area);
+    builder
+}
+
+/// Says on the empty chart (`width` × `height` pixels) that there are no runs yet.
+fn draw_empty(
+    root: &DrawingArea<CairoBackend<'_>, Shift>,
+    font: TextStyle<'_>,
+    (width, height): (u32, u32),
+) -> Result<(), DrawingAreaErrorKind<cairo::Error>> {
+    let at = (width as i32 / 2 - 60, height as i32 / 2 - 6);
+    root.draw(&Text::new(gettext("No runs to show yet"), at, font))?;
+    root.present()
+}
+
+/// The top of the y axis: a fifth above the highest figure (in the axis's unit), 1 when
+/// there is none.
+fn y_top(series: &[TrendSeries], unit: Unit) -> f64 {
+    let top = series
+        .iter()
+        .flat_map(|s| s.points.iter().map(|p| plotted(unit, p.value)))
+        .fold(0.0_f64, f64::max);
+    if top > 0.0 {
+        top * 1.2
+    } else {
+        1.0
+    }
+}
+
+/// The runs' own dates (days on the x axis), in order, for ticks: runs closer than a tick
+/// label's width (about 100 of `width` pixels across `span_days`) share one.
+fn tick_dates(series: &[TrendSeries], span_days: f64, width: u32) -> Vec<f64> {
+    let mut dates: Vec<f64> = series
+        .iter()
+        .flat_map(|s| s.points.iter().map(|p| x_of(&p.when)))
+        .collect();
+    dates.sort_by(f64::total_cmp);
+    let min_gap = span_days * 100.0 / f64::from(width.max(1));
+    dates.dedup_by(|a, b| (*a - *b).abs() < min_gap);
+    dates
 }
 
 type Chart2d<'a, 'b> =

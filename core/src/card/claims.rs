@@ -127,43 +127,18 @@ impl Finding {
                 measured_read_iops,
                 measured_write_iops,
                 outcome,
-            } => {
-                let template = match outcome {
-                    // Translators: {class} is A1 or A2; IOPS figures are read / write.
-                    Outcome::Meets => gettext("Card reports {class} ({read}/{write} IOPS); measured {mread} / {mwrite} IOPS: meets its class."),
-                    Outcome::BelowClaim => gettext("Card reports {class} ({read}/{write} IOPS); measured {mread} / {mwrite} IOPS: below {class}, but meets A1. A2 speeds need a host with command queueing, such as a Raspberry Pi 5."),
-                    Outcome::BelowA1 => gettext("Card reports {class} ({read}/{write} IOPS); measured {mread} / {mwrite} IOPS: below A1."),
-                };
-                fill(
-                    &template,
-                    &[
-                        ("class", claimed),
-                        ("read", &nearest_text(*claimed_read_iops, 0)),
-                        ("write", &nearest_text(*claimed_write_iops, 0)),
-                        ("mread", &down_text(*measured_read_iops, 0)),
-                        ("mwrite", &down_text(*measured_write_iops, 0)),
-                    ],
-                )
-            }
+            } => app_perf_text(
+                claimed,
+                (*claimed_read_iops, *claimed_write_iops),
+                (*measured_read_iops, *measured_write_iops),
+                *outcome,
+            ),
             Finding::SpeedRating {
                 claimed,
                 claimed_bw_bytes,
                 measured_bw_bytes,
                 outcome,
-            } => {
-                let template = match outcome {
-                    Outcome::Meets => gettext("Card reports {claims} (sustained sequential write of at least {claimed} MB/s); measured {measured} MB/s: meets it."),
-                    _ => gettext("Card reports {claims} (sustained sequential write of at least {claimed} MB/s); measured {measured} MB/s: below its rating. Speed classes are rated on a freshly formatted card; a well-used card can be slower."),
-                };
-                fill(
-                    &template,
-                    &[
-                        ("claims", &claimed.join(", ")),
-                        ("claimed", &nearest_text(mb_per_s(*claimed_bw_bytes), 0)),
-                        ("measured", &mb(*measured_bw_bytes)),
-                    ],
-                )
-            }
+            } => speed_rating_text(claimed, *claimed_bw_bytes, *measured_bw_bytes, *outcome),
             Finding::MisalignedPartition {
                 partition,
                 start_bytes,
@@ -198,17 +173,71 @@ impl Finding {
                 measured_bw_bytes,
                 link,
                 link_bw_bytes,
-            } => fill(
-                &gettext("{phase}: {measured} MB/s is more than the {link} link can carry (at most {max} MB/s). This figure cannot be real, so the test is not graded: a cache or another device answered instead."),
-                &[
-                    ("phase", phase),
-                    ("measured", &mb(*measured_bw_bytes)),
-                    ("link", link),
-                    ("max", &nearest_text(mb_per_s(*link_bw_bytes), 1)),
-                ],
-            ),
+            } => implausible_text(phase, *measured_bw_bytes, link, *link_bw_bytes),
         }
     }
+}
+
+/// [`Finding::AppPerfClass`] for people: the class's (read, write) minimums and the measured
+/// (read, write) IOPS.
+fn app_perf_text(
+    claimed: &str,
+    class: (f64, f64),
+    measured: (f64, f64),
+    outcome: Outcome,
+) -> String {
+    let template = match outcome {
+        // Translators: {class} is A1 or A2; IOPS figures are read / write.
+        Outcome::Meets => gettext("Card reports {class} ({read}/{write} IOPS); measured {mread} / {mwrite} IOPS: meets its class."),
+        Outcome::BelowClaim => gettext("Card reports {class} ({read}/{write} IOPS); measured {mread} / {mwrite} IOPS: below {class}, but meets A1. A2 speeds need a host with command queueing, such as a Raspberry Pi 5."),
+        Outcome::BelowA1 => gettext("Card reports {class} ({read}/{write} IOPS); measured {mread} / {mwrite} IOPS: below A1."),
+    };
+    fill(
+        &template,
+        &[
+            ("class", &claimed),
+            ("read", &nearest_text(class.0, 0)),
+            ("write", &nearest_text(class.1, 0)),
+            ("mread", &down_text(measured.0, 0)),
+            ("mwrite", &down_text(measured.1, 0)),
+        ],
+    )
+}
+
+/// [`Finding::SpeedRating`] for people: the ratings, the strongest one's and the measured
+/// sequential write, bytes per second.
+fn speed_rating_text(
+    claimed: &[String],
+    claimed_bw_bytes: f64,
+    measured_bw_bytes: f64,
+    outcome: Outcome,
+) -> String {
+    let template = match outcome {
+        Outcome::Meets => gettext("Card reports {claims} (sustained sequential write of at least {claimed} MB/s); measured {measured} MB/s: meets it."),
+        _ => gettext("Card reports {claims} (sustained sequential write of at least {claimed} MB/s); measured {measured} MB/s: below its rating. Speed classes are rated on a freshly formatted card; a well-used card can be slower."),
+    };
+    fill(
+        &template,
+        &[
+            ("claims", &claimed.join(", ")),
+            ("claimed", &nearest_text(mb_per_s(claimed_bw_bytes), 0)),
+            ("measured", &mb(measured_bw_bytes)),
+        ],
+    )
+}
+
+/// [`Finding::Implausible`] for people: the phase, its bandwidth and the link's ceiling, bytes
+/// per second.
+fn implausible_text(phase: &str, measured_bw_bytes: f64, link: &str, link_bw_bytes: f64) -> String {
+    fill(
+        &gettext("{phase}: {measured} MB/s is more than the {link} link can carry (at most {max} MB/s). This figure cannot be real, so the test is not graded: a cache or another device answered instead."),
+        &[
+            ("phase", &phase),
+            ("measured", &mb(measured_bw_bytes)),
+            ("link", &link),
+            ("max", &nearest_text(mb_per_s(link_bw_bytes), 1)),
+        ],
+    )
 }
 
 /// The sequential-write ratings the card claims and the strongest of them, bytes per second.

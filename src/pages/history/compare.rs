@@ -6,9 +6,9 @@
 use std::cell::{Cell, RefCell};
 
 use adw::prelude::*;
-use agnostics_core::figure::Unit;
+use agnostics_core::figure::{nearest_text, Unit};
 use agnostics_core::history::Comparison;
-use agnostics_core::i18n::{fill, gettext, number};
+use agnostics_core::i18n::{fill, gettext};
 use gtk::glib;
 use gtk::subclass::prelude::*;
 
@@ -117,9 +117,9 @@ pub fn ratio_text(ratio: Option<f64>) -> String {
         // e.g. "×0.50 (−50 %)".
         &gettext("×{ratio} ({sign}{change} %)"),
         &[
-            ("ratio", &number(ratio, 2)),
+            ("ratio", &nearest_text(ratio, 2)),
             ("sign", &sign),
-            ("change", &number(change.abs(), 0)),
+            ("change", &nearest_text(change.abs(), 0)),
         ],
     )
 }
@@ -177,103 +177,17 @@ impl CompareView {
         while let Some(child) = self.first_child() {
             self.remove(&child);
         }
-        let sides = group(&gettext("Runs compared"), None);
-        for (which, side) in [
-            (gettext("Left"), &comparison.left),
-            (gettext("Right"), &comparison.right),
-        ] {
-            let row = adw::ActionRow::new();
-            row.set_use_markup(false);
-            row.set_title(&fill(
-                // Translators: one side of a comparison, e.g. "Left: Kitchen Pi card".
-                &gettext("{side}: {drive}"),
-                &[("side", &which), ("drive", &side.label)],
-            ));
-            let ceiling = match &side.link {
-                Some(link) => fill(
-                    &gettext("link ceiling {link}"),
-                    &[("link", &link.description)],
-                ),
-                None => gettext("link ceiling not known"),
-            };
-            row.set_subtitle(&format!(
-                "{} · {} · {ceiling}",
-                date_text(&side.started),
-                profile_title(&side.profile)
-            ));
-            row.set_subtitle_lines(0);
-            sides.add(&row);
-        }
-        if comparison.different_measurement {
-            let row = adw::ActionRow::new();
-            row.set_use_markup(false);
-            row.set_title(&gettext(
-                "The two runs were measured differently (another test profile or engine): compare their figures with care.",
-            ));
-            row.set_title_lines(0);
-            row.add_prefix(
-                &gtk::Image::builder()
-                    .icon_name("dialog-warning-symbolic")
-                    .accessible_role(gtk::AccessibleRole::Presentation)
-                    .build(),
-            );
-            sides.add(&row);
-        }
-        self.append(&sides);
-
+        self.append(&sides_group(comparison));
         let figures = group(
             &gettext("Figures"),
             Some(&gettext(
                 "The change is the right run's figure divided by the left run's.",
             )),
         );
-        let grid = gtk::Grid::builder()
-            .column_spacing(12)
-            .row_spacing(8)
-            .margin_top(12)
-            .margin_bottom(12)
-            .margin_start(12)
-            .margin_end(12)
-            .build();
-        let head = vec![
-            gettext("Figure"),
-            gettext("Left"),
-            gettext("Right"),
-            gettext("Change"),
-        ];
-        let mut cells = vec![head];
-        for f in &comparison.figures {
-            cells.push(vec![
-                agnostics_core::history::phase_label(&f.phase),
-                figure_text(f.unit, f.left),
-                figure_text(f.unit, f.right),
-                ratio_text(f.ratio),
-            ]);
-        }
-        for (y, line) in cells.iter().enumerate() {
-            for (x, text) in line.iter().enumerate() {
-                let label = gtk::Label::new(Some(text));
-                // Words wrap in a narrow window rather than widening it.
-                label.set_wrap(true);
-                label.set_justify(if x == 0 {
-                    gtk::Justification::Left
-                } else {
-                    gtk::Justification::Right
-                });
-                label.set_xalign(if x == 0 { 0.0 } else { 1.0 });
-                label.set_hexpand(x == 0);
-                label.set_selectable(true);
-                if y == 0 {
-                    label.add_css_class("heading");
-                } else if x > 0 {
-                    label.add_css_class("numeric");
-                }
-                grid.attach(&label, x as i32, y as i32, 1, 1);
-            }
-        }
+        let cells = figure_cells(comparison);
         let card = gtk::Box::new(gtk::Orientation::Vertical, 0);
         card.add_css_class("card");
-        card.append(&grid);
+        card.append(&cells_grid(&cells));
         figures.add(&card);
         self.append(&figures);
         imp.cells.replace(cells);
@@ -289,4 +203,108 @@ impl CompareView {
     pub fn comparison(&self) -> Option<Comparison> {
         self.imp().comparison.borrow().clone()
     }
+}
+
+/// The group naming the two runs compared (drive, date, profile, link ceiling), with a
+/// warning when they were measured differently.
+fn sides_group(comparison: &Comparison) -> adw::PreferencesGroup {
+    let sides = group(&gettext("Runs compared"), None);
+    for (which, side) in [
+        (gettext("Left"), &comparison.left),
+        (gettext("Right"), &comparison.right),
+    ] {
+        let row = adw::ActionRow::new();
+        row.set_use_markup(false);
+        row.set_title(&fill(
+            // Translators: one side of a comparison, e.g. "Left: Kitchen Pi card".
+            &gettext("{side}: {drive}"),
+            &[("side", &which), ("drive", &side.label)],
+        ));
+        let ceiling = match &side.link {
+            Some(link) => fill(
+                &gettext("link ceiling {link}"),
+                &[("link", &link.description)],
+            ),
+            None => gettext("link ceiling not known"),
+        };
+        row.set_subtitle(&format!(
+            "{} · {} · {ceiling}",
+            date_text(&side.started),
+            profile_title(&side.profile)
+        ));
+        row.set_subtitle_lines(0);
+        sides.add(&row);
+    }
+    if comparison.different_measurement {
+        let row = adw::ActionRow::new();
+        row.set_use_markup(false);
+        row.set_title(&gettext(
+            "The two runs were measured differently (another test profile or engine): compare their figures with care.",
+        ));
+        row.set_title_lines(0);
+        row.add_prefix(
+            &gtk::Image::builder()
+                .icon_name("dialog-warning-symbolic")
+                .accessible_role(gtk::AccessibleRole::Presentation)
+                .build(),
+        );
+        sides.add(&row);
+    }
+    sides
+}
+
+/// The figures' grid as text: a header line (figure, left, right, change), then one line a
+/// figure.
+fn figure_cells(comparison: &Comparison) -> Vec<Vec<String>> {
+    let head = vec![
+        gettext("Figure"),
+        gettext("Left"),
+        gettext("Right"),
+        gettext("Change"),
+    ];
+    let mut cells = vec![head];
+    for f in &comparison.figures {
+        cells.push(vec![
+            agnostics_core::history::phase_label(&f.phase),
+            figure_text(f.unit, f.left),
+            figure_text(f.unit, f.right),
+            ratio_text(f.ratio),
+        ]);
+    }
+    cells
+}
+
+/// `cells` laid out as a grid of selectable labels: the header line in bold, the figure names
+/// left, the numbers right.
+fn cells_grid(cells: &[Vec<String>]) -> gtk::Grid {
+    let grid = gtk::Grid::builder()
+        .column_spacing(12)
+        .row_spacing(8)
+        .margin_top(12)
+        .margin_bottom(12)
+        .margin_start(12)
+        .margin_end(12)
+        .build();
+    for (y, line) in cells.iter().enumerate() {
+        for (x, text) in line.iter().enumerate() {
+            let label = gtk::Label::new(Some(text));
+            // Words wrap in a narrow window rather than widening it.
+            label.set_wrap(true);
+            label.set_justify(if x == 0 {
+                gtk::Justification::Left
+            } else {
+                gtk::Justification::Right
+            });
+            label.set_xalign(if x == 0 { 0.0 } else { 1.0 });
+            label.set_hexpand(x == 0);
+            label.set_selectable(true);
+            if y == 0 {
+                label.add_css_class("heading");
+            } else if x > 0 {
+                label.add_css_class("numeric");
+            }
+            grid.attach(&label, x as i32, y as i32, 1, 1);
+        }
+    }
+    grid
 }
