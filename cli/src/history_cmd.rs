@@ -7,7 +7,7 @@
 use std::path::{Path, PathBuf};
 
 use agnostics_core::history::{History, HistoryError, Outcome, RunFilter, RunSummary};
-use agnostics_core::i18n::{fill, gettext, ngettext, number};
+use agnostics_core::i18n::{fill, gettext, ngettext};
 use agnostics_core::profile::Builtin;
 use agnostics_core::report;
 use agnostics_core::units::mb_per_s;

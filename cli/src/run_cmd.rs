@@ -14,7 +14,7 @@ use agnostics_core::engine::{EngineKind, Event};
 use agnostics_core::figure::nearest_text;
 use agnostics_core::history::trend::{self, Trend};
 use agnostics_core::history::{History, HistoryError};
-use agnostics_core::i18n::{fill, gettext, ngettext, number};
+use agnostics_core::i18n::{fill, gettext, ngettext};
 use agnostics_core::profile::Profile;
 use agnostics_core::report::{self, ErrorKind};
 use agnostics_core::scripts;
