@@ -13,6 +13,7 @@ use agnostics::window::Tab;
 use agnostics::{a11y, Application, Window};
 use agnostics_core::sample;
 use agnostics_core::target_dir::Transport;
+use gtk::glib;
 
 use support::*;
 
@@ -26,6 +27,7 @@ fn main() {
         buttons_use_header_capitalisation,
         dialog_buttons_are_named_without_their_underscore,
         the_history_page_takes_the_focus_from_the_keyboard,
+        save_report_writes_the_form_chosen_in_the_dialog,
     ];
     let conclusion = agnostics_testkit::harness::conclude_on_this_thread(tests);
     drop(log_dir);
@@ -333,4 +335,76 @@ fn the_history_page_takes_the_focus_from_the_keyboard(app: &Application) {
         !window.history_view().go_back(),
         "no back from the list of drives"
     );
+}
+
+/// With **Markdown report (.md)** chosen in the save dialog, the name offered stayed `.json`
+/// and the file written was JSON. The name follows the filter, and the file is what the
+/// filter said; a name the person typed keeps its own extension.
+fn save_report_writes_the_form_chosen_in_the_dialog(app: &Application) {
+    use agnostics::widgets::save_report;
+    use glib::translate::IntoGlib;
+    use std::cell::RefCell;
+    use std::rc::Rc;
+    let dir = scratch_dir();
+    let window = new_window(app);
+    let mut report = usb_report_below_target();
+    report.started = "2026-12-02T05:15:00+00:00".to_owned();
+    let written: Rc<RefCell<Vec<Result<std::path::PathBuf, String>>>> = Rc::default();
+    let chooser = save_report::ask_and_save(
+        &window,
+        report,
+        window.results_view().card(),
+        glib::clone!(
+            #[strong]
+            written,
+            move |result| written.borrow_mut().push(result)
+        ),
+    );
+    iterate_briefly();
+    let name = || chooser.current_name().map(|n| n.to_string());
+    assert_eq!(name().as_deref(), Some("agnostics-2026-12-02-0515.json"));
+    let filters = chooser.filters();
+    let filter = |i: u32| {
+        filters
+            .item(i)
+            .and_downcast::<gtk::FileFilter>()
+            .expect("a filter")
+    };
+    chooser.set_filter(&filter(1));
+    iterate_briefly();
+    assert_eq!(
+        name().as_deref(),
+        Some("agnostics-2026-12-02-0515.md"),
+        "the name follows the Markdown filter"
+    );
+    chooser
+        .set_current_folder(Some(&gtk::gio::File::for_path(dir.path())))
+        .expect("the scratch folder");
+    iterate_briefly();
+    chooser.set_current_name("agnostics-2026-12-02-0515.md");
+    chooser.emit_by_name::<()>("response", &[&gtk::ResponseType::Accept.into_glib()]);
+    iterate_briefly();
+    let md = dir.path().join("agnostics-2026-12-02-0515.md");
+    assert_eq!(written.borrow().len(), 1, "one file written");
+    assert_eq!(written.borrow()[0].as_ref().ok(), Some(&md));
+    let text = std::fs::read_to_string(&md).expect("the Markdown file");
+    assert!(text.starts_with("**"), "Markdown, not JSON: {text}");
+    assert!(!dir.path().join("agnostics-2026-12-02-0515.json").exists());
+
+    // A name the person typed: its extension decides, though the PNG filter is chosen.
+    chooser.set_filter(&filter(2));
+    iterate_briefly();
+    chooser.set_current_name("kitchen-card.json");
+    chooser.set_filter(&filter(2));
+    iterate_briefly();
+    assert_eq!(
+        name().as_deref(),
+        Some("kitchen-card.json"),
+        "typed names stay"
+    );
+    chooser.emit_by_name::<()>("response", &[&gtk::ResponseType::Accept.into_glib()]);
+    iterate_briefly();
+    let json = std::fs::read_to_string(dir.path().join("kitchen-card.json")).expect("JSON");
+    assert!(json.trim_start().starts_with('{'), "{json}");
+    chooser.hide();
 }
