@@ -446,6 +446,7 @@ fn forget_run_removes_it_from_the_drive(app: &Application) {
     view.open_drive(CARD);
     settle(&window);
     let newest = view.run_rows()[0].0.clone();
+    let stored = stored_document(&f.path, &newest);
     view.forget_run(&newest);
     settle(&window);
     let runs = view.run_rows();
@@ -459,6 +460,40 @@ fn forget_run_removes_it_from_the_drive(app: &Application) {
         .unwrap()
         .2
         .contains("2 runs"));
+    assert!(History::open_read_only(&f.path)
+        .unwrap()
+        .report(&newest)
+        .is_err());
+    undo_puts_the_forgotten_run_back(&window, &f.path, &newest, &stored);
+}
+
+/// The "Run forgotten" toast's **Undo**: the run is back, the same document under the same
+/// id, in the drive's list and chart.
+fn undo_puts_the_forgotten_run_back(
+    window: &Window,
+    history: &Path,
+    run: &str,
+    stored: &serde_json::Value,
+) {
+    let undo = descendants(window.upcast_ref())
+        .into_iter()
+        .filter_map(|w| w.downcast::<gtk::Button>().ok())
+        .find(|b| b.label().is_some_and(|l| l.replace('_', "") == "Undo"))
+        .expect("the toast offers Undo");
+    undo.emit_clicked();
+    settle(window);
+    let view = window.history_view();
+    let runs = view.run_rows();
+    assert_eq!(runs.len(), 3, "{runs:?}");
+    assert_eq!(runs[0].0, run, "the newest run is back on top");
+    assert_eq!(view.rate_chart().series()[0].points.len(), 3);
+    assert_eq!(&stored_document(history, run), stored, "the same document");
+}
+
+/// The document the history holds for `run`, as JSON.
+fn stored_document(history: &Path, run: &str) -> serde_json::Value {
+    let h = History::open_read_only(history).unwrap();
+    serde_json::to_value(h.report(run).expect("the run is stored")).unwrap()
 }
 
 /// Runs the small profile in `dir` in `window` and waits for its end and its recording.
