@@ -28,6 +28,7 @@ fn main() {
         dialog_buttons_are_named_without_their_underscore,
         the_history_page_takes_the_focus_from_the_keyboard,
         save_report_writes_the_form_chosen_in_the_dialog,
+        the_empty_history_offers_a_test_and_titles_use_header_capitalisation,
     ];
     let conclusion = agnostics_testkit::harness::conclude_on_this_thread(tests);
     drop(log_dir);
@@ -407,4 +408,58 @@ fn save_report_writes_the_form_chosen_in_the_dialog(app: &Application) {
     let json = std::fs::read_to_string(dir.path().join("kitchen-card.json")).expect("JSON");
     assert!(json.trim_start().starts_with('{'), "{json}");
     chooser.hide();
+}
+
+/// GNOME HIG: the page's titles use header capitalisation ("Drives tested" sat beside
+/// "Rename Drive"), and the empty History page offered no way on: its button opens the SD
+/// Card page, where the test is chosen (it starts nothing itself).
+fn the_empty_history_offers_a_test_and_titles_use_header_capitalisation(app: &Application) {
+    let dir = scratch_dir();
+    let window = new_window(app);
+    window.set_history_path(&dir.path().join("history.sqlite3"));
+    wait_until("the history", || !window.history_view().is_loading());
+    window.set_tab(Tab::History);
+    iterate_briefly();
+    let view = window.history_view();
+    let titles: Vec<String> = descendants(view.upcast_ref())
+        .into_iter()
+        .filter_map(|w| w.downcast::<gtk::Label>().ok())
+        .filter(|l| {
+            ["title-1", "title-2", "title-3", "title-4"]
+                .iter()
+                .any(|c| l.has_css_class(c))
+        })
+        .map(|l| l.label().to_string())
+        .chain(
+            descendants(view.upcast_ref())
+                .into_iter()
+                .filter_map(|w| w.downcast::<adw::StatusPage>().ok())
+                .map(|p| p.title().to_string()),
+        )
+        .collect();
+    assert!(titles.iter().any(|t| t == "Drives Tested"), "{titles:?}");
+    let bad: Vec<&String> = titles
+        .iter()
+        .filter(|t| !not_header_case(t).is_empty())
+        .collect();
+    assert!(bad.is_empty(), "sentence-case titles: {bad:?}");
+
+    let empty = descendants(view.upcast_ref())
+        .into_iter()
+        .filter_map(|w| w.downcast::<adw::StatusPage>().ok())
+        .find(|p| p.is_mapped())
+        .expect("the empty History page is shown");
+    let test = descendants(empty.upcast_ref())
+        .into_iter()
+        .filter_map(|w| w.downcast::<gtk::Button>().ok())
+        .find(|b| b.is_mapped())
+        .expect("the empty page offers a button");
+    assert_eq!(
+        test.label().map(|l| a11y::without_mnemonic(&l)).as_deref(),
+        Some("Test a Drive")
+    );
+    test.emit_clicked();
+    iterate_briefly();
+    assert_eq!(window.tab(), Tab::SdCard, "the SD Card page is shown");
+    assert!(!window.test_run().is_busy(), "nothing was started");
 }

@@ -545,7 +545,7 @@ fn closing_while_running_asks_then_cleans_up_and_closes(app: &Application) {
         "the window stays until the user says so"
     );
     let dialog = window.open_dialog().expect("a question");
-    assert_eq!(dialog.heading().as_deref(), Some("Stop the test?"));
+    assert_eq!(dialog.heading().as_deref(), Some("Stop the Test?"));
     dialog.response("keep");
     iterate_briefly();
     assert!(window.is_visible());

@@ -149,7 +149,7 @@ impl HistoryView {
         };
         let dialog = adw::MessageDialog::new(
             self.root().and_downcast_ref::<gtk::Window>(),
-            Some(&gettext("Forget this run?")),
+            Some(&gettext("Forget This Run?")),
             Some(&gettext(
                 "The run is removed from the history and from the drive's chart.",
             )),
