@@ -9,7 +9,7 @@ mod support;
 use adw::prelude::*;
 use agnostics::pages::HistoryPage;
 use agnostics::testing::WindowProbe;
-use agnostics::window::Tab;
+use agnostics::window::{Page, Tab};
 use agnostics::{a11y, Application, Window};
 use agnostics_core::sample;
 use agnostics_core::target_dir::Transport;
@@ -29,6 +29,7 @@ fn main() {
         the_history_page_takes_the_focus_from_the_keyboard,
         save_report_writes_the_form_chosen_in_the_dialog,
         the_empty_history_offers_a_test_and_titles_use_header_capitalisation,
+        a_quick_check_is_not_graded_in_the_log_as_in_the_window,
     ];
     let conclusion = agnostics_testkit::harness::conclude_on_this_thread(tests);
     drop(log_dir);
@@ -462,4 +463,53 @@ fn the_empty_history_offers_a_test_and_titles_use_header_capitalisation(app: &Ap
     iterate_briefly();
     assert_eq!(window.tab(), Tab::SdCard, "the SD Card page is shown");
     assert!(!window.test_run().is_busy(), "nothing was started");
+}
+
+/// After a Quick check the window said "Measured, not graded" while `rpdiags.txt` said `Test
+/// PASS`. The log ends with the verdict the window and the CLI give it, NOT GRADED.
+fn a_quick_check_is_not_graded_in_the_log_as_in_the_window(app: &Application) {
+    use agnostics_core::profile::builtin;
+    use agnostics_core::verdict::Verdict;
+    let dir = scratch_dir();
+    let window = new_window(app);
+    aim(&window, dir.path(), None);
+    let index = builtin::ALL
+        .iter()
+        .position(|b| b.name == "quick")
+        .expect("the quick check");
+    window.profile_row().set_selected(index as u32);
+    assert!(!window.profile().graded());
+    window.run_button().activate();
+    wait_until("the results", || {
+        window.page() == Page::Results || window.open_dialog().is_some()
+    });
+    if let Some(dialog) = window.open_dialog() {
+        panic!(
+            "an error dialog: {:?} {:?}",
+            dialog.heading(),
+            dialog.body()
+        );
+    }
+    let report = window.last_report().expect("the report");
+    assert_eq!(report.verdict, Verdict::NotGraded);
+    let shown: Vec<String> = descendants(window.results_view().upcast_ref())
+        .into_iter()
+        .filter_map(|w| w.downcast::<gtk::Label>().ok())
+        .filter(|l| l.is_mapped())
+        .map(|l| l.label().to_string())
+        .collect();
+    assert!(
+        shown.iter().any(|l| l == "Measured, not graded"),
+        "the window's verdict: {shown:?}"
+    );
+    let log_file = std::env::var_os("AGNOSTICS_LOG").expect("the log's place");
+    wait_until("the log", || {
+        std::fs::read_to_string(&log_file).is_ok_and(|t| t.ends_with("\n\n"))
+    });
+    let log = std::fs::read_to_string(&log_file).expect("rpdiags.txt");
+    assert!(
+        log.ends_with("measured, not graded against A1/A2\nTest NOT GRADED\n\n"),
+        "{log}"
+    );
+    assert!(!log.contains("Test PASS"), "{log}");
 }
