@@ -86,7 +86,11 @@ mod imp {
             HistoryView::ensure_type();
             crate::resources::register();
             klass.bind_template();
-            klass.install_action("win.run", None, |win, _, _| win.start_test());
+            // Run, its access key or Ctrl+R: from any tab, the test shows on the SD Card tab.
+            klass.install_action("win.run", None, |win, _, _| {
+                win.set_tab(Tab::SdCard);
+                win.start_test();
+            });
             klass.install_action("win.cancel", None, |win, _, _| win.cancel_test());
             klass.install_action("win.copy-results", None, |win, _, _| win.copy_results());
             klass.install_action("win.save-report", None, |win, _, _| win.save_report());
