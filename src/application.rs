@@ -266,6 +266,7 @@ impl Application {
         self.set_accels_for_action("app.quit", &["<Primary>q"]);
         self.set_accels_for_action("window.close", &["<Primary>w"]);
         self.set_accels_for_action("win.save-report", &["<Primary>s"]);
+        self.set_accels_for_action("win.run", &["<Primary>r"]);
     }
 
     /// Closes every window the way the close button does (a running test asks first); the

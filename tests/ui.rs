@@ -69,10 +69,11 @@ fn builds_the_window_ready_to_run(app: &Application) {
     assert!(window.run_button().is_sensitive());
     assert_eq!(
         gtk::prelude::GtkWindowExt::focus(&window),
-        Some(window.run_button().upcast()),
-        "Enter on the focused Run starts the test"
+        Some(window.drive_row().upcast()),
+        "at launch the focus is on the drive chooser, which writes nothing"
     );
-    assert_eq!(window.default_widget(), None, "Enter elsewhere does not");
+    assert_eq!(window.default_widget(), None, "Enter does not start a test");
+    assert_eq!(app.accels_for_action("win.run"), ["<Control>r"]);
     assert_eq!(app.accels_for_action("app.quit"), ["<Control>q"]);
     assert_eq!(app.accels_for_action("window.close"), ["<Control>w"]);
     let choices = window.drive_row().choices();

@@ -52,6 +52,7 @@ fn main() {
         a_run_in_the_app_is_recorded_and_the_next_shows_its_trend,
         a_history_that_cannot_be_written_still_shows_the_results,
         results_show_the_trend_and_the_decline_advice,
+        the_verdict_and_its_advice_stay_on_the_first_screen_above_the_trend,
     ];
     if std::env::var_os(SCREENSHOTS_ENV).is_some() {
         bind_screenshot_language();
@@ -446,6 +447,7 @@ fn forget_run_removes_it_from_the_drive(app: &Application) {
     view.open_drive(CARD);
     settle(&window);
     let newest = view.run_rows()[0].0.clone();
+    let stored = stored_document(&f.path, &newest);
     view.forget_run(&newest);
     settle(&window);
     let runs = view.run_rows();
@@ -459,6 +461,40 @@ fn forget_run_removes_it_from_the_drive(app: &Application) {
         .unwrap()
         .2
         .contains("2 runs"));
+    assert!(History::open_read_only(&f.path)
+        .unwrap()
+        .report(&newest)
+        .is_err());
+    undo_puts_the_forgotten_run_back(&window, &f.path, &newest, &stored);
+}
+
+/// The "Run forgotten" toast's **Undo**: the run is back, the same document under the same
+/// id, in the drive's list and chart.
+fn undo_puts_the_forgotten_run_back(
+    window: &Window,
+    history: &Path,
+    run: &str,
+    stored: &serde_json::Value,
+) {
+    let undo = descendants(window.upcast_ref())
+        .into_iter()
+        .filter_map(|w| w.downcast::<gtk::Button>().ok())
+        .find(|b| b.label().is_some_and(|l| l.replace('_', "") == "Undo"))
+        .expect("the toast offers Undo");
+    undo.emit_clicked();
+    settle(window);
+    let view = window.history_view();
+    let runs = view.run_rows();
+    assert_eq!(runs.len(), 3, "{runs:?}");
+    assert_eq!(runs[0].0, run, "the newest run is back on top");
+    assert_eq!(view.rate_chart().series()[0].points.len(), 3);
+    assert_eq!(&stored_document(history, run), stored, "the same document");
+}
+
+/// The document the history holds for `run`, as JSON.
+fn stored_document(history: &Path, run: &str) -> serde_json::Value {
+    let h = History::open_read_only(history).unwrap();
+    serde_json::to_value(h.report(run).expect("the run is stored")).unwrap()
 }
 
 /// Runs the small profile in `dir` in `window` and waits for its end and its recording.
@@ -594,6 +630,93 @@ fn results_show_the_trend_and_the_decline_advice(app: &Application) {
     // Showing another report drops the trend.
     window.results_view().show_report(&now);
     assert!(window.results_view().shown_trend().is_empty());
+}
+
+/// Finding: after a second standard run the first screen at 800×480 showed only "Compared
+/// with earlier runs" lines, FAIL and its advice needing a scroll, and "down 42 %" had the
+/// clock icon of "about the same". The verdict's rows and the first advice come first, and a
+/// decline has its own icon.
+fn the_verdict_and_its_advice_stay_on_the_first_screen_above_the_trend(app: &Application) {
+    let f = fixture();
+    let mut h = History::open(&f.path).unwrap();
+    let card = drive(IdentityBasis::Cid, CARD);
+    let mut now = report_of(
+        &card,
+        &format!("{:032x}", 0xc0de_2000_u32),
+        "2026-08-01T09:00:00+00:00",
+        (2.0e6, 40e6, 900.0, 2000.0),
+        Transport::Sd,
+    );
+    // The advice the test gives a slow sequential write.
+    now.advice = vec![
+        agnostics_core::advice::Advice::SeqWriteSlow,
+        agnostics_core::advice::Advice::ReformatSafely { system: false },
+    ];
+    let trend = h.record(&now).unwrap().trend.expect("a trend");
+    drop(h);
+    let window = new_window(app);
+    let results = window.results_view();
+    results.show_report(&now);
+    window.show_trend(Some(&trend));
+    window.show_page_for_test(Page::Results);
+    wait_until("the page transition to end", || window.page_settled());
+    iterate_briefly();
+    let rows: Vec<adw::ActionRow> = descendants(results.upcast_ref())
+        .into_iter()
+        .filter_map(|w| w.downcast::<adw::ActionRow>().ok())
+        .filter(|r| r.is_mapped())
+        .collect();
+    let titled = |t: &str| {
+        rows.iter()
+            .find(|r| r.title() == t)
+            .unwrap_or_else(|| panic!("a row {t:?}"))
+            .clone()
+    };
+    let failing = results
+        .shown_checks()
+        .into_iter()
+        .find(|c| c.verdict == "FAIL")
+        .expect("a FAIL row");
+    let advice = failing.advice.first().expect("advice under it").clone();
+    assert_on_the_first_screen(&results, "the FAIL row", &titled(&failing.title));
+    assert_on_the_first_screen(&results, "its first advice", &titled(&advice));
+    // A decline's line has its own icon, not the clock of "about the same".
+    let icon_of = |line: &str| {
+        descendants(titled(line).upcast_ref())
+            .into_iter()
+            .filter_map(|w| w.downcast::<gtk::Image>().ok())
+            .find_map(|i| i.icon_name().map(|n| n.to_string()))
+    };
+    let lines = results.shown_trend();
+    let down = lines
+        .iter()
+        .find(|l| l.contains("down"))
+        .expect("a decline");
+    let same = lines
+        .iter()
+        .find(|l| l.contains("about the same"))
+        .expect("a figure about the same");
+    assert_ne!(icon_of(down), icon_of(same), "{down} / {same}");
+}
+
+/// `row` of the results page is wholly inside the page's scrolled view, scrolled to the top.
+fn assert_on_the_first_screen(
+    results: &agnostics::pages::ResultsView,
+    what: &str,
+    row: &adw::ActionRow,
+) {
+    let scroller = descendants(results.upcast_ref())
+        .into_iter()
+        .find(|w| w.is::<gtk::ScrolledWindow>())
+        .expect("the page scrolls");
+    let screen = scroller.height() as f32;
+    let b = row.compute_bounds(&scroller).expect("in the page");
+    assert!(
+        b.y() >= 0.0 && b.y() + b.height() <= screen,
+        "{what} is below the fold: {}..{} of {screen}",
+        b.y(),
+        b.y() + b.height()
+    );
 }
 
 fn a_history_that_cannot_be_written_still_shows_the_results(app: &Application) {

@@ -9,10 +9,11 @@ mod support;
 use adw::prelude::*;
 use agnostics::pages::HistoryPage;
 use agnostics::testing::WindowProbe;
-use agnostics::window::Tab;
+use agnostics::window::{Page, Tab};
 use agnostics::{a11y, Application, Window};
 use agnostics_core::sample;
 use agnostics_core::target_dir::Transport;
+use gtk::glib;
 
 use support::*;
 
@@ -26,6 +27,9 @@ fn main() {
         buttons_use_header_capitalisation,
         dialog_buttons_are_named_without_their_underscore,
         the_history_page_takes_the_focus_from_the_keyboard,
+        save_report_writes_the_form_chosen_in_the_dialog,
+        the_empty_history_offers_a_test_and_titles_use_header_capitalisation,
+        a_quick_check_is_not_graded_in_the_log_as_in_the_window,
     ];
     let conclusion = agnostics_testkit::harness::conclude_on_this_thread(tests);
     drop(log_dir);
@@ -333,4 +337,179 @@ fn the_history_page_takes_the_focus_from_the_keyboard(app: &Application) {
         !window.history_view().go_back(),
         "no back from the list of drives"
     );
+}
+
+/// With **Markdown report (.md)** chosen in the save dialog, the name offered stayed `.json`
+/// and the file written was JSON. The name follows the filter, and the file is what the
+/// filter said; a name the person typed keeps its own extension.
+fn save_report_writes_the_form_chosen_in_the_dialog(app: &Application) {
+    use agnostics::widgets::save_report;
+    use glib::translate::IntoGlib;
+    use std::cell::RefCell;
+    use std::rc::Rc;
+    let dir = scratch_dir();
+    let window = new_window(app);
+    let mut report = usb_report_below_target();
+    report.started = "2026-12-02T05:15:00+00:00".to_owned();
+    let written: Rc<RefCell<Vec<Result<std::path::PathBuf, String>>>> = Rc::default();
+    let chooser = save_report::ask_and_save(
+        &window,
+        report,
+        window.results_view().card(),
+        glib::clone!(
+            #[strong]
+            written,
+            move |result| written.borrow_mut().push(result)
+        ),
+    );
+    iterate_briefly();
+    let name = || chooser.current_name().map(|n| n.to_string());
+    assert_eq!(name().as_deref(), Some("agnostics-2026-12-02-0515.json"));
+    let filters = chooser.filters();
+    let filter = |i: u32| {
+        filters
+            .item(i)
+            .and_downcast::<gtk::FileFilter>()
+            .expect("a filter")
+    };
+    chooser.set_filter(&filter(1));
+    iterate_briefly();
+    assert_eq!(
+        name().as_deref(),
+        Some("agnostics-2026-12-02-0515.md"),
+        "the name follows the Markdown filter"
+    );
+    chooser
+        .set_current_folder(Some(&gtk::gio::File::for_path(dir.path())))
+        .expect("the scratch folder");
+    iterate_briefly();
+    chooser.set_current_name("agnostics-2026-12-02-0515.md");
+    chooser.emit_by_name::<()>("response", &[&gtk::ResponseType::Accept.into_glib()]);
+    iterate_briefly();
+    let md = dir.path().join("agnostics-2026-12-02-0515.md");
+    assert_eq!(written.borrow().len(), 1, "one file written");
+    assert_eq!(written.borrow()[0].as_ref().ok(), Some(&md));
+    let text = std::fs::read_to_string(&md).expect("the Markdown file");
+    assert!(text.starts_with("**"), "Markdown, not JSON: {text}");
+    assert!(!dir.path().join("agnostics-2026-12-02-0515.json").exists());
+
+    // A name the person typed: its extension decides, though the PNG filter is chosen.
+    chooser.set_filter(&filter(2));
+    iterate_briefly();
+    chooser.set_current_name("kitchen-card.json");
+    chooser.set_filter(&filter(2));
+    iterate_briefly();
+    assert_eq!(
+        name().as_deref(),
+        Some("kitchen-card.json"),
+        "typed names stay"
+    );
+    chooser.emit_by_name::<()>("response", &[&gtk::ResponseType::Accept.into_glib()]);
+    iterate_briefly();
+    let json = std::fs::read_to_string(dir.path().join("kitchen-card.json")).expect("JSON");
+    assert!(json.trim_start().starts_with('{'), "{json}");
+    chooser.hide();
+}
+
+/// GNOME HIG: the page's titles use header capitalisation ("Drives tested" sat beside
+/// "Rename Drive"), and the empty History page offered no way on: its button opens the SD
+/// Card page, where the test is chosen (it starts nothing itself).
+fn the_empty_history_offers_a_test_and_titles_use_header_capitalisation(app: &Application) {
+    let dir = scratch_dir();
+    let window = new_window(app);
+    window.set_history_path(&dir.path().join("history.sqlite3"));
+    wait_until("the history", || !window.history_view().is_loading());
+    window.set_tab(Tab::History);
+    iterate_briefly();
+    let view = window.history_view();
+    let titles: Vec<String> = descendants(view.upcast_ref())
+        .into_iter()
+        .filter_map(|w| w.downcast::<gtk::Label>().ok())
+        .filter(|l| {
+            ["title-1", "title-2", "title-3", "title-4"]
+                .iter()
+                .any(|c| l.has_css_class(c))
+        })
+        .map(|l| l.label().to_string())
+        .chain(
+            descendants(view.upcast_ref())
+                .into_iter()
+                .filter_map(|w| w.downcast::<adw::StatusPage>().ok())
+                .map(|p| p.title().to_string()),
+        )
+        .collect();
+    assert!(titles.iter().any(|t| t == "Drives Tested"), "{titles:?}");
+    let bad: Vec<&String> = titles
+        .iter()
+        .filter(|t| !not_header_case(t).is_empty())
+        .collect();
+    assert!(bad.is_empty(), "sentence-case titles: {bad:?}");
+
+    let empty = descendants(view.upcast_ref())
+        .into_iter()
+        .filter_map(|w| w.downcast::<adw::StatusPage>().ok())
+        .find(|p| p.is_mapped())
+        .expect("the empty History page is shown");
+    let test = descendants(empty.upcast_ref())
+        .into_iter()
+        .filter_map(|w| w.downcast::<gtk::Button>().ok())
+        .find(|b| b.is_mapped())
+        .expect("the empty page offers a button");
+    assert_eq!(
+        test.label().map(|l| a11y::without_mnemonic(&l)).as_deref(),
+        Some("Test a Drive")
+    );
+    test.emit_clicked();
+    iterate_briefly();
+    assert_eq!(window.tab(), Tab::SdCard, "the SD Card page is shown");
+    assert!(!window.test_run().is_busy(), "nothing was started");
+}
+
+/// After a Quick check the window said "Measured, not graded" while `rpdiags.txt` said `Test
+/// PASS`. The log ends with the verdict the window and the CLI give it, NOT GRADED.
+fn a_quick_check_is_not_graded_in_the_log_as_in_the_window(app: &Application) {
+    use agnostics_core::profile::builtin;
+    use agnostics_core::verdict::Verdict;
+    let dir = scratch_dir();
+    let window = new_window(app);
+    aim(&window, dir.path(), None);
+    let index = builtin::ALL
+        .iter()
+        .position(|b| b.name == "quick")
+        .expect("the quick check");
+    window.profile_row().set_selected(index as u32);
+    assert!(!window.profile().graded());
+    window.run_button().activate();
+    wait_until("the results", || {
+        window.page() == Page::Results || window.open_dialog().is_some()
+    });
+    if let Some(dialog) = window.open_dialog() {
+        panic!(
+            "an error dialog: {:?} {:?}",
+            dialog.heading(),
+            dialog.body()
+        );
+    }
+    let report = window.last_report().expect("the report");
+    assert_eq!(report.verdict, Verdict::NotGraded);
+    let shown: Vec<String> = descendants(window.results_view().upcast_ref())
+        .into_iter()
+        .filter_map(|w| w.downcast::<gtk::Label>().ok())
+        .filter(|l| l.is_mapped())
+        .map(|l| l.label().to_string())
+        .collect();
+    assert!(
+        shown.iter().any(|l| l == "Measured, not graded"),
+        "the window's verdict: {shown:?}"
+    );
+    let log_file = std::env::var_os("AGNOSTICS_LOG").expect("the log's place");
+    wait_until("the log", || {
+        std::fs::read_to_string(&log_file).is_ok_and(|t| t.ends_with("\n\n"))
+    });
+    let log = std::fs::read_to_string(&log_file).expect("rpdiags.txt");
+    assert!(
+        log.ends_with("measured, not graded against A1/A2\nTest NOT GRADED\n\n"),
+        "{log}"
+    );
+    assert!(!log.contains("Test PASS"), "{log}");
 }

@@ -18,7 +18,7 @@ use std::process::Command;
 
 use adw::prelude::*;
 use agnostics::testing::WindowProbe;
-use agnostics::window::Page;
+use agnostics::window::{Page, Tab};
 use agnostics::{Application, Window};
 use agnostics_core::advice::Advice;
 use agnostics_core::profile::{builtin, Builtin, Profile};
@@ -57,7 +57,7 @@ fn main() {
     // Before any test changes the settings (in memory for the whole process).
     let mut tests = crate::ui_tests![
         offers_the_built_in_profiles_standard_first,
-        launch_focus_is_on_the_run_button,
+        no_stray_key_starts_a_test,
         enter_elsewhere_does_not_start_a_test,
         drive_entries_show_kind_name_mount_point_and_free_space,
         memory_target_is_refused_on_the_ready_page,
@@ -113,13 +113,67 @@ fn small_window(app: &Application, dir: &Path) -> Window {
     window
 }
 
-fn launch_focus_is_on_the_run_button(app: &Application) {
+/// Finding: at launch the focus was on **Run SD Card Test**, with no focus ring drawn, so one
+/// Return wrote to the drive; Return on the SD Card tab and again did the same, and so did
+/// Cancel's return to the page. The focus is on the drive chooser each time; what Return or
+/// Space does there (open the chooser) starts nothing; **Run** (or Ctrl+R, said in the
+/// shortcuts window) does.
+fn no_stray_key_starts_a_test(app: &Application) {
+    let dir = scratch_dir();
     let window = new_window(app);
+    let _stop = StopOnDrop(window.clone());
+    let focus = || gtk::prelude::GtkWindowExt::focus(&window);
+    let chooser: gtk::Widget = window.drive_row().upcast();
     assert_eq!(window.page(), Page::Ready);
+    assert_eq!(focus(), Some(chooser.clone()), "at launch");
+    // A profile long enough to be cancelled in the middle.
+    let profile = profile_file(dir.path(), "long.fio", LONG_PROFILE);
+    aim(&window, dir.path(), Some(profile));
+    iterate_briefly();
+    // Return or Space on the focused control: its own activation, then GTK's default.
+    focus().expect("a focus").activate();
+    window.emit_by_name::<()>("activate-default", &[]);
+    iterate_briefly();
+    assert!(
+        !window.test_run().is_busy(),
+        "a key on the chooser started a test"
+    );
+    if let Some(popover) = descendants(window.drive_row().upcast_ref())
+        .into_iter()
+        .find_map(|w| w.downcast::<gtk::Popover>().ok())
+    {
+        popover.popdown();
+    }
+    // The SD Card tab chosen from the keyboard: the focus comes back to the chooser.
+    window.set_tab(Tab::History);
+    iterate_briefly();
+    window.set_tab(Tab::SdCard);
+    iterate_briefly();
+    assert_eq!(focus(), Some(chooser.clone()), "back on the SD Card tab");
+    // Ctrl+R runs the test, and the shortcuts window says so.
+    assert_eq!(app.accels_for_action("win.run"), ["<Control>r"]);
+    let overlay =
+        gtk::Builder::from_resource("/io/github/agnostics_rs/Agnostics/gtk/help-overlay.ui");
+    let listed = overlay.objects().into_iter().any(|o| {
+        o.downcast_ref::<gtk::ShortcutsShortcut>()
+            .is_some_and(|s| s.action_name().as_deref() == Some("win.run"))
+    });
+    assert!(listed, "the shortcuts window lists Ctrl+R");
+    WidgetExt::activate_action(&window, "win.run", None).expect("win.run");
+    wait_until("the test to start", || window.test_run().is_busy());
+    let progress = window.progress_view();
+    wait_until("a live figure", || progress.figure_text().ends_with("IOPS"));
+    progress.cancel_button().activate();
+    wait_until("the ready page", || !window.test_run().is_busy());
+    wait_until("the page transition to end", || window.page_settled());
+    iterate_briefly();
     assert_eq!(
-        gtk::prelude::GtkWindowExt::focus(&window),
-        Some(window.run_button().upcast()),
-        "at launch the focus is on Run, not on the SD Card tab"
+        focus(),
+        Some(chooser),
+        "after Cancel: {:?}",
+        focus()
+            .and_downcast::<gtk::Button>()
+            .map(|b| (b.label(), b.icon_name(), b.is_mapped()))
     );
 }
 

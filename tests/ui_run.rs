@@ -34,7 +34,7 @@ fn main() {
         }
     }
     let mut tests = crate::ui_tests![
-        results_focus_the_run_again_button_and_select_no_text,
+        results_focus_copy_results_and_select_no_text,
         toasts_leave_the_bottom_buttons_clear,
         stopping_message_stays_until_the_test_has_stopped,
         progress_bar_covers_the_whole_run_and_explains_a_repeat,
@@ -71,20 +71,28 @@ fn run_small(app: &Application) -> (Window, tempfile::TempDir, Rc<RefCell<Vec<Pr
     });
     window.run_button().activate();
     wait_until("the results", || {
-        window.test_run().state() == RunState::Finished
+        window.test_run().state() == RunState::Finished || window.open_dialog().is_some()
     });
+    if let Some(dialog) = window.open_dialog() {
+        panic!(
+            "an error instead of results: {:?} {:?}",
+            dialog.heading(),
+            dialog.body()
+        );
+    }
     wait_until("the page transition to end", || window.page_settled());
     iterate_briefly();
     (window, dir, seen)
 }
 
-/// Finding: on the results page focus landed on the "Tested: …" label and selected its text;
-/// it belongs on **Run Again** (the page's main button), with no text selected.
-fn results_focus_the_run_again_button_and_select_no_text(app: &Application) {
+/// Findings: on the results page focus landed on the "Tested: …" label and selected its
+/// text; then on **Run Again**, where a stray Space wrote to the drive again. It belongs on
+/// **Copy Results**, which writes nothing, with no text selected.
+fn results_focus_copy_results_and_select_no_text(app: &Application) {
     let (window, _dir, _) = run_small(app);
     assert_eq!(window.page(), Page::Results);
     let focus = gtk::prelude::GtkWindowExt::focus(&window);
-    let button: gtk::Widget = window.results_view().run_again_button().upcast();
+    let button: gtk::Widget = window.results_view().copy_button().upcast();
     assert_eq!(
         focus.as_ref(),
         Some(&button),
@@ -545,7 +553,7 @@ fn closing_while_running_asks_then_cleans_up_and_closes(app: &Application) {
         "the window stays until the user says so"
     );
     let dialog = window.open_dialog().expect("a question");
-    assert_eq!(dialog.heading().as_deref(), Some("Stop the test?"));
+    assert_eq!(dialog.heading().as_deref(), Some("Stop the Test?"));
     dialog.response("keep");
     iterate_briefly();
     assert!(window.is_visible());

@@ -198,9 +198,22 @@ pub fn rename(path: &Path, id: &str, name: &str) -> Result<(), String> {
         .map_err(|e| e.to_string())
 }
 
-/// Removes `run` from the history; returns how many runs went (1).
-pub fn forget_run(path: &Path, run: &str) -> Result<usize, String> {
-    open_rw(path)?.forget_run(run).map_err(|e| e.to_string())
+/// Removes `run` from the history; returns the report it held, as stored, so that
+/// [`restore_run`] can put it back.
+pub fn forget_run(path: &Path, run: &str) -> Result<Report, String> {
+    let mut h = open_rw(path)?;
+    let report = h.report(run).map_err(|e| e.to_string())?;
+    h.forget_run(run).map_err(|e| e.to_string())?;
+    Ok(report)
+}
+
+/// Puts back a run [`forget_run`] removed: the same document under the same run id, so its
+/// drive's list and chart are as they were (the drive's name was never removed).
+pub fn restore_run(path: &Path, report: &Report) -> Result<(), String> {
+    open_rw(path)?
+        .record(report)
+        .map(|_| ())
+        .map_err(|e| e.to_string())
 }
 
 /// Compares the stored runs `left` and `right`.

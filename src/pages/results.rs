@@ -8,7 +8,7 @@ use std::cell::RefCell;
 
 use adw::prelude::*;
 use agnostics_core::advice::Advice;
-use agnostics_core::history::trend::{self, Trend};
+use agnostics_core::history::trend::{self, Change, Trend};
 use agnostics_core::i18n::{fill, gettext, ngettext, number};
 use agnostics_core::report::{Report, RunReport};
 use agnostics_core::sdtest::UPSTREAM_RUNS;
@@ -19,7 +19,9 @@ use gtk::subclass::prelude::*;
 
 use crate::format::{target_report_label, verdict_text};
 use crate::widgets::card_group::{card_group, CardGroup};
-use crate::widgets::results_rows::{advice_row, check_row, expander, fact_row, group, phase_row};
+use crate::widgets::results_rows::{
+    advice_row, check_row, expander, fact_row, group, marked_row, phase_row,
+};
 use crate::widgets::Badge;
 
 /// What one graded row shows, read back from the widgets (for tests and for people who
@@ -82,6 +84,8 @@ mod imp {
         pub table_cells: RefCell<Vec<Vec<String>>>,
         /// The trend group (against the drive's earlier runs) and its lines, when shown.
         pub trend: RefCell<Option<(adw::PreferencesGroup, Vec<String>)>>,
+        /// The group the trend goes after: the last of the verdict's (none: at the top).
+        pub trend_after: RefCell<Option<gtk::Widget>>,
     }
 
     #[glib::object_subclass]
@@ -165,6 +169,11 @@ impl ResultsView {
         } else if let Some(run) = report.deciding_run() {
             self.add_a1_group(report, run, &mut placed);
             self.add_a2_group(run);
+        }
+        // The trend against earlier runs goes here, after the verdict's rows and advice, so
+        // that these stay on the first screen.
+        imp.trend_after.replace(imp.groups.last_child());
+        if let Some(run) = report.deciding_run().filter(|_| report.graded) {
             self.add_info_group(run);
         }
         if report.runs.len() > 1 {
@@ -488,7 +497,10 @@ impl ResultsView {
     pub fn show_trend(&self, trend: Option<&Trend>) {
         let (lines, advice) = match trend {
             Some(t) => (
-                t.figures.iter().map(trend::describe).collect::<Vec<_>>(),
+                t.figures
+                    .iter()
+                    .map(|f| (trend::describe(f), f.change))
+                    .collect::<Vec<_>>(),
                 trend::decline_advice(t),
             ),
             None => (Vec::new(), Vec::new()),
@@ -496,11 +508,11 @@ impl ResultsView {
         self.show_trend_lines(&lines, &advice);
     }
 
-    /// The trend at the top of the results: one line per figure (`lines`, e.g. "Sequential write 6.3 MB/s — down
-    /// 50 % from 12.6 MB/s on 2026-06-01 (3 earlier runs)"), and when a figure declined
-    /// markedly, the `advice` under them. Replaces a trend shown before; nothing when `lines`
-    /// is empty.
-    fn show_trend_lines(&self, lines: &[String], advice: &[String]) {
+    /// The trend under the verdict's rows and advice: one line per figure (`lines`, e.g.
+    /// "Sequential write 6.3 MB/s — down 50 % from 12.6 MB/s on 2026-06-01 (3 earlier runs)",
+    /// with its change), and when a figure declined markedly, the `advice` under them.
+    /// Replaces a trend shown before; nothing when `lines` is empty.
+    fn show_trend_lines(&self, lines: &[(String, Change)], advice: &[String]) {
         let imp = self.imp();
         if let Some((old, _)) = imp.trend.take() {
             imp.groups.remove(&old);
@@ -514,15 +526,20 @@ impl ResultsView {
                 "This drive's earlier runs of the same test, from the history.",
             )),
         );
-        for line in lines {
-            let row = advice_row(line, "document-open-recent-symbolic");
-            trend.add(&row);
+        for (line, change) in lines {
+            let (icon, class) = change_icon(*change);
+            trend.add(&marked_row(line, icon, class));
         }
         for text in advice {
             trend.add(&advice_row(text, "dialog-warning-symbolic"));
         }
-        imp.groups.prepend(&trend);
-        imp.trend.replace(Some((trend, lines.to_vec())));
+        let after = imp.trend_after.borrow().clone();
+        match after.filter(|w| w.parent().as_ref() == Some(imp.groups.upcast_ref())) {
+            Some(after) => imp.groups.insert_child_after(&trend, Some(&after)),
+            None => imp.groups.prepend(&trend),
+        }
+        let texts = lines.iter().map(|(l, _)| l.clone()).collect();
+        imp.trend.replace(Some((trend, texts)));
     }
 
     /// The trend lines shown (empty when there is no trend).
@@ -676,5 +693,15 @@ impl ResultsView {
     /// **Copy Results**.
     pub fn copy_button(&self) -> gtk::Button {
         self.imp().copy_button.get()
+    }
+}
+
+/// A trend line's icon and style class: down has its own (a warning), up its own, and about
+/// the same the history's clock.
+fn change_icon(change: Change) -> (&'static str, Option<&'static str>) {
+    match change {
+        Change::Down => ("go-down-symbolic", Some("warning")),
+        Change::Up => ("go-up-symbolic", Some("success")),
+        Change::Same => ("document-open-recent-symbolic", None),
     }
 }

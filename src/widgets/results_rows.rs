@@ -61,6 +61,12 @@ pub fn check_row(check: &Check) -> (adw::ActionRow, Badge) {
 
 /// Advice for people, under the row it explains or among the notes.
 pub fn advice_row(text: &str, icon: &str) -> adw::ActionRow {
+    marked_row(text, icon, None)
+}
+
+/// A line of text with an icon before it, the icon in the style class `class` when given
+/// ("warning", "success": the text keeps the page's colour, for contrast).
+pub fn marked_row(text: &str, icon: &str, class: Option<&str>) -> adw::ActionRow {
     let row = plain_row(text, None);
     row.set_title_lines(0);
     row.add_css_class("advice");
@@ -69,6 +75,9 @@ pub fn advice_row(text: &str, icon: &str) -> adw::ActionRow {
         .valign(gtk::Align::Center)
         .accessible_role(gtk::AccessibleRole::Presentation)
         .build();
+    if let Some(class) = class {
+        image.add_css_class(class);
+    }
     row.add_prefix(&image);
     row
 }

@@ -149,9 +149,12 @@ pub fn render_png(widget: &gtk::Widget, path: &Path) -> Result<(), String> {
     })
 }
 
-/// Asks where to save `report` (a save dialog with the three forms; the file name's extension
-/// or else the chosen filter decides the form) and saves it; `done` gets the file written,
-/// or the error. The caller keeps the returned dialog until it answers.
+/// Asks where to save `report` (a save dialog with the three forms) and saves it; `done` gets
+/// the file written, or the error. The caller keeps the returned dialog until it answers.
+///
+/// The form: an extension the person typed decides it (`notes.md` is Markdown whatever the
+/// filter); otherwise the chosen filter does, and the name offered follows the filter as it
+/// changes (`….json` becomes `….md` when **Markdown report** is chosen).
 pub fn ask_and_save(
     parent: &impl IsA<gtk::Window>,
     report: Report,
@@ -171,31 +174,115 @@ pub fn ask_and_save(
         chooser.add_filter(filter);
     }
     chooser.set_filter(&filters[0]);
-    chooser.set_current_name(&suggested_name(&report, ReportFormat::Json));
+    // The name as offered: while the file's name is still this, the filter decides the form.
+    let offered = std::rc::Rc::new(std::cell::RefCell::new(suggested_name(
+        &report,
+        ReportFormat::Json,
+    )));
+    chooser.set_current_name(&offered.borrow());
     if let Some(docs) = glib::user_special_dir(glib::UserDirectory::Documents) {
         let _ = chooser.set_current_folder(Some(&gio::File::for_path(docs)));
     }
+    let format_of = {
+        let filters = filters.clone();
+        move |chooser: &gtk::FileChooserNative| {
+            chooser
+                .filter()
+                .and_then(|f| filters.iter().position(|g| *g == f))
+                .map_or(ReportFormat::Json, |i| ReportFormat::ALL[i])
+        }
+    };
+    chooser.connect_filter_notify(glib::clone!(
+        #[strong]
+        offered,
+        #[strong]
+        format_of,
+        #[strong]
+        report,
+        move |chooser| {
+            let shown = chooser.current_name().map(|n| n.to_string());
+            // A name the person typed is theirs; only the name offered follows the filter.
+            if shown.is_none() || shown.as_deref() == Some(offered.borrow().as_str()) {
+                let name = suggested_name(&report, format_of(chooser));
+                chooser.set_current_name(&name);
+                offered.replace(name);
+            }
+        }
+    ));
     chooser.connect_response(move |chooser, response| {
         if response != gtk::ResponseType::Accept {
             return;
         }
-        let Some(mut path) = chooser.file().and_then(|f| f.path()) else {
+        let Some(path) = chooser.file().and_then(|f| f.path()) else {
             return;
         };
-        let chosen = chooser
-            .filter()
-            .and_then(|f| filters.iter().position(|g| *g == f))
-            .map(|i| ReportFormat::ALL[i])
-            .unwrap_or(ReportFormat::Json);
-        let format = match ReportFormat::from_path(&path) {
-            Some(format) => format,
-            None => {
-                path.set_extension(chosen.extension());
-                chosen
-            }
-        };
+        let as_offered = path.file_name().and_then(|n| n.to_str()) == Some(&*offered.borrow());
+        let (format, path) = chosen_form(path, format_of(chooser), as_offered);
         done(write_report(&report, format, &path, &card).map(|()| path));
     });
     chooser.show();
     chooser
+}
+
+/// The form and the file for `path`, picked with the filter `chosen`: the extension decides,
+/// unless the name is the one offered (`as_offered`: then the filter does) or has no known
+/// extension (then the filter's is added).
+pub fn chosen_form(
+    mut path: PathBuf,
+    chosen: ReportFormat,
+    as_offered: bool,
+) -> (ReportFormat, PathBuf) {
+    match ReportFormat::from_path(&path) {
+        Some(format) if !as_offered => (format, path),
+        _ => {
+            if ReportFormat::from_path(&path).is_some() {
+                path.set_extension(chosen.extension());
+            } else {
+                // "report" or "report.v2": the filter's extension is added, nothing replaced.
+                let mut name = path.file_name().unwrap_or_default().to_os_string();
+                name.push(".");
+                name.push(chosen.extension());
+                path.set_file_name(name);
+            }
+            (chosen, path)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn form(name: &str, chosen: ReportFormat, as_offered: bool) -> (ReportFormat, String) {
+        let (format, path) = chosen_form(PathBuf::from("/d").join(name), chosen, as_offered);
+        (
+            format,
+            path.file_name().unwrap().to_str().unwrap().to_owned(),
+        )
+    }
+
+    #[test]
+    fn the_offered_name_yields_to_the_filter_and_a_typed_extension_wins() {
+        use ReportFormat::*;
+        // The name offered, the Markdown filter picked (as a portal reports it at the end).
+        assert_eq!(
+            form("agnostics-2026-12-02-0515.json", Markdown, true),
+            (Markdown, "agnostics-2026-12-02-0515.md".to_owned())
+        );
+        // A name the person typed keeps its form, whatever the filter.
+        assert_eq!(
+            form("card.json", Markdown, false),
+            (Json, "card.json".to_owned())
+        );
+        assert_eq!(
+            form("card.MD", Png, false),
+            (Markdown, "card.MD".to_owned())
+        );
+        // No known extension: the filter's is added, nothing of the name replaced.
+        assert_eq!(form("card", Png, false), (Png, "card.png".to_owned()));
+        assert_eq!(
+            form("card.v2", Markdown, false),
+            (Markdown, "card.v2.md".to_owned())
+        );
+    }
 }

@@ -142,7 +142,7 @@ impl Window {
         } else {
             gettext("The SD card test is still running. If you close the window now, the test stops, its test file is removed and nothing is graded.")
         };
-        let dialog = self.message_dialog(&gettext("Stop the test?"), &body);
+        let dialog = self.message_dialog(&gettext("Stop the Test?"), &body);
         dialog.add_responses(&[
             ("keep", &gettext("_Keep Testing")),
             ("stop", &gettext("_Stop and Close")),

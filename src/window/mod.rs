@@ -86,11 +86,18 @@ mod imp {
             HistoryView::ensure_type();
             crate::resources::register();
             klass.bind_template();
-            klass.install_action("win.run", None, |win, _, _| win.start_test());
+            // Run, its access key or Ctrl+R: from any tab, the test shows on the SD Card tab.
+            klass.install_action("win.run", None, |win, _, _| {
+                win.set_tab(Tab::SdCard);
+                win.start_test();
+            });
             klass.install_action("win.cancel", None, |win, _, _| win.cancel_test());
             klass.install_action("win.copy-results", None, |win, _, _| win.copy_results());
             klass.install_action("win.save-report", None, |win, _, _| win.save_report());
             klass.install_action("win.back", None, |win, _, _| win.show_ready());
+            klass.install_action("win.show-sd-card", None, |win, _, _| {
+                win.set_tab(Tab::SdCard)
+            });
             klass.install_action("win.choose-folder", None, |win, _, _| win.choose_folder());
             klass.install_action("win.run-tests", None, |win, _, _| win.run_tests());
             klass.install_action("win.cancel-tests", None, |win, _, _| win.cancel_tests());

@@ -27,34 +27,29 @@ impl Window {
             .set_visible(results && self.tab() == Tab::SdCard);
     }
 
-    /// The main button of the page shown gets the focus, so that Enter or Space presses it;
-    /// there is no default widget, so Enter elsewhere (the drive chooser, a result row) does
-    /// what that widget does and never starts a test.
+    /// The page shown gets the focus on a control that writes nothing (the drive chooser, the
+    /// first test, **Copy Results**; **Cancel** or **Stop** while a test runs), and there is no
+    /// default widget: a stray Return or Space never starts a test. A test starts only when
+    /// **Run** is chosen: its button, its access key or Ctrl+R.
     pub(super) fn sync_focus(&self) {
         let imp = self.imp();
-        if self.tab() == Tab::History {
-            imp.history_view.focus_default();
-            return;
-        }
-        let focus: gtk::Widget = if self.tab() == Tab::AllTests {
-            if self.is_running_tests() {
-                imp.tests_view.stop_button().upcast()
-            } else {
-                imp.tests_view.run_button().upcast()
-            }
-        } else {
-            match self.page() {
-                Page::Running => imp.progress_view.cancel_button().upcast(),
-                Page::Results => imp.results_view.run_again_button().upcast(),
-                Page::Ready => imp.ready_view.run_button().upcast(),
-            }
-        };
         self.set_default_widget(None::<&gtk::Widget>);
-        if self.tab() == Tab::SdCard && self.page() == Page::Ready {
-            // Run, or the chooser while Run is off (no drive yet, or one the test refuses).
-            imp.ready_view.focus_default();
-        } else {
-            focus.grab_focus();
+        match (self.tab(), self.page()) {
+            (Tab::History, _) => {
+                imp.history_view.focus_default();
+            }
+            (Tab::AllTests, _) if self.is_running_tests() => {
+                imp.tests_view.stop_button().grab_focus();
+            }
+            (Tab::AllTests, _) => imp.tests_view.focus_default(),
+            (Tab::SdCard, Page::Running) => {
+                imp.progress_view.cancel_button().grab_focus();
+            }
+            // Copy Results writes nothing to the drive: Space or Return there does no harm.
+            (Tab::SdCard, Page::Results) => {
+                imp.results_view.copy_button().grab_focus();
+            }
+            (Tab::SdCard, Page::Ready) => imp.ready_view.focus_default(),
         }
     }
 

@@ -30,8 +30,9 @@ impl Window {
         ));
     }
 
-    /// The ready page's changes enable or disable the actions; the first list of drives gives
-    /// the focus to **Run**; `--run` starts the test once the window is drawn.
+    /// The ready page's changes enable or disable the actions; the first list of drives (and
+    /// a list that took the focused row away) gives the focus to the page's default control;
+    /// `--run` starts the test once the window is drawn.
     pub(super) fn setup_ready(&self) {
         let ready = &self.imp().ready_view;
         ready.connect_changed(glib::clone!(
@@ -43,7 +44,10 @@ impl Window {
             #[weak(rename_to = win)]
             self,
             move |ready| {
-                if ready.take_launch_focus()
+                // At launch; and when listing again took the focused row away (another
+                // folder chosen), so that the keyboard does not lose its place.
+                let lost = gtk::prelude::GtkWindowExt::focus(&win).is_none_or(|f| !f.is_mapped());
+                if (ready.take_launch_focus() || lost)
                     && win.tab() == Tab::SdCard
                     && win.page() == Page::Ready
                 {

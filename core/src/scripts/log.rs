@@ -21,7 +21,8 @@
 //! ```
 //!
 //! The second line is the local time in C's `asctime` form. The endings are upstream's
-//! `Test PASS`, `Test FAIL` and `Test aborted`, each followed by an empty line. Unlike
+//! `Test PASS`, `Test FAIL` and `Test aborted`, and `Test NOT GRADED` for the built-in SD card
+//! test run with a profile that only measures; each is followed by an empty line. Unlike
 //! upstream, the ending always starts on a line of its own (a newline is added after output
 //! that lacks one), and a FAIL is preceded by its reason: `Exit status N`, `Killed by SIGNAME`,
 //! `Timed out after N s` (a TIMEOUT is a `Test FAIL` in the log) or `Error: …`.
@@ -221,7 +222,8 @@ fn seconds_text(d: std::time::Duration) -> String {
 /// `Test PASS` or `Test FAIL`. A test error logs `Error: MESSAGE` and `Test FAIL`; a cancelled
 /// test logs `Test aborted`. A profile that only measures logs, for its run, a line per job
 /// (`NAME X.XX MB/s N IOPS`, no compat lines), then `Profile NAME: measured, not graded against
-/// A1/A2` and `Test PASS` when every job was measured.
+/// A1/A2` and `Test NOT GRADED` when every job was measured (the verdict the app and the CLI
+/// give it).
 pub fn log_sd_test(log: &mut LogWriter, report: &Report) {
     log.begin_test(SD_TEST_NAME);
     if let Some(t) = &report.target {
@@ -260,14 +262,14 @@ pub fn log_sd_test(log: &mut LogWriter, report: &Report) {
             log.ending("FAIL");
         }
         None if report.verdict == Verdict::Pass => log.ending("PASS"),
-        // Every job measured: the test ran fine, which is what the log's PASS says of every
-        // test; the line before it says that nothing was graded.
+        // Every job measured, nothing graded: the app's and the CLI's word for it, NOT
+        // GRADED, not a PASS that no target was checked for.
         None if report.verdict == Verdict::NotGraded => {
             log.line(&format!(
                 "Profile {}: measured, not graded against A1/A2",
                 report.profile.name
             ));
-            log.ending("PASS");
+            log.ending("NOT GRADED");
         }
         None => log.ending("FAIL"),
     }
@@ -300,7 +302,7 @@ mod tests {
     }
 
     fn logged(report: &Report) -> String {
-        let dir = tempfile::tempdir_in(concat!(env!("CARGO_MANIFEST_DIR"), "/../target")).unwrap();
+        let dir = tempfile::tempdir_in("/var/tmp").unwrap();
         let path = dir.path().join(LOG_FILE_NAME);
         let mut log = LogWriter::create_with_header(&path, "").unwrap();
         log_sd_test(&mut log, report);

@@ -124,6 +124,21 @@ impl Default for TestsView {
 }
 
 impl TestsView {
+    /// The control that gets the focus when the page shows and no session runs: the first
+    /// test's row (Space there ticks or unticks it), else **Reset**; never **Run Tests**, so
+    /// that a stray Return or Space runs nothing.
+    pub fn focus_default(&self) {
+        let imp = self.imp();
+        match imp.list.row_at_index(0) {
+            Some(row) => {
+                row.grab_focus();
+            }
+            None => {
+                imp.reset_button.grab_focus();
+            }
+        }
+    }
+
     /// The **All Tests** list and its session.
     pub fn session(&self) -> TestsSession {
         self.imp().session.clone()

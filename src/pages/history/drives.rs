@@ -1,5 +1,5 @@
 //! The History view's first page: every drive tested (its name or label, kind, number of
-//! runs, last verdict and date), the runs of unidentified drives together, or "No runs yet".
+//! runs, last verdict and date), the runs of unidentified drives together, or "No Runs Yet".
 
 use std::cell::RefCell;
 
@@ -31,7 +31,7 @@ impl HistoryView {
         let imp = self.imp();
         let content = page_box();
         content.set_margin_top(18);
-        let title = gtk::Label::new(Some(&gettext("Drives tested")));
+        let title = gtk::Label::new(Some(&gettext("Drives Tested")));
         title.set_xalign(0.0);
         title.add_css_class("title-2");
         content.append(&title);
@@ -54,13 +54,20 @@ impl HistoryView {
         imp.drives
             .empty
             .set_icon_name(Some("document-open-recent-symbolic"));
-        imp.drives.empty.set_title(&gettext("No runs yet"));
+        imp.drives.empty.set_title(&gettext("No Runs Yet"));
         imp.drives
             .empty
             .set_description(Some(&glib::markup_escape_text(&gettext(
                 "Run the SD card test; each finished run is recorded here.",
             ))));
         imp.drives.empty.add_css_class("compact");
+        // The way out of an empty page: the SD Card page, where the test is chosen and run.
+        let test = gtk::Button::with_mnemonic(&gettext("_Test a Drive"));
+        test.set_action_name(Some("win.show-sd-card"));
+        test.set_halign(gtk::Align::Center);
+        test.add_css_class("pill");
+        test.add_css_class("suggested-action");
+        imp.drives.empty.set_child(Some(&test));
         content.append(&imp.drives.empty);
         imp.stack
             .add_named(&scrolled(&content), Some(HistoryPage::Drives.name()));

@@ -85,6 +85,8 @@ mod imp {
         pub generation: Cell<u64>,
         pub dialog: RefCell<Option<adw::MessageDialog>>,
         pub chooser: RefCell<Option<gtk::FileChooserNative>>,
+        /// The "Run forgotten" toast while its **Undo** can still be pressed.
+        pub undo_toast: RefCell<Option<adw::Toast>>,
     }
 
     #[glib::object_subclass]
@@ -234,11 +236,16 @@ impl HistoryView {
 
     /// Shows a short message in the window's toast overlay.
     pub(super) fn toast(&self, text: &str) {
+        self.add_toast(adw::Toast::new(&glib::markup_escape_text(text)));
+    }
+
+    /// Shows `toast` in the window's toast overlay (nothing when the page is not in a window).
+    pub(super) fn add_toast(&self, toast: adw::Toast) {
         if let Some(overlay) = self
             .ancestor(adw::ToastOverlay::static_type())
             .and_downcast::<adw::ToastOverlay>()
         {
-            overlay.add_toast(adw::Toast::new(&glib::markup_escape_text(text)));
+            overlay.add_toast(toast);
         }
     }
 

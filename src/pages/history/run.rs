@@ -149,9 +149,9 @@ impl HistoryView {
         };
         let dialog = adw::MessageDialog::new(
             self.root().and_downcast_ref::<gtk::Window>(),
-            Some(&gettext("Forget this run?")),
+            Some(&gettext("Forget This Run?")),
             Some(&gettext(
-                "The run is removed from the history and from the drive's chart. This cannot be undone.",
+                "The run is removed from the history and from the drive's chart.",
             )),
         );
         dialog.add_responses(&[
@@ -179,14 +179,15 @@ impl HistoryView {
         self.imp().dialog.replace(Some(dialog));
     }
 
-    /// Removes `run` from the history, then shows its drive's page again (or the drives).
+    /// Removes `run` from the history, then shows its drive's page again (or the drives); the
+    /// toast saying so offers **Undo** ([`HistoryView::undo_forget`]).
     pub fn forget_run(&self, run: &str) {
         let run = run.to_owned();
         self.background(
             move |path| history_store::forget_run(path, &run),
             |view, result| {
                 match result {
-                    Ok(_) => view.toast(&gettext("Run forgotten")),
+                    Ok(report) => view.toast_forgotten(report),
                     Err(e) => view.toast(&e),
                 }
                 view.imp().chosen.borrow_mut().clear();
@@ -197,6 +198,35 @@ impl HistoryView {
                 } else {
                     HistoryPage::Drives
                 });
+                view.reload();
+            },
+        );
+    }
+
+    /// "Run forgotten", with **Undo** putting `report` back.
+    fn toast_forgotten(&self, report: Report) {
+        let toast = adw::Toast::new(&glib::markup_escape_text(&gettext("Run forgotten")));
+        toast.set_button_label(Some(&gettext("_Undo")));
+        toast.connect_button_clicked(glib::clone!(
+            #[weak(rename_to = view)]
+            self,
+            move |_| view.undo_forget(report.clone())
+        ));
+        self.imp().undo_toast.replace(Some(toast.clone()));
+        self.add_toast(toast);
+    }
+
+    /// **Undo** of "Run forgotten": `report` goes back into the history, and the lists show it.
+    pub fn undo_forget(&self, report: Report) {
+        if let Some(toast) = self.imp().undo_toast.take() {
+            toast.dismiss();
+        }
+        self.background(
+            move |path| history_store::restore_run(path, &report),
+            |view, result| {
+                if let Err(e) = result {
+                    view.toast(&e);
+                }
                 view.reload();
             },
         );

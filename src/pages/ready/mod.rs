@@ -208,15 +208,11 @@ impl ReadyView {
         }
     }
 
-    /// The control that gets the focus when the page shows: **Run**, or the drive chooser
-    /// while **Run** is off (no drive yet, or one the test refuses).
+    /// The control that gets the focus when the page shows: the drive chooser, which writes
+    /// nothing, so that a stray Return or Space cannot start a test; the test starts only
+    /// from **Run** (its button, its access key, or Ctrl+R).
     pub fn focus_default(&self) {
-        let imp = self.imp();
-        if imp.run_button.is_sensitive() {
-            imp.run_button.grab_focus();
-        } else {
-            imp.drive_row.grab_focus();
-        }
+        self.imp().drive_row.grab_focus();
     }
 
     /// Calls `f` when the drives were listed or the chosen drive's refusal changed.
