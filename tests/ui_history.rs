@@ -16,7 +16,7 @@ mod support;
 use std::path::{Path, PathBuf};
 
 use adw::prelude::*;
-use agnostics::model::history_store::RecordOutcome;
+use agnostics::model::history_store::{DriveKey, RecordOutcome};
 use agnostics::model::test_run::RunState;
 use agnostics::pages::HistoryPage;
 use agnostics::testing::WindowProbe;
@@ -73,6 +73,11 @@ fn drive(basis: IdentityBasis, hex: &str) -> DriveIdentity {
 
 const CARD: &str = "0123456789abcdef";
 const STICK: &str = "fedcba9876543210";
+
+/// The History page's key of the drive with id `id`.
+fn key(id: &str) -> DriveKey {
+    DriveKey::Identified(id.parse::<DriveId>().unwrap())
+}
 
 /// A standard-profile sample report of `drive` at `started` with these figures (sequential
 /// write and read in bytes per second, random write and read IOPS).
@@ -181,7 +186,7 @@ fn lists_the_drives_with_their_runs_and_last_verdict(app: &Application) {
     assert_eq!(rows.len(), 2, "two drives: {rows:?}");
     let card = rows
         .iter()
-        .find(|r| r.0 == CARD)
+        .find(|r| r.0 == key(CARD))
         .expect("the card is listed");
     // The last run's sequential write (6.3 MB/s) is below the A1 minimum.
     assert!(
@@ -191,7 +196,7 @@ fn lists_the_drives_with_their_runs_and_last_verdict(app: &Application) {
     );
     let stick = rows
         .iter()
-        .find(|r| r.0 == STICK)
+        .find(|r| r.0 == key(STICK))
         .expect("the stick is listed");
     assert!(stick.2.contains("1 run · last"), "{stick:?}");
     assert!(!card.1.is_empty() && !stick.1.is_empty());
@@ -203,7 +208,7 @@ fn a_drives_charts_have_its_points_and_say_what_they_show(app: &Application) {
     let f = fixture();
     let window = history_window(app, &f.path);
     let view = window.history_view();
-    view.open_drive(CARD);
+    view.open_drive(&key(CARD));
     settle(&window);
     assert_eq!(view.visible_page(), HistoryPage::Drive);
     let rate = view.rate_chart();
@@ -243,7 +248,7 @@ fn a_drive_with_one_run_has_a_one_point_chart(app: &Application) {
     let f = fixture();
     let window = history_window(app, &f.path);
     let view = window.history_view();
-    view.open_drive(STICK);
+    view.open_drive(&key(STICK));
     settle(&window);
     let series = view.rate_chart().series();
     assert!(series.iter().all(|s| s.points.len() == 1), "{series:?}");
@@ -258,7 +263,7 @@ fn rename_gives_the_drive_a_name(app: &Application) {
     let f = fixture();
     let window = history_window(app, &f.path);
     let view = window.history_view();
-    view.open_drive(CARD);
+    view.open_drive(&key(CARD));
     settle(&window);
     view.start_rename();
     iterate_briefly();
@@ -271,7 +276,7 @@ fn rename_gives_the_drive_a_name(app: &Application) {
     dialog.response("rename");
     settle(&window);
     let rows = view.drive_rows();
-    let card = rows.iter().find(|r| r.0 == CARD).unwrap();
+    let card = rows.iter().find(|r| r.0 == key(CARD)).unwrap();
     assert_eq!(card.1, "Kitchen Pi card");
     assert!(
         view.drive_title().starts_with("Kitchen Pi card"),
@@ -294,7 +299,7 @@ fn compare_of_two_runs_shows_each_figure_with_its_ratio(app: &Application) {
     let f = fixture();
     let window = history_window(app, &f.path);
     let view = window.history_view();
-    view.open_drive(CARD);
+    view.open_drive(&key(CARD));
     settle(&window);
     let runs = view.run_rows();
     // Oldest (12.6 MB/s) on the left, newest (6.3 MB/s) on the right.
@@ -316,7 +321,7 @@ fn compare_of_two_runs_shows_each_figure_with_its_ratio(app: &Application) {
     assert_eq!(read[3], "×1.00 (±0 %)");
     assert_fits_360(&window);
     // Two drives: the stick against the card.
-    view.open_drive(STICK);
+    view.open_drive(&key(STICK));
     settle(&window);
     let stick_run = view.run_rows()[0].0.clone();
     view.compare(&runs[0].0, &stick_run);
@@ -350,11 +355,64 @@ fn assert_png(path: &Path) {
     );
 }
 
+/// Records a run with a real card's registers in the history at `path` and saves it from the
+/// run's page in every format: its serial number is in none of the files.
+fn assert_saved_without_serials(window: &Window, path: &Path) {
+    let view = window.history_view();
+    let dir = path.parent().unwrap();
+    let sysfs = card_sysfs(&dir.join("sysfs"), "kingston-sd64g-2019-imx.json", &[], &[]);
+    let card_info = agnostics_core::card::identify(&sysfs, "mmcblk0").expect("the card");
+    let psn = card_info
+        .cid
+        .as_ref()
+        .and_then(|c| c.psn)
+        .expect("a serial number");
+    let sysfs_serial = card_info.sysfs.as_ref().and_then(|s| s.serial.clone());
+    let mut with_card = report_of(
+        &drive(IdentityBasis::Cid, CARD),
+        &format!("{:032x}", 0xca2d_u32),
+        "2026-07-02T09:00:00+00:00",
+        (12e6, 40e6, 900.0, 2000.0),
+        Transport::Sd,
+    );
+    with_card.card = Some(card_info);
+    let raw = serde_json::to_string(&with_card).unwrap();
+    assert!(
+        raw.contains(&psn.to_string()),
+        "the unredacted report has the serial"
+    );
+    History::open(path).unwrap().record(&with_card).unwrap();
+    view.open_run(&with_card.run_id);
+    settle(window);
+    let serials = [
+        format!("{psn:08x}"),
+        format!("{psn:#010x}"),
+        psn.to_string(),
+        sysfs_serial.unwrap_or_else(|| format!("{psn:#010x}")),
+    ];
+    for format in ReportFormat::ALL {
+        let file = dir.join(format!("card.{}", format.extension()));
+        view.save_shown_run(format, &file).expect("saved");
+        if format == ReportFormat::Png {
+            assert_png(&file);
+            continue;
+        }
+        let text = std::fs::read_to_string(&file).unwrap();
+        for serial in &serials {
+            assert!(
+                !text.contains(serial.as_str()),
+                "{serial} in {}",
+                file.display()
+            );
+        }
+    }
+}
+
 fn save_report_writes_json_markdown_and_png_of_a_stored_run(app: &Application) {
     let f = fixture();
     let window = history_window(app, &f.path);
     let view = window.history_view();
-    view.open_drive(CARD);
+    view.open_drive(&key(CARD));
     settle(&window);
     let newest = view.run_rows()[0].0.clone();
     view.open_run(&newest);
@@ -391,59 +449,14 @@ fn save_report_writes_json_markdown_and_png_of_a_stored_run(app: &Application) {
     );
 
     // A run with a real card's registers: its serial number is in none of the files.
-    let sysfs = card_sysfs(&dir.join("sysfs"), "kingston-sd64g-2019-imx.json", &[], &[]);
-    let card_info = agnostics_core::card::identify(&sysfs, "mmcblk0").expect("the card");
-    let psn = card_info
-        .cid
-        .as_ref()
-        .and_then(|c| c.psn)
-        .expect("a serial number");
-    let sysfs_serial = card_info.sysfs.as_ref().and_then(|s| s.serial.clone());
-    let mut with_card = report_of(
-        &drive(IdentityBasis::Cid, CARD),
-        &format!("{:032x}", 0xca2d_u32),
-        "2026-07-02T09:00:00+00:00",
-        (12e6, 40e6, 900.0, 2000.0),
-        Transport::Sd,
-    );
-    with_card.card = Some(card_info);
-    let raw = serde_json::to_string(&with_card).unwrap();
-    assert!(
-        raw.contains(&psn.to_string()),
-        "the unredacted report has the serial"
-    );
-    History::open(&f.path).unwrap().record(&with_card).unwrap();
-    view.open_run(&with_card.run_id);
-    settle(&window);
-    let serials = [
-        format!("{psn:08x}"),
-        format!("{psn:#010x}"),
-        psn.to_string(),
-        sysfs_serial.unwrap_or_else(|| format!("{psn:#010x}")),
-    ];
-    for format in ReportFormat::ALL {
-        let file = dir.join(format!("card.{}", format.extension()));
-        view.save_shown_run(format, &file).expect("saved");
-        if format == ReportFormat::Png {
-            assert_png(&file);
-            continue;
-        }
-        let text = std::fs::read_to_string(&file).unwrap();
-        for serial in &serials {
-            assert!(
-                !text.contains(serial.as_str()),
-                "{serial} in {}",
-                file.display()
-            );
-        }
-    }
+    assert_saved_without_serials(&window, &f.path);
 }
 
 fn forget_run_removes_it_from_the_drive(app: &Application) {
     let f = fixture();
     let window = history_window(app, &f.path);
     let view = window.history_view();
-    view.open_drive(CARD);
+    view.open_drive(&key(CARD));
     settle(&window);
     let newest = view.run_rows()[0].0.clone();
     view.forget_run(&newest);
@@ -455,7 +468,7 @@ fn forget_run_removes_it_from_the_drive(app: &Application) {
     let rows = view.drive_rows();
     assert!(rows
         .iter()
-        .find(|r| r.0 == CARD)
+        .find(|r| r.0 == key(CARD))
         .unwrap()
         .2
         .contains("2 runs"));
@@ -478,6 +491,31 @@ fn run_small(window: &Window, dir: &Path) -> Report {
     wait_until("the recording", || run.recorded().is_some());
     settle(window);
     run.report().unwrap()
+}
+
+/// The results page of `first` offers **Save report** (the save dialog, JSON, Markdown and PNG)
+/// and still fits the window's narrowest width; its card saved as PNG at `png`.
+fn assert_results_save(window: &Window, first: &Report, png: &Path) {
+    // The results page offers Save report, and still fits the window's narrowest width.
+    let results = window.results_view();
+    assert!(
+        results.save_button().is_sensitive(),
+        "win.save-report is enabled"
+    );
+    let (min_w, _, _, _) = results.measure(gtk::Orientation::Horizontal, -1);
+    assert!(min_w <= 360, "the results page needs {min_w} px");
+    // Save report asks where (the save dialog; answered here by the test's own call below).
+    WidgetExt::activate_action(window, "win.save-report", None).expect("win.save-report");
+    iterate_briefly();
+    let chooser = window.open_chooser().expect("the save dialog");
+    assert_eq!(chooser.action(), gtk::FileChooserAction::Save);
+    assert_eq!(chooser.filters().n_items(), 3, "JSON, Markdown and PNG");
+    chooser.hide();
+    drop(chooser);
+    // The results page saves as PNG too.
+    save_report::write_report(first, ReportFormat::Png, png, &window.results_view().card())
+        .expect("the results card as PNG");
+    assert_png(png);
 }
 
 fn a_run_in_the_app_is_recorded_and_the_next_shows_its_trend(app: &Application) {
@@ -513,32 +551,7 @@ fn a_run_in_the_app_is_recorded_and_the_next_shows_its_trend(app: &Application) 
     settle(&window);
     assert_eq!(window.history_view().run_rows()[0].0, first.run_id);
 
-    // The results page offers Save report, and still fits the window's narrowest width.
-    let results = window.results_view();
-    assert!(
-        results.save_button().is_sensitive(),
-        "win.save-report is enabled"
-    );
-    let (min_w, _, _, _) = results.measure(gtk::Orientation::Horizontal, -1);
-    assert!(min_w <= 360, "the results page needs {min_w} px");
-    // Save report asks where (the save dialog; answered here by the test's own call below).
-    WidgetExt::activate_action(&window, "win.save-report", None).expect("win.save-report");
-    iterate_briefly();
-    let chooser = window.open_chooser().expect("the save dialog");
-    assert_eq!(chooser.action(), gtk::FileChooserAction::Save);
-    assert_eq!(chooser.filters().n_items(), 3, "JSON, Markdown and PNG");
-    chooser.hide();
-    drop(chooser);
-    // The results page saves as PNG too.
-    let png = history.path().join("results.png");
-    save_report::write_report(
-        &first,
-        ReportFormat::Png,
-        &png,
-        &window.results_view().card(),
-    )
-    .expect("the results card as PNG");
-    assert_png(&png);
+    assert_results_save(&window, &first, &history.path().join("results.png"));
 
     let second = run_small(&window, disk.path());
     assert_ne!(second.run_id, first.run_id);
@@ -644,7 +657,7 @@ fn renders_history_screenshots(app: &Application) {
         view.rename_drive(CARD, "Kitchen Pi card");
         settle(&window);
         save_png(&window, &dir.join(format!("history{suffix}.png")));
-        view.open_drive(CARD);
+        view.open_drive(&key(CARD));
         settle(&window);
         save_png(&window, &dir.join(format!("history-drive{suffix}.png")));
         let runs = view.run_rows();
@@ -666,7 +679,7 @@ fn renders_history_screenshots(app: &Application) {
     let style = adw::StyleManager::default();
     style.set_color_scheme(adw::ColorScheme::ForceDark);
     let window = history_window(app, &f.path);
-    window.history_view().open_drive(CARD);
+    window.history_view().open_drive(&key(CARD));
     settle(&window);
     save_png(&window, &dir.join("history-drive-dark.png"));
     style.set_color_scheme(adw::ColorScheme::Default);
