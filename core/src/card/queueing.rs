@@ -178,17 +178,7 @@ impl CommandQueueing {
                 &[("state", &self.state_text())],
             );
         };
-        let why = match source {
-            QueueingSource::NrTags { .. } => Some(match self.state {
-                QueueingState::On => gettext("the depth of the host's command queue"),
-                QueueingState::Off => {
-                    gettext("the mmc driver's depth without a command queue: one command at a time")
-                }
-                QueueingState::Unknown => gettext("not a depth the mmc driver sets"),
-            }),
-            QueueingSource::CmdqEn { .. } | QueueingSource::Other(_) => None,
-        };
-        let Some(why) = why else {
+        let Some(why) = self.why() else {
             return fill(
                 &gettext("{state} ({source} = {value})"),
                 &[
@@ -212,13 +202,38 @@ impl CommandQueueing {
     /// What the state was read from, without the state: `block/mmcblk0/mq/0/nr_tags = 64: one
     /// command at a time`; [`CommandQueueing::describe`] when nothing was read.
     fn evidence(&self) -> String {
-        let whole = self.describe();
-        match (&self.source, &self.value) {
-            (Some(_), Some(_)) => whole
-                .strip_prefix(&format!("{} (", self.state_text()))
-                .and_then(|rest| rest.strip_suffix(')'))
-                .map_or_else(|| whole.clone(), str::to_owned),
-            _ => whole,
+        let (Some(source), Some(value)) = (&self.source, &self.value) else {
+            return self.describe();
+        };
+        match self.why() {
+            None => fill(
+                // Translators: the file command queueing was read from and its contents, e.g.
+                // "block/mmcblk0/device/cmdq_en = 1".
+                &gettext("{source} = {value}"),
+                &[("source", source), ("value", value)],
+            ),
+            Some(why) => fill(
+                // Translators: as "{source} = {value}", with what the value means, e.g.
+                // "block/mmcblk0/mq/0/nr_tags = 64: the mmc driver's depth without a command
+                // queue: one command at a time".
+                &gettext("{source} = {value}: {why}"),
+                &[("source", source), ("value", value), ("why", &why)],
+            ),
+        }
+    }
+
+    /// What a queue depth read from `nr_tags` means for the state; `None` for the other
+    /// sources, whose value says it.
+    fn why(&self) -> Option<String> {
+        match self.source.as_ref()? {
+            QueueingSource::NrTags { .. } => Some(match self.state {
+                QueueingState::On => gettext("the depth of the host's command queue"),
+                QueueingState::Off => {
+                    gettext("the mmc driver's depth without a command queue: one command at a time")
+                }
+                QueueingState::Unknown => gettext("not a depth the mmc driver sets"),
+            }),
+            QueueingSource::CmdqEn { .. } | QueueingSource::Other(_) => None,
         }
     }
 
