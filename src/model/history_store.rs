@@ -142,7 +142,8 @@ pub fn drive_page(path: &Path, key: &DriveKey, profile: Option<&str>) -> Result<
     let not_found = || {
         let name = match key {
             DriveKey::Identified(id) => id.to_string(),
-            DriveKey::Unidentified => unidentified_label(),
+            // The word the error has always named these runs by.
+            DriveKey::Unidentified => "unidentified".to_owned(),
         };
         HistoryError::NotFound(name).to_string()
     };
