@@ -17,7 +17,7 @@ use agnostics_testkit::po;
 mod support;
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use adw::prelude::*;
 use agnostics::pages::HistoryPage;
@@ -125,7 +125,10 @@ fn clashes(pages: &BTreeMap<String, Vec<String>>) -> Vec<String> {
     found
 }
 
-fn record(pages: &mut BTreeMap<String, Vec<String>>, window: &Window, state: &str) {
+/// The access keys shown, by page.
+type Pages = BTreeMap<String, Vec<String>>;
+
+fn record(pages: &mut Pages, window: &Window, state: &str) {
     // A page fading out is still mapped during the transition: wait until it has gone.
     wait_until("the page transition to end", || window.page_settled());
     iterate_briefly();
@@ -153,25 +156,21 @@ fn scripts(dir: &std::path::Path) -> PathBuf {
     folder
 }
 
-fn no_page_has_two_controls_with_one_access_key_in_any_language(app: &Application) {
-    let dir = scratch_dir();
-    let mut pages = BTreeMap::new();
-    let window = new_window(app);
-    let _stop = StopOnDrop(window.clone());
-
-    // The SD Card page: ready, running (a long phase, cancelled), results (a small run).
-    let long = profile_file(dir.path(), "long.fio", LONG_PROFILE);
-    aim(&window, dir.path(), Some(long));
-    record(&mut pages, &window, "ready");
+/// The access keys of the SD Card page `window` shows, into `pages`: ready, running (a long
+/// phase, cancelled), results (a small run), tested in `dir`.
+fn record_sd_card_pages(pages: &mut Pages, window: &Window, dir: &Path) {
+    let long = profile_file(dir, "long.fio", LONG_PROFILE);
+    aim(window, dir, Some(long));
+    record(pages, window, "ready");
     window.run_button().activate();
     let progress = window.progress_view();
     wait_until("a live figure", || progress.figure_text().ends_with("IOPS"));
-    record(&mut pages, &window, "running");
+    record(pages, window, "running");
     progress.cancel_button().activate();
     wait_until("the ready page", || !window.test_run().is_busy());
 
-    let small = profile_file(dir.path(), "small.fio", SMALL_PROFILE);
-    aim(&window, dir.path(), Some(small));
+    let small = profile_file(dir, "small.fio", SMALL_PROFILE);
+    aim(window, dir, Some(small));
     window.run_button().activate();
     wait_until("the results", || {
         window.page() == Page::Results || window.open_dialog().is_some()
@@ -183,51 +182,71 @@ fn no_page_has_two_controls_with_one_access_key_in_any_language(app: &Applicatio
             dialog.body()
         );
     }
-    record(&mut pages, &window, "results");
+    record(pages, window, "results");
+}
 
-    // All Tests: idle, then running the slow script.
-    let empty = dir.path().join("empty");
+/// The access keys of All Tests, into `pages`: idle, then running the slow script of
+/// [`scripts`] in `dir`, then ended.
+fn record_all_tests_pages(pages: &mut Pages, window: &Window, dir: &Path) {
+    let empty = dir.join("empty");
     std::fs::create_dir(&empty).expect("an empty folder");
     let before = std::env::var_os("XDG_DATA_DIRS");
     std::env::set_var("XDG_DATA_DIRS", &empty);
-    window.set_script_dirs(vec![scripts(dir.path())]);
+    window.set_script_dirs(vec![scripts(dir)]);
     match before {
         Some(value) => std::env::set_var("XDG_DATA_DIRS", value),
         None => std::env::remove_var("XDG_DATA_DIRS"),
     }
     wait_until("the list of tests", || window.scripts_loaded());
     window.set_tab(Tab::AllTests);
-    record(&mut pages, &window, "All Tests");
+    record(pages, window, "All Tests");
     let view = window.tests_view();
     for row in 0..2 {
         view.set_selected(row, false);
     }
     view.run_button().emit_clicked();
     wait_until("the script to start", || window.is_running_tests());
-    record(&mut pages, &window, "All Tests, running");
+    record(pages, window, "All Tests, running");
     view.stop_button().emit_clicked();
     wait_until("the tests to end", || !window.is_running_tests());
-    record(&mut pages, &window, "All Tests, ended");
+    record(pages, window, "All Tests, ended");
+}
 
-    // History: the run above, its drive's page and the run's page.
+/// The access keys of History, into `pages`: the list, the first drive's page and its newest
+/// run's page.
+fn record_history_pages(pages: &mut Pages, window: &Window) {
     window.set_tab(Tab::History);
     let history = window.history_view();
     wait_until("the history", || {
         !history.is_loading() && !history.drive_rows().is_empty()
     });
-    record(&mut pages, &window, "History");
+    record(pages, window, "History");
     let drive = history.drive_rows()[0].0.clone();
     history.open_drive(&drive);
     wait_until("the drive's page", || {
         !history.is_loading() && !history.run_rows().is_empty()
     });
-    record(&mut pages, &window, "History, drive");
+    record(pages, window, "History, drive");
     let run = history.run_rows()[0].0.clone();
     history.open_run(&run);
     wait_until("the run's page", || {
         !history.is_loading() && history.visible_page() == HistoryPage::Run
     });
-    record(&mut pages, &window, "History, run");
+    record(pages, window, "History, run");
+}
+
+fn no_page_has_two_controls_with_one_access_key_in_any_language(app: &Application) {
+    let dir = scratch_dir();
+    let mut pages = BTreeMap::new();
+    let window = new_window(app);
+    let _stop = StopOnDrop(window.clone());
+
+    // The SD Card page: ready, running (a long phase, cancelled), results (a small run).
+    record_sd_card_pages(&mut pages, &window, dir.path());
+    // All Tests: idle, then running the slow script.
+    record_all_tests_pages(&mut pages, &window, dir.path());
+    // History: the run above, its drive's page and the run's page.
+    record_history_pages(&mut pages, &window);
 
     let menu = app
         .menubar()
@@ -307,45 +326,27 @@ fn the_about_window_has_the_application_icon_from_the_build_tree(app: &Applicati
     about.close();
 }
 
-fn the_primary_menu_opens_keyboard_shortcuts_and_about(app: &Application) {
-    let window = new_window(app);
-    let menu = window_menu(&window).expect("the primary menu");
-    let mut items = Vec::new();
-    fn actions(model: &gio::MenuModel, out: &mut Vec<(String, String)>) {
-        for i in 0..model.n_items() {
-            let label = model.item_attribute_value(i, "label", None);
-            let action = model.item_attribute_value(i, "action", None);
-            if let (Some(label), Some(action)) = (label, action) {
-                out.push((
-                    label.str().unwrap_or_default().to_owned(),
-                    action.str().unwrap_or_default().to_owned(),
-                ));
-            }
-            if let Some(inner) = model.item_link(i, "section") {
-                actions(&inner, out);
-            }
+/// Each (label, action) of the menu `model` and its sections, into `out`, in order.
+fn menu_actions(model: &gio::MenuModel, out: &mut Vec<(String, String)>) {
+    for i in 0..model.n_items() {
+        let label = model.item_attribute_value(i, "label", None);
+        let action = model.item_attribute_value(i, "action", None);
+        if let (Some(label), Some(action)) = (label, action) {
+            out.push((
+                label.str().unwrap_or_default().to_owned(),
+                action.str().unwrap_or_default().to_owned(),
+            ));
+        }
+        if let Some(inner) = model.item_link(i, "section") {
+            menu_actions(&inner, out);
         }
     }
-    actions(&menu, &mut items);
-    let expected: Vec<(String, String)> = [
-        ("_Keyboard Shortcuts", "win.show-help-overlay"),
-        ("_About Raspberry Pi Diagnostics", "app.about"),
-        ("_Quit", "app.quit"),
-    ]
-    .iter()
-    .map(|(l, a)| (l.to_string(), a.to_string()))
-    .collect();
-    assert_eq!(items, expected);
-    assert_eq!(
-        app.accels_for_action("win.show-help-overlay")
-            .iter()
-            .map(|a| a.to_string())
-            .collect::<Vec<_>>(),
-        ["<Control>question"],
-        "Ctrl+? opens the Keyboard Shortcuts"
-    );
+}
 
-    WidgetExt::activate_action(&window, "win.show-help-overlay", None)
+/// **Keyboard Shortcuts** (`win.show-help-overlay`) of `window`: shown, listing every
+/// accelerator the application sets, with the window's own (Alt+Left).
+fn assert_shortcuts_listed(window: &Window) {
+    WidgetExt::activate_action(window, "win.show-help-overlay", None)
         .expect("win.show-help-overlay");
     let shortcuts = window
         .help_overlay()
@@ -385,6 +386,32 @@ fn the_primary_menu_opens_keyboard_shortcuts_and_about(app: &Application) {
         );
     }
     shortcuts.close();
+}
+
+fn the_primary_menu_opens_keyboard_shortcuts_and_about(app: &Application) {
+    let window = new_window(app);
+    let menu = window_menu(&window).expect("the primary menu");
+    let mut items = Vec::new();
+    menu_actions(&menu, &mut items);
+    let expected: Vec<(String, String)> = [
+        ("_Keyboard Shortcuts", "win.show-help-overlay"),
+        ("_About Raspberry Pi Diagnostics", "app.about"),
+        ("_Quit", "app.quit"),
+    ]
+    .iter()
+    .map(|(l, a)| (l.to_string(), a.to_string()))
+    .collect();
+    assert_eq!(items, expected);
+    assert_eq!(
+        app.accels_for_action("win.show-help-overlay")
+            .iter()
+            .map(|a| a.to_string())
+            .collect::<Vec<_>>(),
+        ["<Control>question"],
+        "Ctrl+? opens the Keyboard Shortcuts"
+    );
+
+    assert_shortcuts_listed(&window);
 
     WidgetExt::activate_action(&window, "app.about", None).expect("app.about");
     wait_until("the About window", || {

@@ -2,8 +2,8 @@
 //! cargo test -p agnostics --test ui_history`): a real SQLite history file in a scratch folder
 //! (`AGNOSTICS_HISTORY`) filled with sample reports through `History::record`, the History
 //! page, a drive's trend charts, **Rename**, **Compare**, **Save report** (JSON, Markdown,
-//! PNG), **Forget run**, and a test run in the app going to the history with its trend on the
-//! results page.
+//! PNG) and **Forget run** with its **Undo**. A test run in the app going to the history, with
+//! its trend on the results page, is `ui_trend`'s.
 //!
 //! `AGNOSTICS_SCREENSHOTS=DIR` also renders the History page, a drive's page, a stored run and a
 //! comparison to `DIR/{history,history-drive,history-run,compare}.png` at 800×480 and to
@@ -16,18 +16,15 @@ mod support;
 use std::path::{Path, PathBuf};
 
 use adw::prelude::*;
-use agnostics::model::history_store::RecordOutcome;
-use agnostics::model::test_run::RunState;
 use agnostics::pages::HistoryPage;
 use agnostics::testing::WindowProbe;
 use agnostics::widgets::save_report::{self, ReportFormat};
-use agnostics::window::{Page, Tab};
 use agnostics::{Application, Window};
-use agnostics_core::history::{DriveId, DriveIdentity, History, IdentityBasis};
+use agnostics_core::history::{History, IdentityBasis};
 use agnostics_core::report::Report;
-use agnostics_core::sample;
 use agnostics_core::target_dir::Transport;
 
+use support::history_fixture::*;
 use support::*;
 
 /// Where [`renders_history_screenshots`] writes its PNG files.
@@ -49,10 +46,6 @@ fn main() {
         compare_of_two_runs_shows_each_figure_with_its_ratio,
         save_report_writes_json_markdown_and_png_of_a_stored_run,
         forget_run_removes_it_from_the_drive,
-        a_run_in_the_app_is_recorded_and_the_next_shows_its_trend,
-        a_history_that_cannot_be_written_still_shows_the_results,
-        results_show_the_trend_and_the_decline_advice,
-        the_verdict_and_its_advice_stay_on_the_first_screen_above_the_trend,
     ];
     if std::env::var_os(SCREENSHOTS_ENV).is_some() {
         bind_screenshot_language();
@@ -63,118 +56,6 @@ fn main() {
     conclusion.exit()
 }
 
-/// The SD card of the sample reports and a USB stick, by identity.
-fn drive(basis: IdentityBasis, hex: &str) -> DriveIdentity {
-    DriveIdentity {
-        id: hex.parse::<DriveId>().expect("16 hex digits"),
-        basis,
-        name: None,
-    }
-}
-
-const CARD: &str = "0123456789abcdef";
-const STICK: &str = "fedcba9876543210";
-
-/// A standard-profile sample report of `drive` at `started` with these figures (sequential
-/// write and read in bytes per second, random write and read IOPS).
-fn report_of(
-    drive: &DriveIdentity,
-    run_id: &str,
-    started: &str,
-    figures: (f64, f64, f64, f64),
-    transport: Transport,
-) -> Report {
-    let (sw, sr, rw, rr) = figures;
-    let run = sample::run(
-        1,
-        [
-            sample::phase("prepare-file")
-                .bw_bytes(sw)
-                .iops(sw / 1048576.0),
-            sample::phase("seq-write").bw_bytes(sw).iops(sw / 1048576.0),
-            sample::phase("seq-read").bw_bytes(sr).iops(sr / 1048576.0),
-            sample::phase("rand-4k-write")
-                .iops(rw)
-                .bw_bytes(rw * 4096.0),
-            sample::phase("rand-4k-read").iops(rr).bw_bytes(rr * 4096.0),
-        ],
-    );
-    sample::report()
-        .run(run)
-        .run_id(run_id)
-        .started(started)
-        .drive(drive.clone())
-        .target(Some(
-            sample::target()
-                .transport(transport)
-                .model(Some(if transport == Transport::Usb {
-                    "Flash Drive"
-                } else {
-                    "SC32G"
-                }))
-                .build(),
-        ))
-        .build()
-}
-
-/// A history file in a fresh scratch folder with three runs of the SD card (the sequential
-/// write halving between the second and the third) and one of the USB stick.
-struct Fixture {
-    _dir: tempfile::TempDir,
-    path: PathBuf,
-}
-
-fn fixture() -> Fixture {
-    let dir = scratch_dir();
-    let path = dir.path().join("history.sqlite3");
-    let mut h = History::open(&path).expect("a new history");
-    let card = drive(IdentityBasis::Cid, CARD);
-    let stick = drive(IdentityBasis::Usb, STICK);
-    for (i, (started, sw)) in [
-        ("2026-05-01T09:00:00+00:00", 12.6e6),
-        ("2026-06-01T09:00:00+00:00", 12.4e6),
-        ("2026-07-01T09:00:00+00:00", 6.3e6),
-    ]
-    .into_iter()
-    .enumerate()
-    {
-        let report = report_of(
-            &card,
-            &format!("{:032x}", 0xc0de_0000_usize + i),
-            started,
-            (sw, 40e6, 900.0, 2000.0),
-            Transport::Sd,
-        );
-        h.record(&report).expect("recorded");
-    }
-    let report = report_of(
-        &stick,
-        &format!("{:032x}", 0x5717_0000_u32),
-        "2026-06-15T18:30:00+00:00",
-        (25e6, 90e6, 300.0, 1500.0),
-        Transport::Usb,
-    );
-    h.record(&report).expect("recorded");
-    drop(h);
-    Fixture { _dir: dir, path }
-}
-
-/// A window at 800×480 showing the History page of `path`, its drives listed.
-fn history_window(app: &Application, path: &Path) -> Window {
-    let window = new_window(app);
-    window.set_history_path(path);
-    window.set_tab(Tab::History);
-    settle(&window);
-    window
-}
-
-/// Waits until the History page has what it asked the history for.
-fn settle(window: &Window) {
-    let view = window.history_view();
-    wait_until("the history", || !view.is_loading());
-    iterate_briefly();
-}
-
 fn lists_the_drives_with_their_runs_and_last_verdict(app: &Application) {
     let f = fixture();
     let window = history_window(app, &f.path);
@@ -182,7 +63,7 @@ fn lists_the_drives_with_their_runs_and_last_verdict(app: &Application) {
     assert_eq!(rows.len(), 2, "two drives: {rows:?}");
     let card = rows
         .iter()
-        .find(|r| r.0 == CARD)
+        .find(|r| r.0 == key(CARD))
         .expect("the card is listed");
     // The last run's sequential write (6.3 MB/s) is below the A1 minimum.
     assert!(
@@ -192,7 +73,7 @@ fn lists_the_drives_with_their_runs_and_last_verdict(app: &Application) {
     );
     let stick = rows
         .iter()
-        .find(|r| r.0 == STICK)
+        .find(|r| r.0 == key(STICK))
         .expect("the stick is listed");
     assert!(stick.2.contains("1 run · last"), "{stick:?}");
     assert!(!card.1.is_empty() && !stick.1.is_empty());
@@ -204,7 +85,7 @@ fn a_drives_charts_have_its_points_and_say_what_they_show(app: &Application) {
     let f = fixture();
     let window = history_window(app, &f.path);
     let view = window.history_view();
-    view.open_drive(CARD);
+    view.open_drive(&key(CARD));
     settle(&window);
     assert_eq!(view.visible_page(), HistoryPage::Drive);
     let rate = view.rate_chart();
@@ -244,7 +125,7 @@ fn a_drive_with_one_run_has_a_one_point_chart(app: &Application) {
     let f = fixture();
     let window = history_window(app, &f.path);
     let view = window.history_view();
-    view.open_drive(STICK);
+    view.open_drive(&key(STICK));
     settle(&window);
     let series = view.rate_chart().series();
     assert!(series.iter().all(|s| s.points.len() == 1), "{series:?}");
@@ -259,7 +140,7 @@ fn rename_gives_the_drive_a_name(app: &Application) {
     let f = fixture();
     let window = history_window(app, &f.path);
     let view = window.history_view();
-    view.open_drive(CARD);
+    view.open_drive(&key(CARD));
     settle(&window);
     view.start_rename();
     iterate_briefly();
@@ -272,7 +153,7 @@ fn rename_gives_the_drive_a_name(app: &Application) {
     dialog.response("rename");
     settle(&window);
     let rows = view.drive_rows();
-    let card = rows.iter().find(|r| r.0 == CARD).unwrap();
+    let card = rows.iter().find(|r| r.0 == key(CARD)).unwrap();
     assert_eq!(card.1, "Kitchen Pi card");
     assert!(
         view.drive_title().starts_with("Kitchen Pi card"),
@@ -295,7 +176,7 @@ fn compare_of_two_runs_shows_each_figure_with_its_ratio(app: &Application) {
     let f = fixture();
     let window = history_window(app, &f.path);
     let view = window.history_view();
-    view.open_drive(CARD);
+    view.open_drive(&key(CARD));
     settle(&window);
     let runs = view.run_rows();
     // Oldest (12.6 MB/s) on the left, newest (6.3 MB/s) on the right.
@@ -317,7 +198,7 @@ fn compare_of_two_runs_shows_each_figure_with_its_ratio(app: &Application) {
     assert_eq!(read[3], "×1.00 (±0 %)");
     assert_fits_360(&window);
     // Two drives: the stick against the card.
-    view.open_drive(STICK);
+    view.open_drive(&key(STICK));
     settle(&window);
     let stick_run = view.run_rows()[0].0.clone();
     view.compare(&runs[0].0, &stick_run);
@@ -338,24 +219,64 @@ fn assert_fits_360(window: &Window) {
     );
 }
 
-/// Checks a PNG file: its signature, and a width and height of at least 200 pixels.
-fn assert_png(path: &Path) {
-    let bytes = std::fs::read(path).expect("the PNG file");
-    assert_eq!(&bytes[..8], b"\x89PNG\r\n\x1a\n", "a PNG signature");
-    assert_eq!(&bytes[12..16], b"IHDR");
-    let width = u32::from_be_bytes(bytes[16..20].try_into().unwrap());
-    let height = u32::from_be_bytes(bytes[20..24].try_into().unwrap());
-    assert!(
-        (200..10_000).contains(&width) && (200..50_000).contains(&height),
-        "{width}×{height}"
+/// Records a run with a real card's registers in the history at `path` and saves it from the
+/// run's page in every format: its serial number is in none of the files.
+fn assert_saved_without_serials(window: &Window, path: &Path) {
+    let view = window.history_view();
+    let dir = path.parent().unwrap();
+    let sysfs = card_sysfs(&dir.join("sysfs"), "kingston-sd64g-2019-imx.json", &[], &[]);
+    let card_info = agnostics_core::card::identify(&sysfs, "mmcblk0").expect("the card");
+    let psn = card_info
+        .cid
+        .as_ref()
+        .and_then(|c| c.psn)
+        .expect("a serial number");
+    let sysfs_serial = card_info.sysfs.as_ref().and_then(|s| s.serial.clone());
+    let mut with_card = report_of(
+        &drive(IdentityBasis::Cid, CARD),
+        &format!("{:032x}", 0xca2d_u32),
+        "2026-07-02T09:00:00+00:00",
+        (12e6, 40e6, 900.0, 2000.0),
+        Transport::Sd,
     );
+    with_card.card = Some(card_info);
+    let raw = serde_json::to_string(&with_card).unwrap();
+    assert!(
+        raw.contains(&psn.to_string()),
+        "the unredacted report has the serial"
+    );
+    History::open(path).unwrap().record(&with_card).unwrap();
+    view.open_run(&with_card.run_id);
+    settle(window);
+    let serials = [
+        format!("{psn:08x}"),
+        format!("{psn:#010x}"),
+        psn.to_string(),
+        sysfs_serial.unwrap_or_else(|| format!("{psn:#010x}")),
+    ];
+    for format in ReportFormat::ALL {
+        let file = dir.join(format!("card.{}", format.extension()));
+        view.save_shown_run(format, &file).expect("saved");
+        if format == ReportFormat::Png {
+            assert_png(&file);
+            continue;
+        }
+        let text = std::fs::read_to_string(&file).unwrap();
+        for serial in &serials {
+            assert!(
+                !text.contains(serial.as_str()),
+                "{serial} in {}",
+                file.display()
+            );
+        }
+    }
 }
 
 fn save_report_writes_json_markdown_and_png_of_a_stored_run(app: &Application) {
     let f = fixture();
     let window = history_window(app, &f.path);
     let view = window.history_view();
-    view.open_drive(CARD);
+    view.open_drive(&key(CARD));
     settle(&window);
     let newest = view.run_rows()[0].0.clone();
     view.open_run(&newest);
@@ -392,59 +313,14 @@ fn save_report_writes_json_markdown_and_png_of_a_stored_run(app: &Application) {
     );
 
     // A run with a real card's registers: its serial number is in none of the files.
-    let sysfs = card_sysfs(&dir.join("sysfs"), "kingston-sd64g-2019-imx.json", &[], &[]);
-    let card_info = agnostics_core::card::identify(&sysfs, "mmcblk0").expect("the card");
-    let psn = card_info
-        .cid
-        .as_ref()
-        .and_then(|c| c.psn)
-        .expect("a serial number");
-    let sysfs_serial = card_info.sysfs.as_ref().and_then(|s| s.serial.clone());
-    let mut with_card = report_of(
-        &drive(IdentityBasis::Cid, CARD),
-        &format!("{:032x}", 0xca2d_u32),
-        "2026-07-02T09:00:00+00:00",
-        (12e6, 40e6, 900.0, 2000.0),
-        Transport::Sd,
-    );
-    with_card.card = Some(card_info);
-    let raw = serde_json::to_string(&with_card).unwrap();
-    assert!(
-        raw.contains(&psn.to_string()),
-        "the unredacted report has the serial"
-    );
-    History::open(&f.path).unwrap().record(&with_card).unwrap();
-    view.open_run(&with_card.run_id);
-    settle(&window);
-    let serials = [
-        format!("{psn:08x}"),
-        format!("{psn:#010x}"),
-        psn.to_string(),
-        sysfs_serial.unwrap_or_else(|| format!("{psn:#010x}")),
-    ];
-    for format in ReportFormat::ALL {
-        let file = dir.join(format!("card.{}", format.extension()));
-        view.save_shown_run(format, &file).expect("saved");
-        if format == ReportFormat::Png {
-            assert_png(&file);
-            continue;
-        }
-        let text = std::fs::read_to_string(&file).unwrap();
-        for serial in &serials {
-            assert!(
-                !text.contains(serial.as_str()),
-                "{serial} in {}",
-                file.display()
-            );
-        }
-    }
+    assert_saved_without_serials(&window, &f.path);
 }
 
 fn forget_run_removes_it_from_the_drive(app: &Application) {
     let f = fixture();
     let window = history_window(app, &f.path);
     let view = window.history_view();
-    view.open_drive(CARD);
+    view.open_drive(&key(CARD));
     settle(&window);
     let newest = view.run_rows()[0].0.clone();
     let stored = stored_document(&f.path, &newest);
@@ -457,7 +333,7 @@ fn forget_run_removes_it_from_the_drive(app: &Application) {
     let rows = view.drive_rows();
     assert!(rows
         .iter()
-        .find(|r| r.0 == CARD)
+        .find(|r| r.0 == key(CARD))
         .unwrap()
         .2
         .contains("2 runs"));
@@ -497,247 +373,6 @@ fn stored_document(history: &Path, run: &str) -> serde_json::Value {
     serde_json::to_value(h.report(run).expect("the run is stored")).unwrap()
 }
 
-/// Runs the small profile in `dir` in `window` and waits for its end and its recording.
-fn run_small(window: &Window, dir: &Path) -> Report {
-    let profile = profile_file(dir, "small.fio", SMALL_PROFILE);
-    aim(window, dir, Some(profile));
-    let run = window.test_run();
-    window.start_test();
-    wait_until("the test to start", || run.is_busy());
-    wait_until("the test to end", || !run.is_busy());
-    assert_eq!(
-        run.state(),
-        RunState::Finished,
-        "{:?}",
-        run.report().and_then(|r| r.error)
-    );
-    wait_until("the recording", || run.recorded().is_some());
-    settle(window);
-    run.report().unwrap()
-}
-
-fn a_run_in_the_app_is_recorded_and_the_next_shows_its_trend(app: &Application) {
-    let history = scratch_dir();
-    let path = history.path().join("history.sqlite3");
-    let disk = scratch_dir();
-    let window = new_window(app);
-    window.set_history_path(&path);
-    let _stop = StopOnDrop(window.clone());
-    let first = run_small(&window, disk.path());
-    assert!(
-        matches!(
-            window.test_run().recorded(),
-            Some(RecordOutcome::Recorded(..))
-        ),
-        "{:?}",
-        window.test_run().recorded()
-    );
-    assert!(
-        window.results_view().shown_trend().is_empty(),
-        "no earlier run yet"
-    );
-    let h = History::open_read_only(&path).unwrap();
-    let stored = h.report(&first.run_id).expect("the run is in the history");
-    assert_eq!(stored.run_id, first.run_id);
-    drop(h);
-    // The History page shows it without being asked: under its drive, or (where the
-    // filesystem has no UUID link, as in a container) among the drives not identified.
-    let rows = window.history_view().drive_rows();
-    assert_eq!(rows.len(), 1, "{rows:?}");
-    assert!(rows[0].2.contains("1 run"), "{rows:?}");
-    window.history_view().open_drive(&rows[0].0);
-    settle(&window);
-    assert_eq!(window.history_view().run_rows()[0].0, first.run_id);
-
-    // The results page offers Save report, and still fits the window's narrowest width.
-    let results = window.results_view();
-    assert!(
-        results.save_button().is_sensitive(),
-        "win.save-report is enabled"
-    );
-    let (min_w, _, _, _) = results.measure(gtk::Orientation::Horizontal, -1);
-    assert!(min_w <= 360, "the results page needs {min_w} px");
-    // Save report asks where (the save dialog; answered here by the test's own call below).
-    WidgetExt::activate_action(&window, "win.save-report", None).expect("win.save-report");
-    iterate_briefly();
-    let chooser = window.open_chooser().expect("the save dialog");
-    assert_eq!(chooser.action(), gtk::FileChooserAction::Save);
-    assert_eq!(chooser.filters().n_items(), 3, "JSON, Markdown and PNG");
-    chooser.hide();
-    drop(chooser);
-    // The results page saves as PNG too.
-    let png = history.path().join("results.png");
-    save_report::write_report(
-        &first,
-        ReportFormat::Png,
-        &png,
-        &window.results_view().card(),
-    )
-    .expect("the results card as PNG");
-    assert_png(&png);
-
-    let second = run_small(&window, disk.path());
-    assert_ne!(second.run_id, first.run_id);
-    let Some(RecordOutcome::Recorded(recorded, _)) = window.test_run().recorded() else {
-        panic!("the second run is recorded");
-    };
-    let trend = window.results_view().shown_trend();
-    match (&second.drive, &recorded.trend) {
-        (Some(_), Some(t)) => {
-            assert_eq!(trend.len(), t.figures.len());
-            assert!(
-                trend.iter().any(|l| l.contains("1 earlier run")),
-                "{trend:?}"
-            );
-        }
-        // Without an identity there is no drive to compare with.
-        (None, None) => assert!(trend.is_empty(), "{trend:?}"),
-        other => panic!("a trend exactly when the drive is known: {other:?}"),
-    }
-    let rows = window.history_view().drive_rows();
-    assert!(rows[0].2.contains("2 runs"), "{rows:?}");
-}
-
-/// The results page of a run with earlier runs of its drive: a line per figure, and the
-/// advice for a marked decline (the sequential write far below all three earlier runs).
-fn results_show_the_trend_and_the_decline_advice(app: &Application) {
-    let f = fixture();
-    let mut h = History::open(&f.path).unwrap();
-    let card = drive(IdentityBasis::Cid, CARD);
-    let now = report_of(
-        &card,
-        &format!("{:032x}", 0xc0de_1000_u32),
-        "2026-08-01T09:00:00+00:00",
-        (2.0e6, 40e6, 900.0, 2000.0),
-        Transport::Sd,
-    );
-    let recorded = h.record(&now).unwrap();
-    drop(h);
-    let trend = recorded.trend.expect("a trend against three earlier runs");
-    assert!(trend.decline);
-    let window = new_window(app);
-    window.results_view().show_report(&now);
-    window.show_trend(Some(&trend));
-    let lines = window.results_view().shown_trend();
-    assert_eq!(lines.len(), trend.figures.len());
-    let write = lines
-        .iter()
-        .find(|l| l.starts_with("Sequential write"))
-        .unwrap_or_else(|| panic!("{lines:?}"));
-    assert!(write.contains("down"), "{write}");
-    assert!(write.contains("3 earlier runs"), "{write}");
-    assert!(!agnostics_core::history::decline_advice(&trend).is_empty());
-    // Showing another report drops the trend.
-    window.results_view().show_report(&now);
-    assert!(window.results_view().shown_trend().is_empty());
-}
-
-/// Finding: after a second standard run the first screen at 800×480 showed only "Compared
-/// with earlier runs" lines, FAIL and its advice needing a scroll, and "down 42 %" had the
-/// clock icon of "about the same". The verdict's rows and the first advice come first, and a
-/// decline has its own icon.
-fn the_verdict_and_its_advice_stay_on_the_first_screen_above_the_trend(app: &Application) {
-    let f = fixture();
-    let mut h = History::open(&f.path).unwrap();
-    let card = drive(IdentityBasis::Cid, CARD);
-    let mut now = report_of(
-        &card,
-        &format!("{:032x}", 0xc0de_2000_u32),
-        "2026-08-01T09:00:00+00:00",
-        (2.0e6, 40e6, 900.0, 2000.0),
-        Transport::Sd,
-    );
-    // The advice the test gives a slow sequential write.
-    now.advice = vec![
-        agnostics_core::advice::Advice::SeqWriteSlow,
-        agnostics_core::advice::Advice::ReformatSafely { system: false },
-    ];
-    let trend = h.record(&now).unwrap().trend.expect("a trend");
-    drop(h);
-    let window = new_window(app);
-    let results = window.results_view();
-    results.show_report(&now);
-    window.show_trend(Some(&trend));
-    window.show_page_for_test(Page::Results);
-    wait_until("the page transition to end", || window.page_settled());
-    iterate_briefly();
-    let rows: Vec<adw::ActionRow> = descendants(results.upcast_ref())
-        .into_iter()
-        .filter_map(|w| w.downcast::<adw::ActionRow>().ok())
-        .filter(|r| r.is_mapped())
-        .collect();
-    let titled = |t: &str| {
-        rows.iter()
-            .find(|r| r.title() == t)
-            .unwrap_or_else(|| panic!("a row {t:?}"))
-            .clone()
-    };
-    let failing = results
-        .shown_checks()
-        .into_iter()
-        .find(|c| c.verdict == "FAIL")
-        .expect("a FAIL row");
-    let advice = failing.advice.first().expect("advice under it").clone();
-    assert_on_the_first_screen(&results, "the FAIL row", &titled(&failing.title));
-    assert_on_the_first_screen(&results, "its first advice", &titled(&advice));
-    // A decline's line has its own icon, not the clock of "about the same".
-    let icon_of = |line: &str| {
-        descendants(titled(line).upcast_ref())
-            .into_iter()
-            .filter_map(|w| w.downcast::<gtk::Image>().ok())
-            .find_map(|i| i.icon_name().map(|n| n.to_string()))
-    };
-    let lines = results.shown_trend();
-    let down = lines
-        .iter()
-        .find(|l| l.contains("down"))
-        .expect("a decline");
-    let same = lines
-        .iter()
-        .find(|l| l.contains("about the same"))
-        .expect("a figure about the same");
-    assert_ne!(icon_of(down), icon_of(same), "{down} / {same}");
-}
-
-/// `row` of the results page is wholly inside the page's scrolled view, scrolled to the top.
-fn assert_on_the_first_screen(
-    results: &agnostics::pages::ResultsView,
-    what: &str,
-    row: &adw::ActionRow,
-) {
-    let scroller = descendants(results.upcast_ref())
-        .into_iter()
-        .find(|w| w.is::<gtk::ScrolledWindow>())
-        .expect("the page scrolls");
-    let screen = scroller.height() as f32;
-    let b = row.compute_bounds(&scroller).expect("in the page");
-    assert!(
-        b.y() >= 0.0 && b.y() + b.height() <= screen,
-        "{what} is below the fold: {}..{} of {screen}",
-        b.y(),
-        b.y() + b.height()
-    );
-}
-
-fn a_history_that_cannot_be_written_still_shows_the_results(app: &Application) {
-    let scratch = scratch_dir();
-    // A regular file where the history's folder should be.
-    let blocker = scratch.path().join("not-a-folder");
-    std::fs::write(&blocker, "x").unwrap();
-    let path = blocker.join("history.sqlite3");
-    let disk = scratch_dir();
-    let window = new_window(app);
-    window.set_history_path(&path);
-    let _stop = StopOnDrop(window.clone());
-    let report = run_small(&window, disk.path());
-    assert!(report.error.is_none());
-    assert_eq!(window.page(), Page::Results, "the results are shown");
-    match window.test_run().recorded() {
-        Some(RecordOutcome::Failed(text)) => assert!(!text.is_empty()),
-        other => panic!("the store error is reported: {other:?}"),
-    }
-}
-
 /// Renders the History page, a drive's page and a comparison at 800×480 and 1280×800.
 fn renders_history_screenshots(app: &Application) {
     let dir = PathBuf::from(std::env::var_os(SCREENSHOTS_ENV).unwrap());
@@ -767,7 +402,7 @@ fn renders_history_screenshots(app: &Application) {
         view.rename_drive(CARD, "Kitchen Pi card");
         settle(&window);
         save_png(&window, &dir.join(format!("history{suffix}.png")));
-        view.open_drive(CARD);
+        view.open_drive(&key(CARD));
         settle(&window);
         save_png(&window, &dir.join(format!("history-drive{suffix}.png")));
         let runs = view.run_rows();
@@ -789,7 +424,7 @@ fn renders_history_screenshots(app: &Application) {
     let style = adw::StyleManager::default();
     style.set_color_scheme(adw::ColorScheme::ForceDark);
     let window = history_window(app, &f.path);
-    window.history_view().open_drive(CARD);
+    window.history_view().open_drive(&key(CARD));
     settle(&window);
     save_png(&window, &dir.join("history-drive-dark.png"));
     style.set_color_scheme(adw::ColorScheme::Default);

@@ -18,10 +18,12 @@ mod support;
 use std::sync::OnceLock;
 
 use adw::prelude::*;
+use agnostics::pages::results::ShownCheck;
 use agnostics::testing::WindowProbe;
 use agnostics::window::Page;
 use agnostics::Application;
-use agnostics_core::verdict::{Metric, Standard, Verdict};
+use agnostics::Window;
+use agnostics_core::verdict::{Check, Metric, Standard, Verdict};
 use gtk::glib;
 
 use support::*;
@@ -84,6 +86,68 @@ fn verdict_de(verdict: Verdict) -> String {
     de(verdict.as_str())
 }
 
+/// A results row in German against the engine's A1 `check` of `metric`: the German verdict,
+/// target and advice, and (with `german_numbers`, the German locale installed) a decimal
+/// comma in the measured figure.
+fn assert_german_row(row: &ShownCheck, metric: Metric, check: &Check, german_numbers: bool) {
+    assert_eq!(row.verdict, verdict_de(check.verdict), "{}", row.title);
+    let target = if metric == Metric::SeqWrite {
+        if german_numbers {
+            "10,24 MB/s (10000 KiB/s)"
+        } else {
+            "10.24 MB/s (10000 KiB/s)"
+        }
+        .to_owned()
+    } else {
+        format!("{:.0} IOPS", check.target)
+    };
+    let expected_end = de("target {target}").replace("{target}", &target);
+    assert!(
+        row.value.ends_with(&expected_end),
+        "{:?} does not end with {expected_end:?}",
+        row.value
+    );
+    if metric == Metric::SeqWrite && german_numbers {
+        // The measured figure has decimals below 1000 MB/s; when it has any, a comma.
+        let figure = row.value.split(" MB/s").next().unwrap_or_default();
+        assert!(!figure.contains('.'), "decimal point in {:?}", row.value);
+    }
+    for advice in &row.advice {
+        assert!(
+            po::read(&po::po_dir().join("de.po"))
+                .iter()
+                .any(|e| e.msgstr.first() == Some(advice)),
+            "advice {advice:?} is not a German text of the catalogue"
+        );
+    }
+}
+
+/// **Copy Results** in German: German labels and advice, upstream's compat lines in English.
+fn assert_copied_in_german(window: &Window) {
+    let results = window.results_view();
+    results.copy_button().activate();
+    wait_until("the results on the clipboard", || {
+        window.clipboard().is_local()
+    });
+    let copied = glib::MainContext::default()
+        .block_on(window.clipboard().read_text_future())
+        .expect("clipboard text")
+        .expect("some text");
+    assert!(
+        copied
+            .lines()
+            .any(|l| l.starts_with("Sequential write speed ")
+                && l.contains(" KB/sec (target 10000) - ")),
+        "{copied}"
+    );
+    let result_line = de("Result: {verdict}");
+    let prefix = result_line.split("{verdict}").next().unwrap_or_default();
+    assert!(
+        copied.lines().any(|l| l.starts_with(prefix)),
+        "no {prefix:?} line in {copied}"
+    );
+}
+
 fn a_run_in_german_shows_german_rows_badges_and_numbers(
     app: &Application,
 ) -> agnostics_testkit::Ran {
@@ -127,63 +191,13 @@ fn a_run_in_german_shows_german_rows_badges_and_numbers(
         .zip([Metric::SeqWrite, Metric::RandWrite, Metric::RandRead])
     {
         let check = run.check(metric, Standard::A1).expect("an A1 check");
-        assert_eq!(row.verdict, verdict_de(check.verdict), "{}", row.title);
-        let target = if metric == Metric::SeqWrite {
-            if german_numbers {
-                "10,24 MB/s (10000 KiB/s)"
-            } else {
-                "10.24 MB/s (10000 KiB/s)"
-            }
-            .to_owned()
-        } else {
-            format!("{:.0} IOPS", check.target)
-        };
-        let expected_end = de("target {target}").replace("{target}", &target);
-        assert!(
-            row.value.ends_with(&expected_end),
-            "{:?} does not end with {expected_end:?}",
-            row.value
-        );
-        if metric == Metric::SeqWrite && german_numbers {
-            // The measured figure has decimals below 1000 MB/s; when it has any, a comma.
-            let figure = row.value.split(" MB/s").next().unwrap_or_default();
-            assert!(!figure.contains('.'), "decimal point in {:?}", row.value);
-        }
-        for advice in &row.advice {
-            assert!(
-                po::read(&po::po_dir().join("de.po"))
-                    .iter()
-                    .any(|e| e.msgstr.first() == Some(advice)),
-                "advice {advice:?} is not a German text of the catalogue"
-            );
-        }
+        assert_german_row(row, metric, check, german_numbers);
     }
     let info: Vec<String> = results.shown_info().into_iter().map(|(t, _)| t).collect();
     assert_eq!(info, [de("Preparing the test file"), de("Sequential read")]);
     assert_fits_800x480(&window, "results (German)");
 
-    // Copy results: German labels and advice, upstream's compat lines in English.
-    results.copy_button().activate();
-    wait_until("the results on the clipboard", || {
-        window.clipboard().is_local()
-    });
-    let copied = glib::MainContext::default()
-        .block_on(window.clipboard().read_text_future())
-        .expect("clipboard text")
-        .expect("some text");
-    assert!(
-        copied
-            .lines()
-            .any(|l| l.starts_with("Sequential write speed ")
-                && l.contains(" KB/sec (target 10000) - ")),
-        "{copied}"
-    );
-    let result_line = de("Result: {verdict}");
-    let prefix = result_line.split("{verdict}").next().unwrap_or_default();
-    assert!(
-        copied.lines().any(|l| l.starts_with(prefix)),
-        "no {prefix:?} line in {copied}"
-    );
+    assert_copied_in_german(&window);
     // Everything else ran; without the German locale the decimal-comma checks did not.
     match numbers_missing {
         None => Ok(()),

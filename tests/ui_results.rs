@@ -9,20 +9,23 @@
 #[path = "ui_support/mod.rs"]
 mod support;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 
 use adw::prelude::*;
+use agnostics::pages::results::ShownCheck;
+use agnostics::pages::ResultsView;
 use agnostics::testing::WindowProbe;
 use agnostics::widgets::Badge;
 use agnostics::window::Page;
 use agnostics::Application;
+use agnostics::Window;
 use agnostics_core::advice::Advice;
 use agnostics_core::card;
 use agnostics_core::profile::builtin;
 use agnostics_core::report::{self, Report};
 use agnostics_core::sdtest::{self, TestOptions};
-use agnostics_core::verdict::{Metric, Standard};
+use agnostics_core::verdict::{Check, Metric, Standard};
 use gtk::glib;
 
 use support::*;
@@ -54,6 +57,52 @@ fn runs_the_qd1_profile_and_shows_the_engines_table(app: &Application) {
 
 fn runs_the_matrix_profile_and_shows_the_engines_table(app: &Application) {
     runs_a_table_profile(app, "matrix");
+}
+
+/// The table of `report` of the built-in profile `name`: the one `report::table::table`
+/// rebuilds from its phases, of the profile's form, every cell measured.
+fn assert_table_form(report: &Report, table: &report::table::ResultTable, name: &str) {
+    assert_eq!(report::table::table(report).as_ref(), Some(table));
+    match (table, name) {
+        (report::table::ResultTable::Qd1 { rows }, "qd1") => {
+            assert!(rows.iter().all(|r| r.result.is_some()), "{rows:?}");
+        }
+        (report::table::ResultTable::Matrix { rows }, "matrix") => {
+            assert!(
+                rows.iter().all(|r| r.read.is_some() && r.write.is_some()),
+                "{rows:?}"
+            );
+        }
+        _ => panic!("{name} gave the wrong form of table: {table:?}"),
+    }
+}
+
+/// The results of a profile that only measures, whose labels on screen are `texts`: the
+/// summary says it is not graded, and there is no A1 row, A2 badge or PASS/FAIL anywhere.
+fn assert_not_graded_shown(results: &ResultsView, texts: &[String]) {
+    assert_eq!(results.title_text(), "Measured, not graded");
+    assert!(
+        texts
+            .iter()
+            .any(|t| t
+                == "Measured, not graded: only the standard test is graded against A1 and A2."),
+        "{texts:?}"
+    );
+    assert!(results.shown_checks().is_empty(), "no A1 rows");
+    assert_eq!(results.a2_text(), None, "no A2 badge");
+    let badges: Vec<String> = descendants(results.upcast_ref())
+        .into_iter()
+        .filter_map(|w| w.downcast::<Badge>().ok())
+        .map(|b| b.text())
+        .collect();
+    assert!(
+        !badges.iter().any(|t| t == "PASS" || t == "FAIL"),
+        "{badges:?}"
+    );
+    assert!(
+        !texts.iter().any(|t| t == "PASS" || t == "FAIL"),
+        "{texts:?}"
+    );
 }
 
 /// Chooses the built-in profile `name` (`qd1` or `matrix`, ungraded) in the profile row, runs
@@ -96,19 +145,7 @@ fn runs_a_table_profile(app: &Application, name: &str) {
     );
 
     let table = report.table.clone().expect("the profile's table");
-    assert_eq!(report::table::table(&report).as_ref(), Some(&table));
-    match (&table, name) {
-        (report::table::ResultTable::Qd1 { rows }, "qd1") => {
-            assert!(rows.iter().all(|r| r.result.is_some()), "{rows:?}");
-        }
-        (report::table::ResultTable::Matrix { rows }, "matrix") => {
-            assert!(
-                rows.iter().all(|r| r.read.is_some() && r.write.is_some()),
-                "{rows:?}"
-            );
-        }
-        _ => panic!("{name} gave the wrong form of table: {table:?}"),
-    }
+    assert_table_form(&report, &table, name);
     let (head, body) = report::table::grid(&table);
     let expected: Vec<Vec<String>> = std::iter::once(head).chain(body).collect();
     let results = window.results_view();
@@ -123,29 +160,7 @@ fn runs_a_table_profile(app: &Application, name: &str) {
         assert!(texts.contains(cell), "{cell:?} is not shown: {texts:?}");
     }
 
-    assert_eq!(results.title_text(), "Measured, not graded");
-    assert!(
-        texts
-            .iter()
-            .any(|t| t
-                == "Measured, not graded: only the standard test is graded against A1 and A2."),
-        "{texts:?}"
-    );
-    assert!(results.shown_checks().is_empty(), "no A1 rows");
-    assert_eq!(results.a2_text(), None, "no A2 badge");
-    let badges: Vec<String> = descendants(results.upcast_ref())
-        .into_iter()
-        .filter_map(|w| w.downcast::<Badge>().ok())
-        .map(|b| b.text())
-        .collect();
-    assert!(
-        !badges.iter().any(|t| t == "PASS" || t == "FAIL"),
-        "{badges:?}"
-    );
-    assert!(
-        !texts.iter().any(|t| t == "PASS" || t == "FAIL"),
-        "{texts:?}"
-    );
+    assert_not_graded_shown(&results, &texts);
     let jobs: Vec<String> = results.shown_info().into_iter().map(|(t, _)| t).collect();
     assert_eq!(jobs.len(), report.runs.last().expect("a run").phases.len());
     assert_fits_800x480(&window, "results with a table");
@@ -153,6 +168,88 @@ fn runs_a_table_profile(app: &Application, name: &str) {
     if let Some(out) = std::env::var_os(SCREENSHOTS_ENV).map(PathBuf::from) {
         save_png(&window, &out.join(format!("results-{name}.png")));
     }
+}
+
+/// A results row as the screen shows it against the engine's A1 `check` of `metric`: the
+/// verdict, the figure (KiB/s and MB/s rounded down, or IOPS) and target, and the advice of a
+/// slow sequential write.
+fn assert_check_row(row: &ShownCheck, metric: Metric, check: &Check) {
+    assert_eq!(row.verdict, check.verdict.as_str(), "{}", row.title);
+    let value = check.value.expect("a measured value");
+    match metric {
+        Metric::SeqWrite => {
+            // KiB/s as upstream counts it, and MB/s beside it.
+            assert!(
+                row.value
+                    .contains(&format!("({} KiB/s)", value.floor() as u64)),
+                "{}",
+                row.value
+            );
+            let mb = value * 1024.0 / 1e6;
+            let shown: f64 = row
+                .value
+                .split(" MB/s")
+                .next()
+                .and_then(|n| n.parse().ok())
+                .expect("a figure in MB/s");
+            // Rounded down, never up to a target it missed: below the figure by less
+            // than one unit of its last place (1 MB/s from 1000 MB/s on).
+            assert!(
+                shown <= mb + 1e-9 && mb - shown < 1.0,
+                "{} vs {mb} MB/s",
+                row.value
+            );
+            assert!(
+                row.value.ends_with("target 10.24 MB/s (10000 KiB/s)"),
+                "{}",
+                row.value
+            );
+        }
+        _ => {
+            assert!(
+                row.value.starts_with(&format!("{:.0} IOPS", value.floor())),
+                "{}",
+                row.value
+            );
+            assert!(
+                row.value
+                    .ends_with(&format!("target {:.0} IOPS", check.target)),
+                "{}",
+                row.value
+            );
+        }
+    }
+    let expected_advice = matches!(
+        (metric, check.verdict),
+        (Metric::SeqWrite, agnostics_core::verdict::Verdict::Fail)
+    );
+    if expected_advice {
+        assert_eq!(row.advice.first(), Some(&Advice::SeqWriteSlow.text()));
+        assert_eq!(row.advice.len(), 2, "and how to reformat safely");
+    }
+}
+
+/// **Copy Results** of the results shown for `report`: the plain text report, upstream's
+/// compat lines included, on the clipboard; and the result in the log too, like upstream.
+fn assert_copies_and_logs(window: &Window, report: &Report) {
+    let results = window.results_view();
+    // Copy results: the plain text report, upstream's compat lines included.
+    assert!(results.copy_button().is_sensitive());
+    results.copy_button().activate();
+    // A button's activation is a short visible press before `clicked`.
+    wait_until("the results on the clipboard", || {
+        window.clipboard().is_local()
+    });
+    let copied = glib::MainContext::default()
+        .block_on(window.clipboard().read_text_future())
+        .expect("clipboard text")
+        .expect("some text");
+    assert_eq!(copied.as_str(), report::to_text(report));
+    assert!(copied.contains("Random write speed "), "{copied}");
+
+    // Like upstream, the result is in the log too.
+    let log = read_log();
+    assert!(log.contains("\nTest : SD Card Speed Test\n"), "{log}");
 }
 
 fn runs_a_small_profile_and_shows_the_engines_verdicts(app: &Application) {
@@ -188,59 +285,7 @@ fn runs_a_small_profile_and_shows_the_engines_verdicts(app: &Application) {
         .zip([Metric::SeqWrite, Metric::RandWrite, Metric::RandRead])
     {
         let check = run.check(metric, Standard::A1).expect("an A1 check");
-        assert_eq!(row.verdict, check.verdict.as_str(), "{}", row.title);
-        let value = check.value.expect("a measured value");
-        match metric {
-            Metric::SeqWrite => {
-                // KiB/s as upstream counts it, and MB/s beside it.
-                assert!(
-                    row.value
-                        .contains(&format!("({} KiB/s)", value.floor() as u64)),
-                    "{}",
-                    row.value
-                );
-                let mb = value * 1024.0 / 1e6;
-                let shown: f64 = row
-                    .value
-                    .split(" MB/s")
-                    .next()
-                    .and_then(|n| n.parse().ok())
-                    .expect("a figure in MB/s");
-                // Rounded down, never up to a target it missed: below the figure by less
-                // than one unit of its last place (1 MB/s from 1000 MB/s on).
-                assert!(
-                    shown <= mb + 1e-9 && mb - shown < 1.0,
-                    "{} vs {mb} MB/s",
-                    row.value
-                );
-                assert!(
-                    row.value.ends_with("target 10.24 MB/s (10000 KiB/s)"),
-                    "{}",
-                    row.value
-                );
-            }
-            _ => {
-                assert!(
-                    row.value.starts_with(&format!("{:.0} IOPS", value.floor())),
-                    "{}",
-                    row.value
-                );
-                assert!(
-                    row.value
-                        .ends_with(&format!("target {:.0} IOPS", check.target)),
-                    "{}",
-                    row.value
-                );
-            }
-        }
-        let expected_advice = matches!(
-            (metric, check.verdict),
-            (Metric::SeqWrite, agnostics_core::verdict::Verdict::Fail)
-        );
-        if expected_advice {
-            assert_eq!(row.advice.first(), Some(&Advice::SeqWriteSlow.text()));
-            assert_eq!(row.advice.len(), 2, "and how to reformat safely");
-        }
+        assert_check_row(row, metric, check);
     }
     assert_eq!(results.a2_text().as_deref(), Some(run.a2_verdict.as_str()));
     let info: Vec<String> = results.shown_info().into_iter().map(|(t, _)| t).collect();
@@ -263,23 +308,7 @@ fn runs_a_small_profile_and_shows_the_engines_verdicts(app: &Application) {
     assert_eq!(window.default_widget(), None);
     assert_fits_800x480(&window, "results");
 
-    // Copy results: the plain text report, upstream's compat lines included.
-    assert!(results.copy_button().is_sensitive());
-    results.copy_button().activate();
-    // A button's activation is a short visible press before `clicked`.
-    wait_until("the results on the clipboard", || {
-        window.clipboard().is_local()
-    });
-    let copied = glib::MainContext::default()
-        .block_on(window.clipboard().read_text_future())
-        .expect("clipboard text")
-        .expect("some text");
-    assert_eq!(copied.as_str(), report::to_text(&report));
-    assert!(copied.contains("Random write speed "), "{copied}");
-
-    // Like upstream, the result is in the log too.
-    let log = read_log();
-    assert!(log.contains("\nTest : SD Card Speed Test\n"), "{log}");
+    assert_copies_and_logs(&window, &report);
 
     // Back and run again: the same folder, a new report.
     WidgetExt::activate_action(&window, "win.back", None).expect("win.back");
@@ -377,6 +406,46 @@ fn results_show_the_cards_identity_and_claims(app: &Application) {
     assert_fits_800x480(&window, "results with a card");
 }
 
+/// The value of the card group's row `title` in `facts`.
+fn fact(facts: &[(String, String)], title: &str) -> String {
+    facts
+        .iter()
+        .find(|(t, _)| t == title)
+        .map(|(_, v)| v.clone())
+        .unwrap_or_else(|| panic!("no {title} row in {facts:?}"))
+}
+
+/// The card group of `report` with a worn eMMC with command queueing on (a fixture tree at
+/// `root`): its wear and queueing rows and the note on its wear.
+fn assert_emmc_wear_shown(results: &ResultsView, report: &mut Report, root: &Path) {
+    use agnostics_testkit::{fixture_files, mmc_host_tree, MmcHost};
+    let mut files = fixture_files("samsung-emmc-m8g1gc.json");
+    files.push(("life_time".into(), "0x0a 0x0b".into()));
+    files.push(("pre_eol_info".into(), "0x03".into()));
+    files.push(("cmdq_en".into(), "1".into()));
+    let root = mmc_host_tree(root, &files, &MmcHost::default());
+    report.card = card::identify(&root, "mmcblk0");
+    report.findings = card::findings(report.card.as_ref(), &[]);
+    results.show_report(report);
+    let (_, facts) = results.shown_card().expect("a card group");
+    assert_eq!(
+        fact(&facts, "eMMC wear"),
+        "type A: 90–100 % of its life used; type B: past its estimated life; reserved blocks: urgent (90 % used)"
+    );
+    assert_eq!(
+        fact(&facts, "Command queueing"),
+        "on (block/mmcblk0/device/cmdq_en = 1)"
+    );
+    assert!(
+        results
+            .shown_card_notes()
+            .iter()
+            .any(|n| n.starts_with("The eMMC reports its wear as ")),
+        "{:?}",
+        results.shown_card_notes()
+    );
+}
+
 /// The card group for what only the Pi's slot tells (fixture sysfs trees): command queueing
 /// off (A2 not graded), a misaligned partition with its finding, the link from debugfs `ios`,
 /// and a worn eMMC.
@@ -410,13 +479,6 @@ fn results_show_the_pi_slots_queueing_partitions_and_wear(app: &Application) {
     results.show_report(&report);
     let (title, facts) = results.shown_card().expect("a card group");
     assert_eq!(title, "Card");
-    let fact = |facts: &[(String, String)], title: &str| {
-        facts
-            .iter()
-            .find(|(t, _)| t == title)
-            .map(|(_, v)| v.clone())
-            .unwrap_or_else(|| panic!("no {title} row in {facts:?}"))
-    };
     let queueing = fact(&facts, "Command queueing");
     assert!(
         queueing.starts_with("off (block/mmcblk0/mq/0/nr_tags = 64"),
@@ -444,29 +506,5 @@ fn results_show_the_pi_slots_queueing_partitions_and_wear(app: &Application) {
     );
     assert_fits_800x480(&window, "results with a Pi card's slot");
 
-    let mut files = fixture_files("samsung-emmc-m8g1gc.json");
-    files.push(("life_time".into(), "0x0a 0x0b".into()));
-    files.push(("pre_eol_info".into(), "0x03".into()));
-    files.push(("cmdq_en".into(), "1".into()));
-    let root = mmc_host_tree(&dir.path().join("emmc"), &files, &MmcHost::default());
-    report.card = card::identify(&root, "mmcblk0");
-    report.findings = card::findings(report.card.as_ref(), &[]);
-    results.show_report(&report);
-    let (_, facts) = results.shown_card().expect("a card group");
-    assert_eq!(
-        fact(&facts, "eMMC wear"),
-        "type A: 90–100 % of its life used; type B: past its estimated life; reserved blocks: urgent (90 % used)"
-    );
-    assert_eq!(
-        fact(&facts, "Command queueing"),
-        "on (block/mmcblk0/device/cmdq_en = 1)"
-    );
-    assert!(
-        results
-            .shown_card_notes()
-            .iter()
-            .any(|n| n.starts_with("The eMMC reports its wear as ")),
-        "{:?}",
-        results.shown_card_notes()
-    );
+    assert_emmc_wear_shown(&results, &mut report, &dir.path().join("emmc"));
 }

@@ -145,13 +145,15 @@ fn toasts_leave_the_bottom_buttons_clear(app: &Application) {
         window.progress_view().cancel_button().upcast(),
         window.run_button().upcast(),
     ];
-    for (page, button) in ["results", "running", "ready"].iter().zip(buttons) {
-        if *page == "ready" {
-            window.show_ready();
-        }
-        if *page == "running" {
+    for (page, button) in [Page::Results, Page::Running, Page::Ready]
+        .into_iter()
+        .zip(buttons)
+    {
+        match page {
+            Page::Ready => window.show_ready(),
             // The running page's layout, without a test: its Cancel button's place.
-            window.show_page_for_test(Page::Running);
+            Page::Running => window.show_page_for_test(Page::Running),
+            Page::Results => {}
         }
         wait_until("the page transition to end", || window.page_settled());
         window.toast("Results copied");
@@ -163,7 +165,7 @@ fn toasts_leave_the_bottom_buttons_clear(app: &Application) {
             let t = bounds_in(&toast, &window);
             assert!(
                 t.intersection(&b).is_none(),
-                "{page}: the toast {:?} covers the button {:?}",
+                "{page:?}: the toast {:?} covers the button {:?}",
                 (t.x(), t.y(), t.width(), t.height()),
                 (b.x(), b.y(), b.width(), b.height())
             );

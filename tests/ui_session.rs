@@ -14,6 +14,7 @@ use agnostics::model::scripts_worker;
 use agnostics::model::tests_session::{
     Begun, Outcome, SessionState, TestItem, TestState, TestsSession,
 };
+use agnostics::pages::TestsView;
 use agnostics::testing::WindowProbe;
 use agnostics::window::Tab;
 use agnostics::Application;
@@ -292,6 +293,65 @@ fn rows_follow_the_items_and_the_switches_set_them(app: &Application) {
     assert!(weak.upgrade().is_none(), "a replaced item is freed");
 }
 
+/// The scripts' results on the All Tests page `view` after a run of the scripts only: the big
+/// output capped and shown in its dialog, the failure's exit status and output, names and
+/// descriptions as text, not markup.
+fn assert_script_results_shown(view: &TestsView) {
+    let rows = view.rows();
+    let big = rows[2].script_result().expect("a result");
+    assert_eq!(big.output_bytes, 2_000_002);
+    assert!(
+        big.output.starts_with('\u{FFFD}'),
+        "invalid UTF-8 shown replaced"
+    );
+    assert!(big.output.len() < 100_000, "the window shows a capped copy");
+    view.show_output(&big);
+    iterate_briefly();
+    let dialog = gtk::Window::list_toplevels()
+        .into_iter()
+        .find_map(|w| w.downcast::<adw::MessageDialog>().ok())
+        .expect("the output dialog");
+    assert_eq!(dialog.heading().as_deref(), Some("Big output"));
+    dialog.response("close");
+    iterate_briefly();
+    let failed = rows[3].script_result().expect("a result");
+    assert_eq!(failed.exit_code, Some(3));
+    assert!(failed.output.contains("broken"), "{}", failed.output);
+    // The name and description are text, not markup.
+    let shown = labels(rows[1].row.upcast_ref());
+    assert!(
+        shown
+            .iter()
+            .any(|l| l.label() == "<b>&</b>" && !l.uses_markup() && l.text() == "<b>&</b>"),
+        "{:?}",
+        shown.iter().map(|l| l.label()).collect::<Vec<_>>()
+    );
+    assert!(shown
+        .iter()
+        .any(|l| l.text() == "Named <i>like markup</i> & more"));
+}
+
+/// The log after a run of the scripts only: each script's lines as upstream writes them, every
+/// byte of the big output, no SD card test; and the page's **Show Log** button.
+fn assert_scripts_logged(view: &TestsView) {
+    let log = read_log();
+    assert!(log.starts_with("Raspberry Pi Diagnostics - version "));
+    for expected in [
+        "\nTest : <b>&</b>\nok\nTest PASS\n",
+        "\nTest : Fails\nbroken\nExit status 3\nTest FAIL\n",
+        "\nTest : Passes\nall fine\nTest PASS\n",
+    ] {
+        assert!(log.contains(expected), "{expected:?} is not in the log");
+    }
+    assert!(!log.contains("SD Card Speed Test"));
+    assert!(log.len() > 2_000_000, "the log keeps every byte");
+    assert_eq!(
+        view.show_log_button().action_name().as_deref(),
+        Some("win.show-log")
+    );
+    assert!(view.show_log_button().is_sensitive());
+}
+
 fn runs_the_selected_scripts_shows_their_results_and_logs_them(app: &Application) {
     let dir = scratch_dir();
     let empty = dir.path().join("empty");
@@ -341,55 +401,8 @@ fn runs_the_selected_scripts_shows_their_results_and_logs_them(app: &Application
     wait_until("the tests to end", || !window.is_running_tests());
     let results: Vec<String> = view.shown_tests().into_iter().map(|t| t.result).collect();
     assert_eq!(results, ["", "PASS", "PASS", "FAIL", "PASS"]);
-    let rows = view.rows();
-    let big = rows[2].script_result().expect("a result");
-    assert_eq!(big.output_bytes, 2_000_002);
-    assert!(
-        big.output.starts_with('\u{FFFD}'),
-        "invalid UTF-8 shown replaced"
-    );
-    assert!(big.output.len() < 100_000, "the window shows a capped copy");
-    view.show_output(&big);
-    iterate_briefly();
-    let dialog = gtk::Window::list_toplevels()
-        .into_iter()
-        .find_map(|w| w.downcast::<adw::MessageDialog>().ok())
-        .expect("the output dialog");
-    assert_eq!(dialog.heading().as_deref(), Some("Big output"));
-    dialog.response("close");
-    iterate_briefly();
-    let failed = rows[3].script_result().expect("a result");
-    assert_eq!(failed.exit_code, Some(3));
-    assert!(failed.output.contains("broken"), "{}", failed.output);
-    // The name and description are text, not markup.
-    let shown = labels(rows[1].row.upcast_ref());
-    assert!(
-        shown
-            .iter()
-            .any(|l| l.label() == "<b>&</b>" && !l.uses_markup() && l.text() == "<b>&</b>"),
-        "{:?}",
-        shown.iter().map(|l| l.label()).collect::<Vec<_>>()
-    );
-    assert!(shown
-        .iter()
-        .any(|l| l.text() == "Named <i>like markup</i> & more"));
-
-    let log = read_log();
-    assert!(log.starts_with("Raspberry Pi Diagnostics - version "));
-    for expected in [
-        "\nTest : <b>&</b>\nok\nTest PASS\n",
-        "\nTest : Fails\nbroken\nExit status 3\nTest FAIL\n",
-        "\nTest : Passes\nall fine\nTest PASS\n",
-    ] {
-        assert!(log.contains(expected), "{expected:?} is not in the log");
-    }
-    assert!(!log.contains("SD Card Speed Test"));
-    assert!(log.len() > 2_000_000, "the log keeps every byte");
-    assert_eq!(
-        view.show_log_button().action_name().as_deref(),
-        Some("win.show-log")
-    );
-    assert!(view.show_log_button().is_sensitive());
+    assert_script_results_shown(&view);
+    assert_scripts_logged(&view);
 
     // Reset: no results, every test chosen again.
     view.reset_button().emit_clicked();

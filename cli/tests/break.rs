@@ -9,53 +9,54 @@ mod support;
 use std::path::{Path, PathBuf};
 
 use agnostics_testkit::{require_program, test_files};
+use serde_json::Value;
 use support::{json, scratch, small_profile, Run};
 
 /// One direction's figures as fio 3.33 prints them.
-fn figures(io_bytes: u64, total_ios: u64, runtime_ms: u64, bw_bytes: f64, iops: f64) -> String {
-    format!(
-        "{{\"io_bytes\": {io_bytes}, \"total_ios\": {total_ios}, \"runtime\": {runtime_ms}, \
-         \"bw_bytes\": {bw_bytes}, \"iops\": {iops}, \"clat_ns\": {{\"max\": 1000.0, \
-         \"percentile\": {{\"50.000000\": 500.0, \"99.000000\": 900.0}}}}}}"
-    )
+fn figures(io_bytes: u64, total_ios: u64, runtime_ms: u64, bw_bytes: f64, iops: f64) -> Value {
+    serde_json::json!({
+        "io_bytes": io_bytes,
+        "total_ios": total_ios,
+        "runtime": runtime_ms,
+        "bw_bytes": bw_bytes,
+        "iops": iops,
+        "clat_ns": {"max": 1000.0, "percentile": {"50.000000": 500.0, "99.000000": 900.0}},
+    })
 }
 
 /// Writes an executable "fio" into `dir` that prints one result document for the five jobs of
 /// [`small_profile`] (prepare-file, seq-write, seq-read, rand-4k-write, rand-4k-read), every
 /// job's active direction carrying `active`, and returns its path.
-fn fake_fio(dir: &Path, active: &str) -> PathBuf {
+fn fake_fio(dir: &Path, active: &Value) -> PathBuf {
     use std::os::unix::fs::PermissionsExt;
     let idle = figures(0, 0, 0, 0.0, 0.0);
-    let jobs: Vec<String> = [true, true, false, true, false]
+    let jobs: Vec<Value> = [true, true, false, true, false]
         .iter()
         .enumerate()
         .map(|(index, &writes)| {
-            let (read, write): (&str, &str) = if writes {
+            let (read, write) = if writes {
                 (&idle, active)
             } else {
                 (active, &idle)
             };
-            format!(
-                "{{\"jobname\": \"job{index}\", \"error\": 0, \"job_runtime\": 1000, \
-                 \"read\": {read}, \"write\": {write}}}"
-            )
+            serde_json::json!({
+                "jobname": format!("job{index}"),
+                "error": 0,
+                "job_runtime": 1000,
+                "read": read,
+                "write": write,
+            })
         })
         .collect();
-    let doc = format!(
-        "{{\"fio version\": \"fio-3.33\", \"jobs\": [{}]}}",
-        jobs.join(", ")
-    );
+    let doc = serde_json::json!({"fio version": "fio-3.33", "jobs": jobs});
     let json_path = dir.join("fake-fio.json");
-    std::fs::write(&json_path, doc).unwrap();
+    std::fs::write(&json_path, doc.to_string()).unwrap();
     let script = dir.join("fake-fio");
-    std::fs::write(
-        &script,
-        format!(
-            "#!/bin/sh\ncase \"$1\" in --version) echo fio-3.33; exit 0;; esac\ncat '{}'\n",
-            json_path.display()
-        ),
-    )
-    .unwrap();
+    let body = format!(
+        "#!/bin/sh\ncase \"$1\" in --version) echo fio-3.33; exit 0;; esac\ncat '{}'\n",
+        json_path.display()
+    );
+    std::fs::write(&script, body).unwrap();
     std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
     script
 }
@@ -63,7 +64,7 @@ fn fake_fio(dir: &Path, active: &str) -> PathBuf {
 /// Runs the CLI with the fake fio on a fresh target and checks it refused to grade: exit 2,
 /// verdict ERROR, kind `fio_failed`, a message saying the output contradicts itself, no test
 /// folder left.
-fn assert_refused(active: &str, because: &str) {
+fn assert_refused(active: &Value, because: &str) {
     let dir = scratch();
     let target = dir.path().join("target");
     std::fs::create_dir(&target).unwrap();

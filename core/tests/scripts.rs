@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use agnostics_core::scripts::log::header;
 use agnostics_core::scripts::{
-    discover, live_group_members, run_all, run_test, LogWriter, RunOptions, ScriptEvent,
+    discover, live_group_members, run_all, run_test, Discovery, LogWriter, RunOptions, ScriptEvent,
     ScriptResult, ScriptTest, ScriptVerdict, SkipReason,
 };
 
@@ -231,13 +231,10 @@ fn huge_non_utf8_output_is_logged_whole_and_shown_capped() {
     assert_eq!(r.output.matches('x').count(), shown);
 }
 
-/// A session like upstream's Run Tests: discovery over two folders, every kind of script,
-/// and the log checked line by line.
-#[test]
-fn session_discovers_runs_and_logs_like_upstream() {
-    let first = tempdir();
-    let second = tempdir();
-    let a = first.path();
+/// The scripts of [`session_discovers_runs_and_logs_like_upstream`]: every kind upstream
+/// meets in folder `a`, and in `b` one shadowed by `a`'s and a copy of the built-in SD card
+/// test.
+fn write_session_scripts(a: &Path, b: &Path) {
     write(a, "alpha.sh", "#NAME=Alpha\n#DESC=Passes\necho alpha ok\n");
     write(
         a,
@@ -281,14 +278,17 @@ fn session_discovers_runs_and_logs_like_upstream() {
         "deep.sh",
         "#NAME=Deep\n#DESC=Not searched\n",
     );
-    let b = second.path();
     write(b, "alpha.sh", "#NAME=Alpha again\n#DESC=Shadowed\nexit 1\n");
     write(
         b,
         "old-sd.sh",
         "#NAME=SD Card Speed Test\n#DESC=Renamed copy\nexit 1\n",
     );
+}
 
+/// Discovery over the folders `a` and `b` of [`write_session_scripts`]: the tests in name order
+/// with their descriptions as written, and each skipped script with its reason.
+fn discover_session(a: &Path, b: &Path) -> Discovery {
     let found = discover(&[a.to_path_buf(), b.to_path_buf()]);
     let names: Vec<&str> = found.tests.iter().map(|t| t.name.as_str()).collect();
     assert_eq!(
@@ -329,6 +329,55 @@ fn session_discovers_runs_and_logs_like_upstream() {
     );
     assert_eq!(found.replaced_sdtest(), Some(a.join("sdtest.sh").as_path()));
     assert_eq!(found.skipped[0].message(), "it has no #DESC= line");
+    found
+}
+
+/// The log of the session at `log_path`: upstream's header, then each test's name, output,
+/// exit status or signal and verdict, byte for byte.
+fn assert_session_log(log_path: &Path) {
+    let logged = std::fs::read_to_string(log_path).unwrap();
+    assert_eq!(
+        logged,
+        "Raspberry Pi Diagnostics - version 0.1.0 (agnostics-rs)\n\
+         Thu Jun  5 14:03:09 2025\n\
+         \n\
+         Test : <b>&</b>\n\
+         markup\n\
+         Test PASS\n\
+         \n\
+         Test : Alpha\n\
+         alpha ok\n\
+         Test PASS\n\
+         \n\
+         Test : Beta\n\
+         beta failing\n\
+         Exit status 3\n\
+         Test FAIL\n\
+         \n\
+         Test : Crash\n\
+         Killed by SIGSEGV\n\
+         Test FAIL\n\
+         \n\
+         Test : No newline\n\
+         partial\n\
+         Test PASS\n\
+         \n\
+         Test : Windows line endings\n\
+         crlf ok\n\
+         Test PASS\n\
+         \n"
+    );
+}
+
+/// A session like upstream's Run Tests: discovery over two folders, every kind of script,
+/// and the log checked line by line.
+#[test]
+fn session_discovers_runs_and_logs_like_upstream() {
+    let first = tempdir();
+    let second = tempdir();
+    let (a, b) = (first.path(), second.path());
+    write_session_scripts(a, b);
+    let found = discover_session(a, b);
 
     let log_path = a.join("rpdiags.txt");
     let when = chrono::NaiveDate::from_ymd_opt(2025, 6, 5)
@@ -362,38 +411,7 @@ fn session_discovers_runs_and_logs_like_upstream() {
     assert_eq!(events.lock().unwrap().len(), 12);
     assert_eq!(events.lock().unwrap()[..2], ["start 0", "end 0"]);
 
-    let logged = std::fs::read_to_string(&log_path).unwrap();
-    assert_eq!(
-        logged,
-        "Raspberry Pi Diagnostics - version 0.1.0 (agnostics-rs)\n\
-         Thu Jun  5 14:03:09 2025\n\
-         \n\
-         Test : <b>&</b>\n\
-         markup\n\
-         Test PASS\n\
-         \n\
-         Test : Alpha\n\
-         alpha ok\n\
-         Test PASS\n\
-         \n\
-         Test : Beta\n\
-         beta failing\n\
-         Exit status 3\n\
-         Test FAIL\n\
-         \n\
-         Test : Crash\n\
-         Killed by SIGSEGV\n\
-         Test FAIL\n\
-         \n\
-         Test : No newline\n\
-         partial\n\
-         Test PASS\n\
-         \n\
-         Test : Windows line endings\n\
-         crlf ok\n\
-         Test PASS\n\
-         \n"
-    );
+    assert_session_log(&log_path);
 }
 
 #[test]

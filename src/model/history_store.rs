@@ -59,8 +59,22 @@ fn open_rw(path: &Path) -> Result<History, String> {
     History::open(path).map_err(|e| e.to_string())
 }
 
-/// The id the History page uses for the runs whose drive could not be identified.
-pub const UNIDENTIFIED: &str = "unidentified";
+/// Which drive's page the History page shows: a drive the history identified, or the runs
+/// whose drive could not be identified (listed together as one "drive").
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum DriveKey {
+    /// A drive of the history, by its id.
+    Identified(DriveId),
+    /// The runs of drives not identified.
+    Unidentified,
+}
+
+impl From<Option<DriveId>> for DriveKey {
+    /// A run's or page's drive: [`DriveKey::Unidentified`] when it has none.
+    fn from(id: Option<DriveId>) -> DriveKey {
+        id.map_or(DriveKey::Unidentified, DriveKey::Identified)
+    }
+}
 
 /// What the History page lists: the drives, and the runs whose drive is not known.
 #[derive(Debug, Clone, Default)]
@@ -115,11 +129,26 @@ pub struct DrivePage {
     pub series: Vec<SeriesPoint>,
 }
 
-/// Loads the page of drive `id` (its id or a unique prefix), or of the runs of drives not
-/// identified ([`UNIDENTIFIED`]).
-pub fn drive_page(path: &Path, id: &str, profile: Option<&str>) -> Result<DrivePage, String> {
-    let h = open(path)?.ok_or_else(|| HistoryError::NotFound(id.to_owned()).to_string())?;
-    if id == UNIDENTIFIED {
+impl DrivePage {
+    /// Which drive the page is of.
+    pub fn key(&self) -> DriveKey {
+        self.id.clone().into()
+    }
+}
+
+/// Loads the page of drive `key`: an identified drive's, or that of the runs of drives not
+/// identified. The error names the drive when the history has no such drive.
+pub fn drive_page(path: &Path, key: &DriveKey, profile: Option<&str>) -> Result<DrivePage, String> {
+    let not_found = || {
+        let name = match key {
+            DriveKey::Identified(id) => id.to_string(),
+            // The word the error has always named these runs by.
+            DriveKey::Unidentified => "unidentified".to_owned(),
+        };
+        HistoryError::NotFound(name).to_string()
+    };
+    let h = open(path)?.ok_or_else(not_found)?;
+    let DriveKey::Identified(id) = key else {
         let runs: Vec<RunSummary> = h
             .runs(&RunFilter::default())
             .map_err(|e| e.to_string())?
@@ -137,13 +166,13 @@ pub fn drive_page(path: &Path, id: &str, profile: Option<&str>) -> Result<DriveP
             profiles,
             series: Vec::new(),
         });
-    }
+    };
     let drive = h
         .drives()
         .map_err(|e| e.to_string())?
         .into_iter()
-        .find(|d| d.id.to_string().starts_with(id))
-        .ok_or_else(|| HistoryError::NotFound(id.to_owned()).to_string())?;
+        .find(|d| d.id == *id)
+        .ok_or_else(not_found)?;
     let runs = h
         .runs(&RunFilter {
             drive: Some(drive.id.to_string()),

@@ -81,97 +81,131 @@ enum Field {
 
 /// Parses the text of a `.po` file.
 pub fn parse(text: &str) -> Result<Vec<Entry>, String> {
-    let mut entries = Vec::new();
-    let mut cur = Entry::default();
-    let mut field = Field::None;
-    let mut started = false;
+    let mut parser = Parser {
+        entries: Vec::new(),
+        cur: Entry::default(),
+        field: Field::None,
+        started: false,
+    };
+    for (n, raw) in text.lines().enumerate() {
+        parser.line(n + 1, raw.trim())?;
+    }
+    parser.push();
+    Ok(parser.entries)
+}
 
-    fn push(entries: &mut Vec<Entry>, cur: &mut Entry, started: &mut bool) {
-        if *started {
-            entries.push(std::mem::take(cur));
+/// What [`parse`] has read so far: the entries, the one being read and its field.
+struct Parser {
+    entries: Vec<Entry>,
+    cur: Entry,
+    field: Field,
+    started: bool,
+}
+
+impl Parser {
+    /// Ends the entry being read (kept if it started) and begins an empty one.
+    fn push(&mut self) {
+        if self.started {
+            self.entries.push(std::mem::take(&mut self.cur));
         }
-        *cur = Entry::default();
-        *started = false;
+        self.cur = Entry::default();
+        self.started = false;
     }
 
-    for (n, raw) in text.lines().enumerate() {
-        let line_no = n + 1;
-        let line = raw.trim();
+    /// A `msgctxt` or `msgid` line: a new entry when the one read has its translation.
+    fn start(&mut self) {
+        if self.started && !self.cur.msgstr.is_empty() {
+            self.push();
+        }
+        self.started = true;
+    }
+
+    /// Line `line_no`, trimmed.
+    fn line(&mut self, line_no: usize, line: &str) -> Result<(), String> {
         if line.is_empty() {
-            push(&mut entries, &mut cur, &mut started);
-            field = Field::None;
-            continue;
+            self.push();
+            self.field = Field::None;
+            return Ok(());
         }
         if line.starts_with("#~") {
-            continue;
+            return Ok(());
         }
         if let Some(flags) = line.strip_prefix("#,") {
-            if started && field != Field::None && !cur.msgstr.is_empty() {
-                push(&mut entries, &mut cur, &mut started);
+            if self.started && self.field != Field::None && !self.cur.msgstr.is_empty() {
+                self.push();
             }
-            cur.flags
+            self.cur
+                .flags
                 .extend(flags.split(',').map(|f| f.trim().to_owned()));
-            continue;
+            return Ok(());
         }
         if line.starts_with('#') {
-            continue;
+            return Ok(());
         }
         let (keyword, rest) = match line.find(' ') {
             Some(i) if !line.starts_with('"') => (&line[..i], line[i + 1..].trim()),
             _ => ("", line),
         };
         let value = unquote(rest).map_err(|e| format!("line {line_no}: {e}"))?;
+        if keyword.is_empty() {
+            self.continued(line_no, &value)
+        } else {
+            self.keyword(line_no, keyword, value)
+        }
+    }
+
+    /// A string on a line of its own: more of the field being read.
+    fn continued(&mut self, line_no: usize, value: &str) -> Result<(), String> {
+        let cur = &mut self.cur;
+        match self.field {
+            Field::Context => cur.context.get_or_insert_with(String::new).push_str(value),
+            Field::Id => cur.msgid.push_str(value),
+            Field::IdPlural => cur
+                .msgid_plural
+                .get_or_insert_with(String::new)
+                .push_str(value),
+            Field::Str(i) => cur.msgstr[i].push_str(value),
+            Field::None => return Err(format!("line {line_no}: string outside an entry")),
+        }
+        Ok(())
+    }
+
+    /// A line starting with `keyword` and its string `value`.
+    fn keyword(&mut self, line_no: usize, keyword: &str, value: String) -> Result<(), String> {
         match keyword {
-            "" => match field {
-                Field::Context => cur.context.get_or_insert_with(String::new).push_str(&value),
-                Field::Id => cur.msgid.push_str(&value),
-                Field::IdPlural => cur
-                    .msgid_plural
-                    .get_or_insert_with(String::new)
-                    .push_str(&value),
-                Field::Str(i) => cur.msgstr[i].push_str(&value),
-                Field::None => return Err(format!("line {line_no}: string outside an entry")),
-            },
             "msgctxt" => {
-                if started && !cur.msgstr.is_empty() {
-                    push(&mut entries, &mut cur, &mut started);
-                }
-                started = true;
-                cur.context = Some(value);
-                field = Field::Context;
+                self.start();
+                self.cur.context = Some(value);
+                self.field = Field::Context;
             }
             "msgid" => {
-                if started && !cur.msgstr.is_empty() {
-                    push(&mut entries, &mut cur, &mut started);
-                }
-                started = true;
-                cur.msgid = value;
-                cur.line = line_no;
-                field = Field::Id;
+                self.start();
+                self.cur.msgid = value;
+                self.cur.line = line_no;
+                self.field = Field::Id;
             }
             "msgid_plural" => {
-                cur.msgid_plural = Some(value);
-                field = Field::IdPlural;
+                self.cur.msgid_plural = Some(value);
+                self.field = Field::IdPlural;
             }
             "msgstr" => {
-                cur.msgstr = vec![value];
-                field = Field::Str(0);
+                self.cur.msgstr = vec![value];
+                self.field = Field::Str(0);
             }
             k if k.starts_with("msgstr[") && k.ends_with(']') => {
                 let i: usize = k[7..k.len() - 1]
                     .parse()
                     .map_err(|_| format!("line {line_no}: bad index in {k}"))?;
-                if cur.msgstr.len() != i {
+                if self.cur.msgstr.len() != i {
                     return Err(format!("line {line_no}: {k} out of order"));
                 }
-                cur.msgstr.push(value);
-                field = Field::Str(i);
+                self.cur.msgstr.push(value);
+                self.field = Field::Str(i);
             }
             other => return Err(format!("line {line_no}: unknown keyword {other:?}")),
         }
+        Ok(())
     }
-    push(&mut entries, &mut cur, &mut started);
-    Ok(entries)
 }
 
 /// The contents of a C-style quoted string, escapes resolved.

@@ -21,6 +21,8 @@ pub use agnostics_testkit::{card_sysfs, is_root, scratch_dir, test_files};
 use agnostics_testkit::{run, Throttle, Tmpfs};
 use gtk::{gdk, glib, graphene};
 
+pub mod history_fixture;
+
 /// The longest any wait may take before the test fails. Generous on purpose: this is an upper
 /// bound for a stuck test, not a timing assertion.
 pub const PATIENCE: Duration = Duration::from_secs(600);

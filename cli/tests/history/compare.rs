@@ -55,9 +55,26 @@ pub(crate) fn compare_shows_both_runs_and_the_ratio_without_serials_or_home() ->
     let exported = env.ok(&["history", "export"]);
     assert_private("history export", &exported, &home);
 
-    let json: Value = serde_json::from_str(&env.ok(&["compare", &l, &r, "--json"])).unwrap();
-    assert_eq!(json["left"]["run"], l.as_str());
-    assert_eq!(json["right"]["run"], r.as_str());
+    assert_compare_json(&env, &l, &r, &home);
+
+    // The store and its exports keep no serial either.
+    let exported = env.ok(&["history", "export"]);
+    for s in SERIALS {
+        assert!(!exported.to_lowercase().contains(s), "export has {s}");
+    }
+    let shown = env.ok(&["history", "show", &l, "--json"]);
+    for s in SERIALS {
+        assert!(!shown.to_lowercase().contains(s), "show has {s}");
+    }
+    Ok(())
+}
+
+/// `compare L R --json` of the runs `l` and `r`: both runs named, the seq-write ratio that of
+/// its figures, and nothing of the home folder `home`.
+fn assert_compare_json(env: &Env, l: &str, r: &str, home: &Path) {
+    let json: Value = serde_json::from_str(&env.ok(&["compare", l, r, "--json"])).unwrap();
+    assert_eq!(json["left"]["run"], l);
+    assert_eq!(json["right"]["run"], r);
     let seq_write = json["figures"]
         .as_array()
         .unwrap()
@@ -72,18 +89,7 @@ pub(crate) fn compare_shows_both_runs_and_the_ratio_without_serials_or_home() ->
         (seq_write["ratio"].as_f64().unwrap() - b / a).abs() < 1e-6,
         "{seq_write}"
     );
-    assert_private("compare --json", &json.to_string(), &home);
-
-    // The store and its exports keep no serial either.
-    let exported = env.ok(&["history", "export"]);
-    for s in SERIALS {
-        assert!(!exported.to_lowercase().contains(s), "export has {s}");
-    }
-    let shown = env.ok(&["history", "show", &l, "--json"]);
-    for s in SERIALS {
-        assert!(!shown.to_lowercase().contains(s), "show has {s}");
-    }
-    Ok(())
+    assert_private("compare --json", &json.to_string(), home);
 }
 
 pub(crate) fn run_markdown_has_no_serials_or_home_path() -> Ran {

@@ -47,23 +47,7 @@ pub(crate) fn a_run_is_recorded_and_listed() -> Ran {
     );
     assert!(stderr(&out).contains(&env.history.display().to_string()));
 
-    // CSV: a header row and a row per run, read back by a CSV reader.
-    let csv_text = env.ok(&["history", "--csv"]);
-    let mut reader = csv::Reader::from_reader(csv_text.as_bytes());
-    let header: Vec<String> = reader
-        .headers()
-        .unwrap()
-        .iter()
-        .map(str::to_owned)
-        .collect();
-    assert_eq!(header[0], "run_id");
-    assert!(header.iter().any(|h| h == "seq_write_mb_s"), "{header:?}");
-    let rows: Vec<csv::StringRecord> = reader.records().map(Result::unwrap).collect();
-    assert_eq!(rows.len(), 1, "{csv_text}");
-    assert_eq!(&rows[0][0], id.as_str());
-    let col = header.iter().position(|h| h == "seq_write_mb_s").unwrap();
-    let mb: f64 = rows[0][col].parse().unwrap();
-    assert!((mb - seq_write / 1e6).abs() < 0.01, "{mb} vs {seq_write}");
+    assert_csv(&env, &id, seq_write);
 
     // show: the stored report as the run printed it.
     let shown: Value =
@@ -88,6 +72,27 @@ pub(crate) fn a_run_is_recorded_and_listed() -> Ran {
             .unwrap();
     assert!(none.is_empty());
     Ok(())
+}
+
+/// `history --csv` of the history `env` holds, one run `id` whose seq-write figure is
+/// `seq_write` B/s: a header row and a row per run, read back by a CSV reader.
+fn assert_csv(env: &Env, id: &str, seq_write: f64) {
+    let csv_text = env.ok(&["history", "--csv"]);
+    let mut reader = csv::Reader::from_reader(csv_text.as_bytes());
+    let header: Vec<String> = reader
+        .headers()
+        .unwrap()
+        .iter()
+        .map(str::to_owned)
+        .collect();
+    assert_eq!(header[0], "run_id");
+    assert!(header.iter().any(|h| h == "seq_write_mb_s"), "{header:?}");
+    let rows: Vec<csv::StringRecord> = reader.records().map(Result::unwrap).collect();
+    assert_eq!(rows.len(), 1, "{csv_text}");
+    assert_eq!(&rows[0][0], id);
+    let col = header.iter().position(|h| h == "seq_write_mb_s").unwrap();
+    let mb: f64 = rows[0][col].parse().unwrap();
+    assert!((mb - seq_write / 1e6).abs() < 0.01, "{mb} vs {seq_write}");
 }
 
 pub(crate) fn a_fio_run_is_recorded_too() -> Ran {

@@ -29,7 +29,7 @@ pub use alignment::PartitionAlignment;
 pub use cid::CidInfo;
 pub use claims::{findings, Finding};
 pub use link::LinkInfo;
-pub use queueing::{CommandQueueing, QueueingState};
+pub use queueing::{CommandQueueing, QueueingSource, QueueingState};
 pub use regs::RegisterState;
 pub use wear::EmmcWear;
 

@@ -38,11 +38,66 @@ pub enum QueueingState {
 pub struct CommandQueueing {
     /// `on`, `off` or `unknown`.
     pub state: QueueingState,
-    /// The file it was read from, relative to the sysfs root (e.g.
+    /// The file it was read from (JSON: its path relative to the sysfs root, e.g.
     /// `block/mmcblk0/device/cmdq_en`), or null when neither file exists.
-    pub source: Option<String>,
+    pub source: Option<QueueingSource>,
     /// The file's contents, trimmed (e.g. `1`, `64`), or null.
     pub value: Option<String>,
+}
+
+/// The sysfs file command queueing was read from. JSON and [`Display`](std::fmt::Display):
+/// its path relative to the sysfs root.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(into = "String", from = "String")]
+pub enum QueueingSource {
+    /// `block/<disk>/device/cmdq_en`: the mmc core's attribute, `1` or `0`.
+    CmdqEn {
+        /// The disk, e.g. `mmcblk0`.
+        disk: String,
+    },
+    /// `block/<disk>/mq/<queue>/nr_tags`: the depth of a hardware queue of the block layer.
+    NrTags {
+        /// The disk, e.g. `mmcblk0`.
+        disk: String,
+        /// The hardware queue's directory name, e.g. `0`.
+        queue: String,
+    },
+    /// A path this version does not write (a report from another version), kept as read.
+    Other(String),
+}
+
+impl std::fmt::Display for QueueingSource {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            QueueingSource::CmdqEn { disk } => write!(f, "block/{disk}/device/cmdq_en"),
+            QueueingSource::NrTags { disk, queue } => write!(f, "block/{disk}/mq/{queue}/nr_tags"),
+            QueueingSource::Other(path) => f.write_str(path),
+        }
+    }
+}
+
+impl From<QueueingSource> for String {
+    fn from(source: QueueingSource) -> String {
+        source.to_string()
+    }
+}
+
+impl From<String> for QueueingSource {
+    /// The source a stored report names: the two paths this version writes, else
+    /// [`QueueingSource::Other`].
+    fn from(path: String) -> QueueingSource {
+        let parts: Vec<&str> = path.split('/').collect();
+        match parts.as_slice() {
+            ["block", disk, "device", "cmdq_en"] => QueueingSource::CmdqEn {
+                disk: (*disk).to_owned(),
+            },
+            ["block", disk, "mq", queue, "nr_tags"] => QueueingSource::NrTags {
+                disk: (*disk).to_owned(),
+                queue: (*queue).to_owned(),
+            },
+            _ => QueueingSource::Other(path),
+        }
+    }
 }
 
 /// The deepest command queue of an SD card or eMMC: 32 slots.
@@ -61,7 +116,9 @@ pub fn read(disk_dir: &Path, disk: &str) -> CommandQueueing {
         };
         return CommandQueueing {
             state,
-            source: Some(format!("block/{disk}/device/cmdq_en")),
+            source: Some(QueueingSource::CmdqEn {
+                disk: disk.to_owned(),
+            }),
             value: Some(v),
         };
     }
@@ -73,7 +130,10 @@ pub fn read(disk_dir: &Path, disk: &str) -> CommandQueueing {
         };
         return CommandQueueing {
             state,
-            source: Some(format!("block/{disk}/mq/{queue}/nr_tags")),
+            source: Some(QueueingSource::NrTags {
+                disk: disk.to_owned(),
+                queue,
+            }),
             value: Some(v),
         };
     }
@@ -118,49 +178,62 @@ impl CommandQueueing {
                 &[("state", &self.state_text())],
             );
         };
-        let why = if source.ends_with("nr_tags") {
-            match self.state {
-                QueueingState::On => gettext("the depth of the host's command queue"),
-                QueueingState::Off => {
-                    gettext("the mmc driver's depth without a command queue: one command at a time")
-                }
-                QueueingState::Unknown => gettext("not a depth the mmc driver sets"),
-            }
-        } else {
-            String::new()
-        };
-        if why.is_empty() {
-            fill(
+        let Some(why) = self.why() else {
+            return fill(
                 &gettext("{state} ({source} = {value})"),
                 &[
                     ("state", &self.state_text()),
                     ("source", source),
                     ("value", value),
                 ],
-            )
-        } else {
-            fill(
-                &gettext("{state} ({source} = {value}: {why})"),
-                &[
-                    ("state", &self.state_text()),
-                    ("source", source),
-                    ("value", value),
-                    ("why", &why),
-                ],
-            )
-        }
+            );
+        };
+        fill(
+            &gettext("{state} ({source} = {value}: {why})"),
+            &[
+                ("state", &self.state_text()),
+                ("source", source),
+                ("value", value),
+                ("why", &why),
+            ],
+        )
     }
 
     /// What the state was read from, without the state: `block/mmcblk0/mq/0/nr_tags = 64: one
     /// command at a time`; [`CommandQueueing::describe`] when nothing was read.
     fn evidence(&self) -> String {
-        let whole = self.describe();
-        match (&self.source, &self.value) {
-            (Some(_), Some(_)) => whole
-                .strip_prefix(&format!("{} (", self.state_text()))
-                .and_then(|rest| rest.strip_suffix(')'))
-                .map_or_else(|| whole.clone(), str::to_owned),
-            _ => whole,
+        let (Some(source), Some(value)) = (&self.source, &self.value) else {
+            return self.describe();
+        };
+        match self.why() {
+            None => fill(
+                // Translators: the file command queueing was read from and its contents, e.g.
+                // "block/mmcblk0/device/cmdq_en = 1".
+                &gettext("{source} = {value}"),
+                &[("source", source), ("value", value)],
+            ),
+            Some(why) => fill(
+                // Translators: as "{source} = {value}", with what the value means, e.g.
+                // "block/mmcblk0/mq/0/nr_tags = 64: the mmc driver's depth without a command
+                // queue: one command at a time".
+                &gettext("{source} = {value}: {why}"),
+                &[("source", source), ("value", value), ("why", &why)],
+            ),
+        }
+    }
+
+    /// What a queue depth read from `nr_tags` means for the state; `None` for the other
+    /// sources, whose value says it.
+    fn why(&self) -> Option<String> {
+        match self.source.as_ref()? {
+            QueueingSource::NrTags { .. } => Some(match self.state {
+                QueueingState::On => gettext("the depth of the host's command queue"),
+                QueueingState::Off => {
+                    gettext("the mmc driver's depth without a command queue: one command at a time")
+                }
+                QueueingState::Unknown => gettext("not a depth the mmc driver sets"),
+            }),
+            QueueingSource::CmdqEn { .. } | QueueingSource::Other(_) => None,
         }
     }
 
@@ -188,7 +261,10 @@ mod tests {
     fn the_a2_reason_says_off_once() {
         let q = CommandQueueing {
             state: QueueingState::Off,
-            source: Some("block/mmcblk0/mq/0/nr_tags".to_owned()),
+            source: Some(QueueingSource::NrTags {
+                disk: "mmcblk0".to_owned(),
+                queue: "0".to_owned(),
+            }),
             value: Some("64".to_owned()),
         };
         let reason = q.a2_reason().unwrap();
@@ -214,7 +290,10 @@ mod tests {
         let d = tree(&[("device/cmdq_en", "1"), ("mq/0/nr_tags", "64")]);
         let q = read(d.path(), "mmcblk0");
         assert_eq!(q.state, QueueingState::On);
-        assert_eq!(q.source.as_deref(), Some("block/mmcblk0/device/cmdq_en"));
+        assert_eq!(
+            q.source.as_ref().map(ToString::to_string).as_deref(),
+            Some("block/mmcblk0/device/cmdq_en")
+        );
         assert!(q.a2_reason().is_none());
         assert_eq!(q.describe(), "on (block/mmcblk0/device/cmdq_en = 1)");
         let d = tree(&[("device/cmdq_en", "0")]);
@@ -234,13 +313,43 @@ mod tests {
             let d = tree(&[("mq/0/nr_tags", tags)]);
             let q = read(d.path(), "mmcblk0");
             assert_eq!(q.state, state, "{tags}");
-            assert_eq!(q.source.as_deref(), Some("block/mmcblk0/mq/0/nr_tags"));
+            assert_eq!(
+                q.source.as_ref().map(ToString::to_string).as_deref(),
+                Some("block/mmcblk0/mq/0/nr_tags")
+            );
         }
         let off = read(tree(&[("mq/0/nr_tags", "64")]).path(), "mmcblk0");
         let reason = off.a2_reason().unwrap();
         assert!(reason.starts_with("this host runs the card like an A1 card"));
         assert!(reason.contains("nr_tags = 64"), "{reason}");
         assert!(reason.contains("dtparam=sd_cqe"), "{reason}");
+    }
+
+    #[test]
+    fn the_source_is_its_path_in_json() {
+        for path in [
+            "block/mmcblk0/device/cmdq_en",
+            "block/mmcblk0/mq/0/nr_tags",
+            "block/mmcblk0/queue/nr_requests",
+        ] {
+            let json = serde_json::to_string(path).unwrap();
+            let source: QueueingSource = serde_json::from_str(&json).unwrap();
+            assert_eq!(serde_json::to_string(&source).unwrap(), json);
+        }
+        assert_eq!(
+            QueueingSource::from("block/mmcblk1/mq/3/nr_tags".to_owned()),
+            QueueingSource::NrTags {
+                disk: "mmcblk1".to_owned(),
+                queue: "3".to_owned(),
+            }
+        );
+        // Only a queue's depth is explained.
+        let other = CommandQueueing {
+            state: QueueingState::Off,
+            source: Some(QueueingSource::Other("block/mmcblk0/x/nr_tags".to_owned())),
+            value: Some("64".to_owned()),
+        };
+        assert_eq!(other.describe(), "off (block/mmcblk0/x/nr_tags = 64)");
     }
 
     #[test]

@@ -181,54 +181,59 @@ pub fn identify_with<'a>(
     dev_root: &Path,
 ) -> Option<DriveIdentity> {
     let target: Volume<'a> = target.into();
-    let by = |basis, fields: &[&str]| {
-        Some(DriveIdentity {
-            id: DriveId::hash(basis, fields),
-            basis,
-            name: None,
-        })
-    };
-    if let Some(card) = card {
-        match card.kind {
-            Transport::Sd | Transport::Emmc => {
-                if let Some(c) = card
-                    .cid
-                    .as_ref()
-                    .filter(|c| c.mid.is_some() && c.psn.is_some())
-                {
-                    let psn = c.psn.map(|p| format!("{p:08x}")).unwrap_or_default();
-                    let mid = c.mid.map(|m| m.to_string()).unwrap_or_default();
-                    let pnm = c.pnm.as_deref().unwrap_or("").trim_end_matches(['\0', ' ']);
-                    return by(
-                        IdentityBasis::Cid,
-                        &[
-                            &mid,
-                            c.oid.as_deref().unwrap_or(""),
-                            pnm,
-                            c.prv.as_deref().unwrap_or(""),
-                            &psn,
-                            c.mdt.as_deref().unwrap_or(""),
-                        ],
-                    );
-                }
-            }
-            Transport::Usb => {
-                if let Some(id) = usb_identity(sysfs_root, &card.device) {
-                    return Some(id);
-                }
-            }
-            Transport::Nvme => {
-                let dir = crate::sysfs::dir_of_name(sysfs_root, &card.device);
-                let ctrl = dir.map(|d| d.join("device"));
-                let model = ctrl.as_ref().and_then(|c| read_attr(&c.join("model")));
-                let serial = ctrl.as_ref().and_then(|c| read_attr(&c.join("serial")));
-                if let (Some(m), Some(s)) = (model, serial) {
-                    return by(IdentityBasis::Nvme, &[&m, &s]);
-                }
-            }
-            _ => {}
+    card.and_then(|c| device_identity(c, sysfs_root))
+        .or_else(|| filesystem_identity(&target, dev_root))
+}
+
+/// The identity of a drive whose stable fields are `fields` on `basis`.
+fn hashed(basis: IdentityBasis, fields: &[&str]) -> Option<DriveIdentity> {
+    Some(DriveIdentity {
+        id: DriveId::hash(basis, fields),
+        basis,
+        name: None,
+    })
+}
+
+/// The identity the device itself gives ([`identify`]): an SD card's or eMMC's CID, a USB
+/// device's serial, an NVMe drive's model and serial; `None` for other transports and when
+/// they are not known.
+fn device_identity(card: &CardInfo, sysfs_root: &Path) -> Option<DriveIdentity> {
+    match card.kind {
+        Transport::Sd | Transport::Emmc => {
+            let c = card
+                .cid
+                .as_ref()
+                .filter(|c| c.mid.is_some() && c.psn.is_some())?;
+            let psn = c.psn.map(|p| format!("{p:08x}")).unwrap_or_default();
+            let mid = c.mid.map(|m| m.to_string()).unwrap_or_default();
+            let pnm = c.pnm.as_deref().unwrap_or("").trim_end_matches(['\0', ' ']);
+            hashed(
+                IdentityBasis::Cid,
+                &[
+                    &mid,
+                    c.oid.as_deref().unwrap_or(""),
+                    pnm,
+                    c.prv.as_deref().unwrap_or(""),
+                    &psn,
+                    c.mdt.as_deref().unwrap_or(""),
+                ],
+            )
         }
+        Transport::Usb => usb_identity(sysfs_root, &card.device),
+        Transport::Nvme => {
+            let dir = crate::sysfs::dir_of_name(sysfs_root, &card.device);
+            let ctrl = dir.map(|d| d.join("device"));
+            let model = ctrl.as_ref().and_then(|c| read_attr(&c.join("model")))?;
+            let serial = ctrl.as_ref().and_then(|c| read_attr(&c.join("serial")))?;
+            hashed(IdentityBasis::Nvme, &[&model, &serial])
+        }
+        _ => None,
     }
+}
+
+/// The identity of the filesystem on `target` ([`identify`]): an ext2/3/4 filesystem's
+/// `f_fsid`, else its UUID from `<dev_root>/disk/by-uuid` or its superblock.
+fn filesystem_identity(target: &Volume<'_>, dev_root: &Path) -> Option<DriveIdentity> {
     let ext = matches!(target.fs_type, "ext2" | "ext3" | "ext4");
     let uuid = target
         .partition
@@ -246,13 +251,13 @@ pub fn identify_with<'a>(
             None => statfs_fsid(target.path),
         };
         if let Some(fsid) = fsid {
-            return by(
+            return hashed(
                 IdentityBasis::FilesystemUuid,
                 &["ext", &format!("{fsid:016x}")],
             );
         }
     }
-    by(
+    hashed(
         IdentityBasis::FilesystemUuid,
         &[&uuid?.to_ascii_lowercase()],
     )

@@ -15,7 +15,7 @@ use super::labels::{chart_series, date_text, profile_title, run_figures};
 use super::layout::{clear, heading, page_box, scrolled, top_bar};
 use super::{HistoryPage, HistoryView};
 use crate::format::{transport_name, verdict_text};
-use crate::model::history_store::{self, UNIDENTIFIED};
+use crate::model::history_store::{self, DriveKey};
 use crate::widgets::trend_chart::TrendChart;
 use crate::widgets::Badge;
 
@@ -105,16 +105,16 @@ impl HistoryView {
         imp.stack.add_named(&page, Some(HistoryPage::Drive.name()));
     }
 
-    /// Shows the page of drive `id`: its charts and runs.
-    pub fn open_drive(&self, id: &str) {
-        self.load_drive(id, None);
+    /// Shows the page of drive `key`: its charts and runs.
+    pub fn open_drive(&self, key: &DriveKey) {
+        self.load_drive(key, None);
         self.show(HistoryPage::Drive);
     }
 
-    pub(super) fn load_drive(&self, id: &str, profile: Option<String>) {
-        let id = id.to_owned();
+    pub(super) fn load_drive(&self, key: &DriveKey, profile: Option<String>) {
+        let key = key.clone();
         self.background(
-            move |path| history_store::drive_page(path, &id, profile.as_deref()),
+            move |path| history_store::drive_page(path, &key, profile.as_deref()),
             |view, page| match page {
                 Ok(page) => view.show_drive(page),
                 Err(e) => {
@@ -251,16 +251,13 @@ impl HistoryView {
             .unwrap_or(0);
         drop.set_selected(index as u32);
         let profiles = page.profiles.clone();
-        let id = page
-            .id
-            .as_ref()
-            .map_or(UNIDENTIFIED.to_owned(), |d| d.to_string());
+        let key = page.key();
         drop.connect_selected_notify(glib::clone!(
             #[weak(rename_to = view)]
             self,
             move |drop| {
                 if let Some(p) = profiles.get(drop.selected() as usize) {
-                    view.load_drive(&id, Some(p.clone()));
+                    view.load_drive(&key, Some(p.clone()));
                 }
             }
         ));

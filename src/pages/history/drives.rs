@@ -13,7 +13,7 @@ use super::labels::date_text;
 use super::layout::{clear, page_box, scrolled};
 use super::{HistoryPage, HistoryView};
 use crate::format::{transport_name, verdict_text};
-use crate::model::history_store::{self, Listing, UNIDENTIFIED};
+use crate::model::history_store::{self, DriveKey, Listing};
 use crate::widgets::Badge;
 
 /// The list of drives' widgets and rows.
@@ -21,7 +21,7 @@ use crate::widgets::Badge;
 pub struct DrivesPage {
     pub(super) list: gtk::ListBox,
     /// The rows shown, with their drive's id.
-    pub(super) rows: RefCell<Vec<(String, adw::ActionRow)>>,
+    pub(super) rows: RefCell<Vec<(DriveKey, adw::ActionRow)>>,
     pub(super) empty: adw::StatusPage,
     pub(super) error_label: gtk::Label,
 }
@@ -115,7 +115,8 @@ impl HistoryView {
                     ("date", &date_text(&drive.last.started)),
                 ],
             );
-            self.add_drive_row(&drive.id.to_string(), &drive.label, &subtitle, &drive.last);
+            let key = DriveKey::Identified(drive.id.clone());
+            self.add_drive_row(key, &drive.label, &subtitle, &drive.last);
         }
         if let Some(last) = unidentified.first() {
             let runs = u32::try_from(unidentified.len()).unwrap_or(u32::MAX);
@@ -132,11 +133,17 @@ impl HistoryView {
                 ],
             );
             let label = history_store::unidentified_label();
-            self.add_drive_row(UNIDENTIFIED, &label, &subtitle, last);
+            self.add_drive_row(DriveKey::Unidentified, &label, &subtitle, last);
         }
     }
 
-    pub(super) fn add_drive_row(&self, id: &str, title: &str, subtitle: &str, last: &RunSummary) {
+    pub(super) fn add_drive_row(
+        &self,
+        key: DriveKey,
+        title: &str,
+        subtitle: &str,
+        last: &RunSummary,
+    ) {
         let imp = self.imp();
         {
             let row = adw::ActionRow::new();
@@ -151,21 +158,20 @@ impl HistoryView {
                 .build();
             row.add_suffix(&arrow);
             crate::a11y::set_description(&row, subtitle);
-            let id = id.to_owned();
             row.connect_activated(glib::clone!(
                 #[weak(rename_to = view)]
                 self,
                 #[strong]
-                id,
-                move |_| view.open_drive(&id)
+                key,
+                move |_| view.open_drive(&key)
             ));
             imp.drives.list.append(&row);
-            imp.drives.rows.borrow_mut().push((id, row));
+            imp.drives.rows.borrow_mut().push((key, row));
         }
     }
 
-    /// The drives listed: (drive id, title, subtitle) per row.
-    pub fn drive_rows(&self) -> Vec<(String, String, String)> {
+    /// The drives listed: (drive, title, subtitle) per row.
+    pub fn drive_rows(&self) -> Vec<(DriveKey, String, String)> {
         self.imp()
             .drives
             .rows

@@ -15,7 +15,7 @@ use agnostics_core::i18n::{fill, gettext};
 use gtk::subclass::prelude::*;
 use gtk::{gio, glib};
 
-use crate::model::history_store::{self, UNIDENTIFIED};
+use crate::model::history_store;
 
 pub mod compare;
 pub mod drive;
@@ -288,14 +288,10 @@ impl HistoryView {
                 view.show_drives(listing);
             }
         });
-        let shown = self.imp().drive.shown.borrow().as_ref().map(|p| {
-            let id =
-                p.id.as_ref()
-                    .map_or(UNIDENTIFIED.to_owned(), |d| d.to_string());
-            (id, p.profile.clone())
-        });
-        if let Some((id, profile)) = shown {
-            self.load_drive(&id, Some(profile));
+        let shown =
+            (self.imp().drive.shown.borrow().as_ref()).map(|p| (p.key(), p.profile.clone()));
+        if let Some((key, profile)) = shown {
+            self.load_drive(&key, Some(profile));
         }
     }
 
