@@ -40,6 +40,7 @@ fn main() {
     );
     let mut tests = crate::ui_tests![
         lists_the_drives_with_their_runs_and_last_verdict,
+        a_quick_check_since_does_not_hide_the_last_grade,
         a_drives_charts_have_its_points_and_say_what_they_show,
         a_drive_with_one_run_has_a_one_point_chart,
         rename_gives_the_drive_a_name,
@@ -79,6 +80,51 @@ fn lists_the_drives_with_their_runs_and_last_verdict(app: &Application) {
     assert!(!card.1.is_empty() && !stick.1.is_empty());
     assert_eq!(window.history_view().visible_page(), HistoryPage::Drives);
     assert_fits_360(&window);
+}
+
+/// Finding: one Quick check turned "Kitchen Pi card" from FAIL to a blue NOT GRADED in the
+/// list of drives. The row shows the latest graded verdict, and the latest run's date beside.
+fn a_quick_check_since_does_not_hide_the_last_grade(app: &Application) {
+    use agnostics::widgets::Badge;
+    use agnostics_core::verdict::Verdict;
+    let f = fixture();
+    let mut quick = report_of(
+        &drive(IdentityBasis::Cid, CARD),
+        &format!("{:032x}", 0x9c1c_u32),
+        "2026-07-02T10:30:00+00:00",
+        (20e6, 40e6, 900.0, 2000.0),
+        Transport::Sd,
+    );
+    quick.profile.name = "quick".to_owned();
+    quick.graded = false;
+    quick.verdict = Verdict::NotGraded;
+    quick.a2_verdict = Verdict::NotGraded;
+    for run in &mut quick.runs {
+        run.checks.clear();
+        run.verdict = Verdict::NotGraded;
+        run.a2_verdict = Verdict::NotGraded;
+    }
+    History::open(&f.path).unwrap().record(&quick).unwrap();
+    let window = history_window(app, &f.path);
+    let rows = window.history_view().drive_rows();
+    let card = rows.iter().find(|r| r.0 == key(CARD)).expect("the card");
+    assert!(
+        card.2
+            .starts_with("SD card · 4 runs · last FAIL on 2026-07-01")
+            && card.2.contains("latest run 2026-07-02"),
+        "{card:?}"
+    );
+    let badge = descendants(window.history_view().upcast_ref())
+        .into_iter()
+        .filter_map(|w| w.downcast::<adw::ActionRow>().ok())
+        .find(|r| r.title() == card.1)
+        .and_then(|row| {
+            descendants(row.upcast_ref())
+                .into_iter()
+                .find_map(|w| w.downcast::<Badge>().ok())
+        })
+        .expect("the card's badge");
+    assert_eq!(badge.text(), "FAIL");
 }
 
 fn a_drives_charts_have_its_points_and_say_what_they_show(app: &Application) {

@@ -151,6 +151,10 @@ pub struct DriveSummary {
     pub runs: u32,
     /// Its latest run.
     pub last: RunSummary,
+    /// Its latest graded run (verdict PASS or FAIL), which may be older than `last` (a Quick
+    /// check or an error since); `None` when no stored run of it was graded.
+    #[serde(default)]
+    pub last_graded: Option<RunSummary>,
 }
 
 /// One figure of one run, for trend charts.

@@ -6,6 +6,7 @@ use std::cell::RefCell;
 use adw::prelude::*;
 use agnostics_core::history::RunSummary;
 use agnostics_core::i18n::{fill, gettext, ngettext};
+use agnostics_core::verdict::Verdict;
 use gtk::glib;
 use gtk::subclass::prelude::*;
 
@@ -100,7 +101,9 @@ impl HistoryView {
             .set_visible(none && !imp.drives.error_label.is_visible());
         imp.drives.list.set_visible(!none);
         for drive in drives {
-            let subtitle = fill(
+            // The verdict shown is the latest grade: a Quick check since does not hide a FAIL.
+            let shown = drive.last_graded.as_ref().unwrap_or(&drive.last);
+            let mut subtitle = fill(
                 // Translators: a drive in the history, e.g. "SD card · 4 runs · last FAIL on
                 // 2026-06-01 12:00".
                 &ngettext(
@@ -111,16 +114,29 @@ impl HistoryView {
                 &[
                     ("kind", &transport_name(drive.kind)),
                     ("runs", &drive.runs),
-                    ("verdict", &verdict_text(drive.last.verdict)),
-                    ("date", &date_text(&drive.last.started)),
+                    ("verdict", &verdict_text(shown.verdict)),
+                    ("date", &date_text(&shown.started)),
                 ],
             );
+            if shown.run != drive.last.run {
+                subtitle.push_str(" · ");
+                subtitle.push_str(&fill(
+                    // Translators: after "last FAIL on 2026-06-01 12:00" when a run that was
+                    // not graded (a Quick check) came since, e.g. "latest run 2026-06-02 09:30".
+                    &gettext("latest run {date}"),
+                    &[("date", &date_text(&drive.last.started))],
+                ));
+            }
             let key = DriveKey::Identified(drive.id.clone());
-            self.add_drive_row(key, &drive.label, &subtitle, &drive.last);
+            self.add_drive_row(key, &drive.label, &subtitle, shown);
         }
-        if let Some(last) = unidentified.first() {
+        if let Some(latest) = unidentified.first() {
             let runs = u32::try_from(unidentified.len()).unwrap_or(u32::MAX);
-            let subtitle = fill(
+            let last = unidentified
+                .iter()
+                .find(|r| matches!(r.verdict, Verdict::Pass | Verdict::Fail))
+                .unwrap_or(latest);
+            let mut subtitle = fill(
                 &ngettext(
                     "{runs} run · last {verdict} on {date}",
                     "{runs} runs · last {verdict} on {date}",
@@ -132,6 +148,13 @@ impl HistoryView {
                     ("date", &date_text(&last.started)),
                 ],
             );
+            if last.run != latest.run {
+                subtitle.push_str(" · ");
+                subtitle.push_str(&fill(
+                    &gettext("latest run {date}"),
+                    &[("date", &date_text(&latest.started))],
+                ));
+            }
             let label = history_store::unidentified_label();
             self.add_drive_row(DriveKey::Unidentified, &label, &subtitle, last);
         }

@@ -13,6 +13,7 @@ use crate::history::records::drive_label;
 use crate::history::records::{DriveSummary, Outcome, RunFilter, RunId, RunSummary, SeriesPoint};
 use crate::report::Report;
 use crate::target_dir::Transport;
+use crate::verdict::Verdict;
 
 impl History {
     /// The drive `drive` names: its id, a unique prefix of at least [`MIN_PREFIX`] hex digits,
@@ -180,10 +181,15 @@ impl History {
                 drive: Some(id.clone()),
                 profile: None,
             };
-            let Some((_, outcome, last)) = self.select(&filter)?.into_iter().next() else {
+            let stored = self.select(&filter)?;
+            let Some((_, outcome, last)) = stored.first() else {
                 continue;
             };
-            let last = summary(&last, outcome, &names);
+            let last = summary(last, *outcome, &names);
+            let last_graded = stored
+                .iter()
+                .find(|(_, _, r)| matches!(r.verdict, Verdict::Pass | Verdict::Fail))
+                .map(|(_, outcome, r)| summary(r, *outcome, &names));
             let kind = last_kind(&self.report(&last.run.0)?);
             out.push(DriveSummary {
                 id: DriveId::from_str_unchecked(&id),
@@ -193,6 +199,7 @@ impl History {
                 kind,
                 runs,
                 last,
+                last_graded,
             });
         }
         Ok(out)
