@@ -22,8 +22,8 @@
 //!   the same buffer are harmless for a benchmark (each I/O still moves its full length from
 //!   the device).
 //!
-//! A phase's buffers are one region (see [`IoBuffers`]), a fast drive's in transparent huge
-//! pages so that each block reaches the device as one request (up to its `max_sectors_kb`)
+//! A phase's buffers are one region (see [`IoBuffers`]), in transparent huge pages where it
+//! holds one, so that each block reaches the device as one request (up to its `max_sectors_kb`)
 //! whatever the page allocator's state. They are touched only through raw
 //! pointers handed to the kernel (io_uring or pread/pwrite), never through Rust references
 //! while I/O may be in flight.
@@ -177,11 +177,11 @@ fn parse_mem_available(text: &str) -> Option<u64> {
 /// device takes `max_segments` of them per request, so how many requests a large block
 /// becomes depends on how the region's pages lie. In 4 KiB pages that is the page
 /// allocator's state at the moment: on this machine's virtio disk (254 segments) the same
-/// 4 MiB read became 5 to 8 requests from run to run, for either engine. So a fast drive's
-/// region (more than the lean budget) is made in transparent huge pages where the kernel has
-/// them ([`AlignedBuf::huge`]): every block then reaches the device as the profile's request,
-/// up to the device's `max_sectors_kb`, in every run. A card's lean region stays in plain
-/// pages, as fio's buffers are.
+/// 4 MiB read became 5 to 8 requests from run to run, for either engine. So the region is
+/// made in transparent huge pages where the kernel has them and it holds one
+/// ([`AlignedBuf::huge`]; the fio engine has glibc do the same for fio's buffers): every block
+/// then reaches the device as the profile's request, up to the device's `max_sectors_kb`, in
+/// every run.
 #[derive(Debug)]
 pub struct IoBuffers {
     region: AlignedBuf,
@@ -221,11 +221,7 @@ impl IoBuffers {
             write_budget.max(READ_BUDGET)
         };
         let count = (budget / bs as u64).clamp(1, depth) as usize;
-        let region = if write_budget > WRITE_BUDGET {
-            AlignedBuf::huge(bs * count, align)
-        } else {
-            AlignedBuf::new(bs * count, align)
-        };
+        let region = AlignedBuf::huge(bs * count, align);
         let pool = write.then(|| {
             let mut rng = SmallRng::seed_from_u64(seed);
             let pool: Vec<u64> = (0..POOL_BYTES / 8).map(|_| rng.next_u64()).collect();
@@ -244,7 +240,7 @@ impl IoBuffers {
     }
 
     /// Bytes of the buffers advised into transparent huge pages (see [`AlignedBuf::huge`]):
-    /// 0 for a card's lean buffers.
+    /// the region rounded down to whole huge pages, 0 where the kernel has none.
     pub fn huge_bytes(&self) -> usize {
         self.region.huge_bytes()
     }
@@ -523,7 +519,7 @@ mod tests {
     }
 
     #[test]
-    fn a_fast_drive_s_buffers_are_in_huge_pages_and_a_card_s_in_plain_ones() {
+    fn large_buffers_are_in_huge_pages_and_small_ones_in_plain_ones() {
         use crate::engine::hugepages::huge_page_size;
         let fast = write_depth(4 * MIB, 32, true, Some(23 << 30));
         for write in [true, false] {
@@ -544,13 +540,15 @@ mod tests {
         let prep = write_depth(512 << 10, 32, true, Some(23 << 30));
         let b = IoBuffers::with_write_budget(512 << 10, 32, 4096, true, 1, prep.budget);
         assert_eq!(b.huge_bytes(), huge_page_size().map_or(0, |_| 16 << 20));
-        // A card: the lean 8 MiB, plain pages, and the memory taken is unchanged.
+        // A card: the lean 8 MiB in huge pages too, and the memory taken is unchanged.
         for (bs, write) in [(4 << 20, true), (512 << 10, true), (4 << 20, false)] {
             let b = IoBuffers::new(bs, 32, 4096, write, 1);
-            assert_eq!(b.huge_bytes(), 0);
+            assert_eq!(b.huge_bytes(), huge_page_size().map_or(0, |_| 8 << 20));
             let pool = if write { POOL_BYTES } else { 0 };
             assert_eq!(b.footprint(), (8 << 20) + pool);
         }
+        // 32 × 4 KiB (the random phases): less than a huge page, plain pages.
+        assert_eq!(IoBuffers::new(4096, 32, 4096, true, 1).huge_bytes(), 0);
     }
 
     #[test]
