@@ -268,7 +268,10 @@ mod tests {
     #[test]
     fn fio_s_malloc_is_asked_for_huge_pages_beside_the_caller_s_tunables() {
         assert_eq!(glibc_tunables(None), "glibc.malloc.hugetlb=1");
-        assert_eq!(glibc_tunables(Some(OsStr::new(""))), "glibc.malloc.hugetlb=1");
+        assert_eq!(
+            glibc_tunables(Some(OsStr::new(""))),
+            "glibc.malloc.hugetlb=1"
+        );
         assert_eq!(
             glibc_tunables(Some(OsStr::new("glibc.malloc.check=3"))),
             "glibc.malloc.check=3:glibc.malloc.hugetlb=1"
@@ -278,5 +281,4 @@ mod tests {
             "glibc.malloc.hugetlb=0"
         );
     }
-
 }
