@@ -11,9 +11,11 @@
 //! many requests as its pages' physical layout gives, for either engine: each bio of at most
 //! 256 pages (1 MiB) is one request when its pages lie mostly next to each other, more when
 //! they are scattered. That depends on what the kernel's page allocator handed out, not on
-//! the engine (fio's own counts vary from run to run). For such blocks the bytes must agree
-//! and each engine's request count must lie between what contiguous pages give (the bytes in
-//! requests of the device's `max_sectors_kb`) and what scattered ones give.
+//! the engine. For such blocks the bytes must agree and each engine's request count must lie
+//! between what contiguous pages give (the bytes in requests of the device's
+//! `max_sectors_kb`) and what scattered ones give; and where the kernel gives huge pages and
+//! the native engine's buffers hold at least one, its count is exact: one request per block
+//! (per `max_sectors_kb`), as the profile asks.
 
 mod support;
 
@@ -124,6 +126,25 @@ impl Limits {
     }
 }
 
+/// The kernel's transparent huge page size, bytes, when the system's THP mode lets a program
+/// ask for them (`always` or `madvise`); `None` otherwise.
+fn huge_pages() -> Option<u64> {
+    let mode = std::fs::read_to_string("/sys/kernel/mm/transparent_hugepage/enabled").ok()?;
+    if mode.contains("[never]") {
+        return None;
+    }
+    let size = std::fs::read_to_string("/sys/kernel/mm/transparent_hugepage/hpage_pmd_size");
+    size.ok()?.trim().parse().ok()
+}
+
+/// The requests the native engine's `ios` blocks of `bs` bytes (`iodepth` in flight) reach
+/// the device as when its buffers are in huge pages: a region of `iodepth` blocks holds at
+/// least one `huge` page, so each block is whole huge pages' worth of segments and becomes
+/// `⌈bs / max_sectors_kb⌉` requests. `None` when the region is smaller than a huge page.
+fn huge_page_requests(limits: Limits, huge: u64, ios: u64, bs: u64, depth: u64) -> Option<u64> {
+    (depth * bs >= huge).then(|| ios * bs.div_ceil(limits.max_request))
+}
+
 /// Runs `name` (its file scaled to `size`) on both engines on `fs` and compares every phase.
 fn same_work(fs: &LoopFs, name: &str, size: &str) {
     let limits = Limits::of(&fs.device);
@@ -170,6 +191,17 @@ fn same_work(fs: &LoopFs, name: &str, size: &str) {
                 );
             } else {
                 let ios = n["ios"].as_u64().unwrap();
+                let depth = n["iodepth"].as_u64().unwrap();
+                let huge = huge_pages().and_then(|h| huge_page_requests(limits, h, ios, bs, depth));
+                if let Some(expected) = huge {
+                    // One request per block (per `max_sectors_kb`), and the filesystem's few.
+                    assert!(
+                        (expected..=expected + METADATA_REQUESTS).contains(&n_reqs),
+                        "{phase}: native {n_reqs} requests for {ios} blocks in huge pages, \
+                         not {expected}..={}",
+                        expected + METADATA_REQUESTS
+                    );
+                }
                 for (engine, bytes, requests) in
                     [("native", n_bytes, n_reqs), ("fio", f_bytes, f_reqs)]
                 {

@@ -15,6 +15,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use rand::rngs::SmallRng;
 use rand::{RngCore, SeedableRng};
 
+use super::hugepages::{self, huge_page_size};
 use super::testfile::TestFile;
 use super::EngineError;
 use crate::profile::{Job, Profile};
@@ -134,22 +135,14 @@ pub fn lay_out(
         .map_err(|e| EngineError::from_io(&job.name, "fsync", e))
 }
 
-/// Touches every page of `len` bytes at `ptr` in address order (writing the zero each already
-/// holds), so that they are given memory here, one after another, not later by whichever
-/// kernel worker first pins them for a read.
-fn fault_in(ptr: *mut u8, len: usize) {
-    const PAGE: usize = 4096;
-    for offset in (0..len).step_by(PAGE) {
-        // SAFETY: offset < len, inside the allocation just made; nothing else uses it yet.
-        unsafe { std::ptr::write_volatile(ptr.add(offset), 0) };
-    }
-}
-
-/// A zero-initialised heap buffer aligned for O_DIRECT.
+/// A zero-initialised heap buffer aligned for O_DIRECT, its pages given memory when it is
+/// made, in address order (not later by whichever kernel worker first pins them for a read).
 #[derive(Debug)]
 pub struct AlignedBuf {
     ptr: NonNull<u8>,
     layout: Layout,
+    /// Bytes from the start advised into huge pages (see [`AlignedBuf::huge`]).
+    huge_bytes: usize,
 }
 
 // SAFETY: the buffer is plain memory owned by this value; it is only read or written through
@@ -159,15 +152,45 @@ unsafe impl Send for AlignedBuf {}
 unsafe impl Sync for AlignedBuf {}
 
 impl AlignedBuf {
-    /// `len` bytes (at least 1) aligned to `align` (a power of two). Aborts on out of memory
-    /// like any Rust allocation.
+    /// `len` bytes (at least 1) aligned to `align` (a power of two), in plain pages. Aborts
+    /// on out of memory like any Rust allocation.
     pub fn new(len: usize, align: usize) -> AlignedBuf {
+        AlignedBuf::with_pages(len, align, None)
+    }
+
+    /// [`AlignedBuf::new`], but in transparent huge pages where the kernel has them and `len`
+    /// holds at least one: the start aligned to [`huge_page_size`] and its whole huge pages
+    /// advised before they are touched (see [`hugepages::advise`]); elsewhere, or for a
+    /// shorter `len`, plain pages. The memory taken is the same `len`.
+    pub fn huge(len: usize, align: usize) -> AlignedBuf {
+        let huge = huge_page_size().filter(|&h| h > align && len >= h);
+        AlignedBuf::with_pages(len, align, huge)
+    }
+
+    fn with_pages(len: usize, align: usize, huge: Option<usize>) -> AlignedBuf {
+        let align = huge.map_or(align, |h| h.max(align));
         let layout = Layout::from_size_align(len.max(1), align).expect("valid buffer layout");
-        // SAFETY: the layout has a non-zero size.
-        let raw = unsafe { std::alloc::alloc_zeroed(layout) };
+        // SAFETY: the layout has a non-zero size. Not zeroed here: the advice must come
+        // before the first touch, and the whole buffer is zeroed just below.
+        let raw = unsafe { std::alloc::alloc(layout) };
         let ptr = NonNull::new(raw).unwrap_or_else(|| std::alloc::handle_alloc_error(layout));
-        fault_in(ptr.as_ptr(), layout.size());
-        AlignedBuf { ptr, layout }
+        // SAFETY: the allocation just made, aligned to `h` (the layout's alignment), owned
+        // here; large allocations are anonymous mappings of their own.
+        let huge_bytes = huge.map_or(0, |h| unsafe { hugepages::advise(raw, layout.size(), h) });
+        // Zeroing touches every page in address order, so each is given memory now.
+        // SAFETY: `layout.size()` bytes at `raw`, allocated above, used by nothing else yet.
+        unsafe { std::ptr::write_bytes(raw, 0, layout.size()) };
+        AlignedBuf {
+            ptr,
+            layout,
+            huge_bytes,
+        }
+    }
+
+    /// Bytes from the start that were advised into huge pages (0 for plain pages); the
+    /// kernel gives huge pages where it has free ones, plain pages for the rest.
+    pub fn huge_bytes(&self) -> usize {
+        self.huge_bytes
     }
 
     /// Length in bytes.

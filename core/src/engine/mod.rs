@@ -8,6 +8,7 @@
 
 pub mod device_io;
 pub mod fio;
+pub mod hugepages;
 pub mod layout;
 pub mod native;
 pub mod pause;

@@ -2,6 +2,7 @@
 //! run's lock), its own process group, readers for its two streams, and the wait for it with
 //! cancel and the watchdog.
 
+use std::ffi::{OsStr, OsString};
 use std::io::{BufRead, BufReader, Read};
 use std::os::fd::AsRawFd;
 use std::os::unix::process::CommandExt;
@@ -27,13 +28,39 @@ enum Heard {
     Snapshot(Box<FioOutput>),
 }
 
+/// The glibc tunable that makes `malloc` ask for transparent huge pages for its large blocks
+/// (glibc 2.35 and later; older ones ignore it).
+const MALLOC_HUGE_PAGES: &str = "glibc.malloc.hugetlb=1";
+
+/// fio's `GLIBC_TUNABLES`: `existing` (the program's own, if set) with [`MALLOC_HUGE_PAGES`]
+/// added unless it already names `glibc.malloc.hugetlb`. fio allocates its `iodepth × bs` of
+/// buffers with one `malloc`; in huge pages each block reaches the device as one request, as
+/// the native engine's buffers do (see `native::buffers::IoBuffers`), instead of as many as
+/// the page allocator's scatter of 4 KiB pages gives.
+fn glibc_tunables(existing: Option<&OsStr>) -> OsString {
+    match existing.filter(|e| !e.is_empty()) {
+        None => OsString::from(MALLOC_HUGE_PAGES),
+        Some(e) if e.to_string_lossy().contains("glibc.malloc.hugetlb") => e.to_owned(),
+        Some(e) => {
+            let mut joined = e.to_owned();
+            joined.push(":");
+            joined.push(MALLOC_HUGE_PAGES);
+            joined
+        }
+    }
+}
+
 /// fio's command line for the job file named `job_file` in `file`'s private directory: JSON
-/// output with a status every second, no stdin, both streams piped; in the child, SIGTERM when
-/// the starting thread dies, the private directory as working directory and the run's lock
-/// kept open.
+/// output with a status every second, no stdin, both streams piped, its buffers in huge pages
+/// ([`glibc_tunables`]); in the child, SIGTERM when the starting thread dies, the private
+/// directory as working directory and the run's lock kept open.
 pub(super) fn fio_command(program: &Path, job_file: &str, file: &TestFile) -> Command {
     let mut command = Command::new(program);
     command
+        .env(
+            "GLIBC_TUNABLES",
+            glibc_tunables(std::env::var_os("GLIBC_TUNABLES").as_deref()),
+        )
         .arg("--output-format=json")
         .arg("--status-interval=1")
         .arg(job_file)
@@ -232,4 +259,26 @@ fn read_stdout(stdout: impl Read, snapshots: &mpsc::Sender<Heard>) -> String {
         }
     }
     all
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fio_s_malloc_is_asked_for_huge_pages_beside_the_caller_s_tunables() {
+        assert_eq!(glibc_tunables(None), "glibc.malloc.hugetlb=1");
+        assert_eq!(
+            glibc_tunables(Some(OsStr::new(""))),
+            "glibc.malloc.hugetlb=1"
+        );
+        assert_eq!(
+            glibc_tunables(Some(OsStr::new("glibc.malloc.check=3"))),
+            "glibc.malloc.check=3:glibc.malloc.hugetlb=1"
+        );
+        assert_eq!(
+            glibc_tunables(Some(OsStr::new("glibc.malloc.hugetlb=0"))),
+            "glibc.malloc.hugetlb=0"
+        );
+    }
 }
