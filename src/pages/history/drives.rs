@@ -119,13 +119,7 @@ impl HistoryView {
                 ],
             );
             if shown.run != drive.last.run {
-                subtitle.push_str(" · ");
-                subtitle.push_str(&fill(
-                    // Translators: after "last FAIL on 2026-06-01 12:00" when a run that was
-                    // not graded (a Quick check) came since, e.g. "latest run 2026-06-02 09:30".
-                    &gettext("latest run {date}"),
-                    &[("date", &date_text(&drive.last.started))],
-                ));
+                subtitle.push_str(&latest_run_note(&drive.last));
             }
             let key = DriveKey::Identified(drive.id.clone());
             self.add_drive_row(key, &drive.label, &subtitle, shown);
@@ -149,11 +143,7 @@ impl HistoryView {
                 ],
             );
             if last.run != latest.run {
-                subtitle.push_str(" · ");
-                subtitle.push_str(&fill(
-                    &gettext("latest run {date}"),
-                    &[("date", &date_text(&latest.started))],
-                ));
+                subtitle.push_str(&latest_run_note(latest));
             }
             let label = history_store::unidentified_label();
             self.add_drive_row(DriveKey::Unidentified, &label, &subtitle, last);
@@ -209,4 +199,16 @@ impl HistoryView {
             })
             .collect()
     }
+}
+
+/// " · latest run 2026-06-02 09:30": after the latest grade of a drive, when a run that was not
+/// graded (a Quick check, an error) came since.
+fn latest_run_note(latest: &RunSummary) -> String {
+    let note = fill(
+        // Translators: after "last FAIL on 2026-06-01 12:00" when a run that was not graded
+        // (a Quick check) came since, e.g. "latest run 2026-06-02 09:30".
+        &gettext("latest run {date}"),
+        &[("date", &date_text(&latest.started))],
+    );
+    format!(" · {note}")
 }

@@ -8,7 +8,6 @@ use std::cell::RefCell;
 
 use adw::prelude::*;
 use agnostics_core::advice::Advice;
-use agnostics_core::history::trend::{self, Change, Trend};
 use agnostics_core::i18n::{fill, gettext, ngettext, number};
 use agnostics_core::report::{Report, RunReport};
 use agnostics_core::sdtest::UPSTREAM_RUNS;
@@ -19,10 +18,10 @@ use gtk::subclass::prelude::*;
 
 use crate::format::{target_report_label, verdict_text};
 use crate::widgets::card_group::{card_group, CardGroup};
-use crate::widgets::results_rows::{
-    advice_row, check_row, expander, fact_row, group, marked_row, phase_row,
-};
+use crate::widgets::results_rows::{advice_row, check_row, expander, fact_row, group, phase_row};
 use crate::widgets::Badge;
+
+mod trend;
 
 /// What one graded row shows, read back from the widgets (for tests and for people who
 /// want to check what the screen says).
@@ -491,67 +490,6 @@ impl ResultsView {
         self.imp().groups.append(&notes);
     }
 
-    /// Shows how this run compares with the drive's earlier runs of the same profile, at the
-    /// top of the results (nothing when `trend` is `None`), and the advice for a marked
-    /// decline.
-    pub fn show_trend(&self, trend: Option<&Trend>) {
-        let (lines, advice) = match trend {
-            Some(t) => (
-                t.figures
-                    .iter()
-                    .map(|f| (trend::describe(f), f.change))
-                    .collect::<Vec<_>>(),
-                trend::decline_advice(t),
-            ),
-            None => (Vec::new(), Vec::new()),
-        };
-        self.show_trend_lines(&lines, &advice);
-    }
-
-    /// The trend under the verdict's rows and advice: one line per figure (`lines`, e.g.
-    /// "Sequential write 6.3 MB/s — down 50 % from 12.6 MB/s on 2026-06-01 (3 earlier runs)",
-    /// with its change), and when a figure declined markedly, the `advice` under them.
-    /// Replaces a trend shown before; nothing when `lines` is empty.
-    fn show_trend_lines(&self, lines: &[(String, Change)], advice: &[String]) {
-        let imp = self.imp();
-        if let Some((old, _)) = imp.trend.take() {
-            imp.groups.remove(&old);
-        }
-        if lines.is_empty() {
-            return;
-        }
-        let trend = group(
-            &gettext("Compared with earlier runs"),
-            Some(&gettext(
-                "This drive's earlier runs of the same test, from the history.",
-            )),
-        );
-        for (line, change) in lines {
-            let (icon, class) = change_icon(*change);
-            trend.add(&marked_row(line, icon, class));
-        }
-        for text in advice {
-            trend.add(&advice_row(text, "dialog-warning-symbolic"));
-        }
-        let after = imp.trend_after.borrow().clone();
-        match after.filter(|w| w.parent().as_ref() == Some(imp.groups.upcast_ref())) {
-            Some(after) => imp.groups.insert_child_after(&trend, Some(&after)),
-            None => imp.groups.prepend(&trend),
-        }
-        let texts = lines.iter().map(|(l, _)| l.clone()).collect();
-        imp.trend.replace(Some((trend, texts)));
-    }
-
-    /// The trend lines shown (empty when there is no trend).
-    pub fn shown_trend(&self) -> Vec<String> {
-        self.imp()
-            .trend
-            .borrow()
-            .as_ref()
-            .map(|(_, lines)| lines.clone())
-            .unwrap_or_default()
-    }
-
     /// The A1 rows as shown: title, value, badge text and the advice under each.
     pub fn shown_checks(&self) -> Vec<ShownCheck> {
         self.imp()
@@ -693,15 +631,5 @@ impl ResultsView {
     /// **Copy Results**.
     pub fn copy_button(&self) -> gtk::Button {
         self.imp().copy_button.get()
-    }
-}
-
-/// A trend line's icon and style class: down has its own (a warning), up its own, and about
-/// the same the history's clock.
-fn change_icon(change: Change) -> (&'static str, Option<&'static str>) {
-    match change {
-        Change::Down => ("go-down-symbolic", Some("warning")),
-        Change::Up => ("go-up-symbolic", Some("success")),
-        Change::Same => ("document-open-recent-symbolic", None),
     }
 }
