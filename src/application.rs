@@ -67,7 +67,7 @@ mod imp {
             obj.load_style();
             obj.setup_actions();
             obj.watch_signals();
-            crate::bench_probe::install(&obj);
+            crate::bench_probe::install(obj.upcast_ref());
         }
 
         fn activate(&self) {

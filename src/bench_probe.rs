@@ -26,7 +26,6 @@ use std::time::{Duration, Instant};
 use adw::prelude::*;
 use gtk::glib;
 
-use crate::application::Application;
 use crate::window::Window;
 
 /// Environment variable naming the file the probe writes its line to.
@@ -72,7 +71,7 @@ fn cpu_seconds(who: libc::c_int) -> f64 {
 }
 
 /// Whether any window of `app` runs a test.
-fn busy(app: &Application) -> bool {
+fn busy(app: &gtk::Application) -> bool {
     app.windows()
         .into_iter()
         .filter_map(|w| w.downcast::<Window>().ok())
@@ -80,7 +79,7 @@ fn busy(app: &Application) -> bool {
 }
 
 /// Starts the probe when [`ENV`] is set (call once, on startup); does nothing otherwise.
-pub fn install(app: &Application) {
+pub fn install(app: &gtk::Application) {
     let Some(path) = std::env::var_os(ENV).map(PathBuf::from) else {
         return;
     };

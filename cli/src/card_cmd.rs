@@ -182,7 +182,7 @@ fn host_rows(b: &mut Block, c: &CardInfo) {
         .sysfs
         .as_ref()
         .and_then(|s| s.preferred_erase_size.as_deref())
-        .and_then(card::mmc::parse_num)
+        .and_then(agnostics_core::sysfs::parse_num)
         .filter(|e| *e > 0)
     {
         b.row(gettext("Erase size:"), human_bytes(erase));

@@ -67,3 +67,13 @@ pub fn dir_of_name(sysfs_root: &Path, name: &str) -> Option<PathBuf> {
         .iter()
         .find_map(|d| fs::canonicalize(sysfs_root.join(d).join(name)).ok())
 }
+
+/// A number as sysfs prints it: `0x…` hex, else decimal (surrounding white space ignored);
+/// `None` for anything else.
+pub fn parse_num(text: &str) -> Option<u64> {
+    let t = text.trim();
+    match t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")) {
+        Some(hex) => u64::from_str_radix(hex, 16).ok(),
+        None => t.parse().ok(),
+    }
+}

@@ -290,7 +290,7 @@ fn card_state(card: &CardInfo) -> Vec<Finding> {
         .sysfs
         .as_ref()
         .and_then(|s| s.preferred_erase_size.as_deref())
-        .and_then(super::mmc::parse_num)
+        .and_then(crate::sysfs::parse_num)
         .filter(|e| *e > 0);
     let au = card.ssr.as_ref().and_then(|s| s.au_size_bytes);
     let mut out: Vec<Finding> = card

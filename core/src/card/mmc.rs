@@ -13,7 +13,7 @@ use super::manufacturers::Bus;
 use super::regs::{self, ascii_or_hex, bcd_revision, CrcStatus, HexError, RegisterState};
 use super::{alignment, csd, link, queueing, scr, ssr, wear, CardInfo};
 use crate::i18n::{fill, gettext};
-use crate::sysfs::{read_attr, read_bounded};
+use crate::sysfs::{parse_num, read_attr, read_bounded};
 use crate::target_dir::Transport;
 
 /// The kernel's readings of the card, as sysfs has them (each file that exists).
@@ -73,15 +73,6 @@ fn read_name(path: &Path) -> Option<String> {
     let text = String::from_utf8_lossy(&bytes);
     let t = text.trim_end_matches(['\n', '\r']);
     (!t.is_empty()).then(|| t.to_owned())
-}
-
-/// A number as sysfs prints it: `0x…` hex, else decimal.
-pub fn parse_num(text: &str) -> Option<u64> {
-    let t = text.trim();
-    match t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")) {
-        Some(hex) => u64::from_str_radix(hex, 16).ok(),
-        None => t.parse().ok(),
-    }
 }
 
 /// `MM/YYYY` → (month, year).

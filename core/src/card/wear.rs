@@ -12,8 +12,8 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-use super::mmc::parse_num;
 use crate::i18n::{fill, gettext};
+use crate::sysfs::parse_num;
 use crate::sysfs::read_attr;
 
 /// The eMMC's own wear estimates (JSON: the `card.emmc_wear` object); each field null when
