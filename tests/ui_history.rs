@@ -45,6 +45,7 @@ fn main() {
         a_drive_with_one_run_has_a_one_point_chart,
         rename_gives_the_drive_a_name,
         compare_of_two_runs_shows_each_figure_with_its_ratio,
+        compare_reads_forward_in_time_with_each_run_s_verdict,
         save_report_writes_json_markdown_and_png_of_a_stored_run,
         forget_run_removes_it_from_the_drive,
     ];
@@ -252,6 +253,78 @@ fn compare_of_two_runs_shows_each_figure_with_its_ratio(app: &Application) {
     let cells = view.compare_view().shown_cells();
     let write = cells.iter().find(|c| c[0] == "Sequential write").unwrap();
     assert_eq!(write[3], "×3.97 (+297 %)");
+}
+
+/// Finding: Compare put the runs in the order ticked, so newer-first read "×1.94 (+94 %)"
+/// backwards in time; two runs of one minute had the same label; no PASS/FAIL was shown. The
+/// older run is on the left whatever the order of the ticks, the seconds tell one minute's
+/// runs apart, and each side has its verdict.
+fn compare_reads_forward_in_time_with_each_run_s_verdict(app: &Application) {
+    use agnostics::widgets::Badge;
+    let f = fixture();
+    let card = drive(IdentityBasis::Cid, CARD);
+    let mut h = History::open(&f.path).unwrap();
+    for (i, started) in ["2026-07-05T09:00:05+00:00", "2026-07-05T09:00:40+00:00"]
+        .into_iter()
+        .enumerate()
+    {
+        let report = report_of(
+            &card,
+            &format!("{:032x}", 0x5a3e_0000_usize + i),
+            started,
+            (12.0e6, 40e6, 900.0, 2000.0),
+            Transport::Sd,
+        );
+        h.record(&report).unwrap();
+    }
+    drop(h);
+    let window = history_window(app, &f.path);
+    let view = window.history_view();
+    view.open_drive(&key(CARD));
+    settle(&window);
+    let runs = view.run_rows();
+    // The July run (6.3 MB/s, FAIL) ticked first, the May run (12.6 MB/s, PASS) second.
+    let (july, may) = (&runs[2].0, &runs[4].0);
+    view.choose(july, "first", true);
+    view.choose(may, "second", true);
+    view.compare_chosen();
+    settle(&window);
+    let cells = view.compare_view().shown_cells();
+    let write = cells.iter().find(|c| c[0] == "Sequential write").unwrap();
+    assert_eq!(
+        (write[1].as_str(), write[2].as_str(), write[3].as_str()),
+        ("12.60 MB/s", "6.30 MB/s", "×0.50 (−50 %)"),
+        "the older run on the left: {cells:?}"
+    );
+    let sides: Vec<adw::ActionRow> = descendants(view.compare_view().upcast_ref())
+        .into_iter()
+        .filter_map(|w| w.downcast::<adw::ActionRow>().ok())
+        .filter(|r| r.title().starts_with("Left") || r.title().starts_with("Right"))
+        .collect();
+    let verdicts: Vec<String> = sides
+        .iter()
+        .filter_map(|r| {
+            descendants(r.upcast_ref())
+                .into_iter()
+                .find_map(|w| w.downcast::<Badge>().ok())
+                .map(|b| b.text())
+        })
+        .collect();
+    assert_eq!(verdicts, ["PASS", "FAIL"], "each side's verdict");
+
+    // Two runs of one minute: their dates differ by their seconds.
+    view.choose(&runs[0].0, "a", true);
+    view.choose(&runs[1].0, "b", true);
+    view.compare_chosen();
+    settle(&window);
+    let subtitles: Vec<String> = descendants(view.compare_view().upcast_ref())
+        .into_iter()
+        .filter_map(|w| w.downcast::<adw::ActionRow>().ok())
+        .filter(|r| r.title().starts_with("Left") || r.title().starts_with("Right"))
+        .filter_map(|r| r.subtitle().map(|s| s.to_string()))
+        .collect();
+    assert_eq!(subtitles.len(), 2, "{subtitles:?}");
+    assert_ne!(subtitles[0], subtitles[1], "one minute's runs told apart");
 }
 
 /// The History page fits the window's narrowest width (360 px) on the page shown.

@@ -247,9 +247,23 @@ pub fn restore_run(path: &Path, report: &Report) -> Result<(), String> {
 
 /// Compares the stored runs `left` and `right`.
 pub fn compare(path: &Path, left: &str, right: &str) -> Result<Comparison, String> {
+    compare_in(path, left, right, false)
+}
+
+/// Compares the stored runs `a` and `b`, the older on the left (runs ticked in any order), so
+/// that each ratio reads forward in time.
+pub fn compare_by_date(path: &Path, a: &str, b: &str) -> Result<Comparison, String> {
+    compare_in(path, a, b, true)
+}
+
+fn compare_in(path: &Path, left: &str, right: &str, by_date: bool) -> Result<Comparison, String> {
     let h = open(path)?.ok_or_else(|| HistoryError::NotFound(left.to_owned()).to_string())?;
-    let a = h.report(left).map_err(|e| e.to_string())?;
-    let b = h.report(right).map_err(|e| e.to_string())?;
+    let mut a = h.report(left).map_err(|e| e.to_string())?;
+    let mut b = h.report(right).map_err(|e| e.to_string())?;
+    let when = |r: &Report| chrono::DateTime::parse_from_rfc3339(&r.started).ok();
+    if by_date && when(&b) < when(&a) {
+        std::mem::swap(&mut a, &mut b);
+    }
     let mut comparison = history::compare::compare(&a, &b);
     // The names people gave their drives are the history's, not the reports'.
     let drives = h.drives().map_err(|e| e.to_string())?;

@@ -12,6 +12,7 @@ use super::records::RunId;
 use crate::figure::{nearest_text, Unit};
 use crate::i18n::{fill, gettext};
 use crate::report::Report;
+use crate::verdict::Verdict;
 
 /// The most the link between host and drive carries.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -40,6 +41,14 @@ pub struct Side {
     pub profile: String,
     /// The link's ceiling, when known.
     pub link: Option<LinkCeiling>,
+    /// The run's verdict (PASS, FAIL, ERROR or NOT GRADED); absent in comparisons written
+    /// before it was kept, read as NOT GRADED.
+    #[serde(default = "not_graded")]
+    pub verdict: Verdict,
+}
+
+fn not_graded() -> Verdict {
+    Verdict::NotGraded
 }
 
 /// One figure on both sides.
@@ -78,6 +87,7 @@ fn side(r: &Report) -> Side {
         label: drive_label(r),
         started: r.started.clone(),
         profile: r.profile.name.clone(),
+        verdict: r.verdict,
         link: r
             .card
             .as_ref()

@@ -12,12 +12,13 @@ use agnostics_core::i18n::{fill, gettext};
 use gtk::glib;
 use gtk::subclass::prelude::*;
 
-use super::labels::{date_text, profile_title};
+use super::labels::{date_seconds_text, date_text, profile_title};
 use super::layout::{page_box, scrolled, top_bar};
 use super::{HistoryPage, HistoryView};
 use crate::format::{iops, mb_per_s};
 use crate::model::history_store;
 use crate::widgets::results_rows::group;
+use crate::widgets::Badge;
 
 /// The comparison's page: its view and the page its back button leads to.
 #[derive(Debug, Default)]
@@ -67,10 +68,21 @@ impl HistoryView {
 
     /// Compares the stored runs `left` and `right` and shows the comparison.
     pub fn compare(&self, left: &str, right: &str) {
+        self.show_comparison(left, right, false);
+    }
+
+    /// Compares `left` and `right` (in date order when `by_date`) and shows the comparison.
+    pub(super) fn show_comparison(&self, left: &str, right: &str, by_date: bool) {
         let (left, right) = (left.to_owned(), right.to_owned());
         let back = self.visible_page();
         self.background(
-            move |path| history_store::compare(path, &left, &right),
+            move |path| {
+                if by_date {
+                    history_store::compare_by_date(path, &left, &right)
+                } else {
+                    history_store::compare(path, &left, &right)
+                }
+            },
             move |view, comparison: Result<Comparison, String>| match comparison {
                 Ok(c) => {
                     view.imp().compare.view.show(&c);
@@ -227,12 +239,18 @@ fn sides_group(comparison: &Comparison) -> adw::PreferencesGroup {
             ),
             None => gettext("link ceiling not known"),
         };
+        // Two runs of the same minute read alike to the minute: their seconds tell them apart.
+        let date = if date_text(&comparison.left.started) == date_text(&comparison.right.started) {
+            date_seconds_text(&side.started)
+        } else {
+            date_text(&side.started)
+        };
         row.set_subtitle(&format!(
-            "{} · {} · {ceiling}",
-            date_text(&side.started),
+            "{date} · {} · {ceiling}",
             profile_title(&side.profile)
         ));
         row.set_subtitle_lines(0);
+        row.add_suffix(&Badge::new(side.verdict));
         sides.add(&row);
     }
     if comparison.different_measurement {

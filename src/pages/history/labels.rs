@@ -22,6 +22,17 @@ pub fn date_text(rfc3339: &str) -> String {
     }
 }
 
+/// [`date_text`] with the seconds, for two runs of the same minute: "2026-06-01 12:00:07".
+pub fn date_seconds_text(rfc3339: &str) -> String {
+    match DateTime::parse_from_rfc3339(rfc3339) {
+        Ok(t) => t
+            .with_timezone(&chrono::Local)
+            .format("%Y-%m-%d %H:%M:%S")
+            .to_string(),
+        Err(_) => rfc3339.to_owned(),
+    }
+}
+
 /// A profile's name for people: a built-in profile's title (found by its own name or by
 /// the name of the job file it runs, e.g. `sd_bench`), else the name.
 pub fn profile_title(name: &str) -> String {

@@ -354,13 +354,14 @@ impl HistoryView {
         imp.compare_label.set_tooltip_text(Some(&text));
     }
 
-    /// Compares the two runs ticked (the older choice on the left) and shows the comparison.
+    /// Compares the two runs ticked (the older run on the left, whichever was ticked first)
+    /// and shows the comparison.
     pub fn compare_chosen(&self) {
         let chosen = self.imp().chosen.borrow().clone();
-        let [(left, _), (right, _)] = chosen.as_slice() else {
+        let [(a, _), (b, _)] = chosen.as_slice() else {
             return;
         };
-        self.compare(left, right);
+        self.show_comparison(a, b, true);
     }
 
     /// The dialog shown and not yet answered (rename, forget), if any.
