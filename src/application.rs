@@ -246,13 +246,8 @@ impl Application {
         // The application icon from the resources, so that the About window and the window
         // list show it also when the program runs from the build tree.
         gtk::IconTheme::for_display(&display).add_resource_path(&crate::resources::icon_path());
-        let provider = gtk::CssProvider::new();
-        provider.load_from_resource(&format!("{}/style.css", crate::resources::BASE));
-        gtk::style_context_add_provider_for_display(
-            &display,
-            &provider,
-            gtk::STYLE_PROVIDER_PRIORITY_APPLICATION,
-        );
+        // style.css, and style-dark.css in the dark style, are libadwaita's to load: it finds
+        // them under the resource base path and swaps them as the style changes.
     }
 
     fn setup_actions(&self) {

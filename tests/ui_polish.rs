@@ -30,6 +30,7 @@ fn main() {
         save_report_writes_the_form_chosen_in_the_dialog,
         the_empty_history_offers_a_test_and_titles_use_header_capitalisation,
         a_quick_check_is_not_graded_in_the_log_as_in_the_window,
+        badges_and_notes_have_text_contrast_in_both_styles,
     ];
     let conclusion = agnostics_testkit::harness::conclude_on_this_thread(tests);
     drop(log_dir);
@@ -512,4 +513,153 @@ fn a_quick_check_is_not_graded_in_the_log_as_in_the_window(app: &Application) {
         "{log}"
     );
     assert!(!log.contains("Test PASS"), "{log}");
+}
+
+/// Finding: the FAIL badge's text was 3.9:1 in the dark style, PASS's 3.9:1 in the light one,
+/// and "For reference only" 4.3:1. Measured on the pixels drawn: every badge's text and the
+/// note reach 4.5:1 against what is behind them, in both styles.
+fn badges_and_notes_have_text_contrast_in_both_styles(app: &Application) {
+    use agnostics::widgets::Badge;
+    let style = adw::StyleManager::default();
+    let window = new_window(app);
+    // A USB drive below the A1 targets: PASS and FAIL rows, and the note that the targets are
+    // for reference only.
+    window
+        .results_view()
+        .show_report(&usb_report_below_target());
+    window.show_page_for_test(Page::Results);
+    wait_until("the page transition to end", || window.page_settled());
+    for scheme in [adw::ColorScheme::ForceLight, adw::ColorScheme::ForceDark] {
+        style.set_color_scheme(scheme);
+        iterate_briefly();
+        let shown = |w: &gtk::Widget| w.is_mapped() && w.width() > 0;
+        let mut measured: Vec<(String, gtk::Widget)> =
+            descendants(window.results_view().upcast_ref())
+                .into_iter()
+                .filter(shown)
+                .filter_map(|w| w.downcast::<Badge>().ok())
+                .map(|b| (b.text(), b.upcast()))
+                .collect();
+        let texts: Vec<&str> = measured.iter().map(|(t, _)| t.as_str()).collect();
+        assert!(
+            texts.contains(&"PASS") && texts.contains(&"FAIL"),
+            "{texts:?}"
+        );
+        let note = descendants(window.results_view().upcast_ref())
+            .into_iter()
+            .filter(shown)
+            .find(|w| w.has_css_class("reference-note"))
+            .expect("the reference note");
+        measured.push(("note".to_owned(), note));
+        let shot = Pixels::of(window.upcast_ref());
+        // What is on screen: inside the page's scrolled view (a badge scrolled under the
+        // bottom buttons or out of view is not seen).
+        let scroller = descendants(window.results_view().upcast_ref())
+            .into_iter()
+            .find(|w| w.is::<gtk::ScrolledWindow>())
+            .expect("the page scrolls");
+        let seen = |w: &gtk::Widget| {
+            w.compute_bounds(&scroller)
+                .is_some_and(|b| b.y() >= 0.0 && b.y() + b.height() <= scroller.height() as f32)
+        };
+        let contrasts: Vec<(String, f64)> = measured
+            .iter()
+            .filter(|(_, w)| seen(w))
+            .map(|(what, w)| {
+                let b = w.compute_bounds(&window).expect("in the window");
+                (what.clone(), shot.text_contrast(&b))
+            })
+            .collect();
+        for want in ["PASS", "FAIL", "note"] {
+            assert!(
+                contrasts.iter().any(|(what, _)| what == want),
+                "{want} on the first screen: {contrasts:?}"
+            );
+        }
+        assert!(
+            contrasts.iter().all(|(_, c)| *c >= 4.5),
+            "{scheme:?}: text contrast below 4.5:1: {contrasts:?}"
+        );
+    }
+    style.set_color_scheme(adw::ColorScheme::Default);
+}
+
+/// A window's pixels as drawn (RGBA, 8 bits a channel).
+struct Pixels {
+    width: usize,
+    height: usize,
+    rgba: Vec<u8>,
+}
+
+impl Pixels {
+    const SCALE: f32 = 3.0;
+
+    /// Draws `window` with its own renderer, at [`Pixels::SCALE`] times its size (so that the
+    /// strokes of the text have pixels of their full colour, as on a display of that scale).
+    fn of(window: &gtk::Window) -> Pixels {
+        let (w, h) = (window.width(), window.height());
+        let snapshot = gtk::Snapshot::new();
+        snapshot.scale(Self::SCALE, Self::SCALE);
+        gtk::WidgetPaintable::new(Some(window)).snapshot(&snapshot, f64::from(w), f64::from(h));
+        let node = snapshot.to_node().expect("something drawn");
+        let renderer = window.renderer().expect("a renderer");
+        let texture = renderer.render_texture(&node, None);
+        let (width, height) = (texture.width() as usize, texture.height() as usize);
+        let mut bgra = vec![0u8; width * height * 4];
+        texture.download(&mut bgra, width * 4);
+        let rgba = bgra
+            .chunks_exact(4)
+            .flat_map(|p| [p[2], p[1], p[0], p[3]])
+            .collect();
+        Pixels {
+            width,
+            height,
+            rgba,
+        }
+    }
+
+    /// The contrast ratio (WCAG 2) of the text inside `rect` (in the window's coordinates)
+    /// against its background: the
+    /// commonest colour there is the background, the pixel farthest from it in luminance the
+    /// text.
+    fn text_contrast(&self, rect: &gtk::graphene::Rect) -> f64 {
+        let mut counts = std::collections::HashMap::new();
+        let mut lums = Vec::new();
+        let k = Self::SCALE;
+        let (x0, y0) = (
+            (rect.x() * k).max(0.0) as usize,
+            (rect.y() * k).max(0.0) as usize,
+        );
+        let x1 = (((rect.x() + rect.width()) * k) as usize).min(self.width);
+        let y1 = (((rect.y() + rect.height()) * k) as usize).min(self.height);
+        for y in y0..y1 {
+            for x in x0..x1 {
+                let i = (y * self.width + x) * 4;
+                let p = [self.rgba[i], self.rgba[i + 1], self.rgba[i + 2]];
+                *counts.entry(p).or_insert(0u32) += 1;
+                lums.push(luminance(p));
+            }
+        }
+        let background = counts
+            .into_iter()
+            .max_by_key(|(_, n)| *n)
+            .map(|(p, _)| luminance(p))
+            .expect("pixels in the rectangle");
+        lums.into_iter()
+            .map(|l| (l.max(background) + 0.05) / (l.min(background) + 0.05))
+            .fold(1.0, f64::max)
+    }
+}
+
+/// WCAG 2 relative luminance of an sRGB colour.
+fn luminance(p: [u8; 3]) -> f64 {
+    let lin = |c: u8| {
+        let c = f64::from(c) / 255.0;
+        if c <= 0.04045 {
+            c / 12.92
+        } else {
+            ((c + 0.055) / 1.055).powf(2.4)
+        }
+    };
+    0.2126 * lin(p[0]) + 0.7152 * lin(p[1]) + 0.0722 * lin(p[2])
 }

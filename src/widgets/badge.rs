@@ -103,7 +103,7 @@ impl Badge {
 
     fn show(&self, icon: &str, class: &str, text: &str, verdict: Option<Verdict>) {
         let imp = self.imp();
-        for old in ["success", "error", "warning"] {
+        for old in ["success", "error", "warning", "accent"] {
             self.remove_css_class(old);
         }
         self.add_css_class(class);
