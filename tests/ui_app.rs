@@ -395,6 +395,8 @@ fn the_primary_menu_opens_keyboard_shortcuts_and_about(app: &Application) {
     menu_actions(&menu, &mut items);
     let expected: Vec<(String, String)> = [
         ("_Keyboard Shortcuts", "win.show-help-overlay"),
+        // The log from any page, not only from All Tests.
+        ("Show _Log", "win.show-log"),
         ("_About Raspberry Pi Diagnostics", "app.about"),
         ("_Quit", "app.quit"),
     ]
