@@ -117,6 +117,23 @@ fn german_report_translates_advice_keeps_compat_lines_and_uses_decimal_comma(
             "21,3 GB"
         );
     }
+    // "within the spread of 3 earlier runs": German's case after its preposition ("über 3
+    // frühere Testläufe", not "von 3 frühere Testläufe").
+    let same = agnostics_core::history::FigureTrend {
+        phase: "seq-write".to_owned(),
+        unit: agnostics_core::figure::Unit::BytesPerSecond,
+        now: 12.5e6,
+        before: 12.6e6,
+        before_started: "2026-11-29T12:00:00+01:00".to_owned(),
+        earlier_runs: 3,
+        change_ratio: 12.5 / 12.6 - 1.0,
+        change: agnostics_core::history::Change::Same,
+    };
+    let line = agnostics_core::history::describe(&same);
+    assert!(
+        line.contains("über 3 frühere Testläufe") && !line.contains("von 3 frühere"),
+        "{line}"
+    );
     let json = serde_json::to_string(&report).expect("serialise");
     assert!(json.contains("\"bw_bytes\":5377124.0"), "{json}");
     let back: Report = serde_json::from_str(&json).expect("JSON reads back");
