@@ -246,7 +246,7 @@ fn progress_bar_covers_the_whole_run_and_explains_a_repeat(app: &Application) {
     view.update(&second);
     assert_eq!(
         view.run_text(),
-        "Run 2 of up to 3: upstream repeats a failed test"
+        "Run 2 of up to 3: a test that fails is run again, as Raspberry Pi Diagnostics does"
     );
 }
 

@@ -153,7 +153,7 @@ impl ProgressView {
             fill(
                 // Translators: why a second test starts: upstream's test repeats up to
                 // {runs} times until a run passes.
-                &gettext("Run {run} of up to {runs}: upstream repeats a failed test"),
+                &gettext("Run {run} of up to {runs}: a test that fails is run again, as Raspberry Pi Diagnostics does"),
                 &[("run", &p.run), ("runs", &p.runs)],
             )
         } else {
@@ -221,7 +221,7 @@ impl ProgressView {
         }
     }
 
-    /// The run line, e.g. "Run 2 of up to 3: upstream repeats a failed test".
+    /// The run line, e.g. "Run 2 of up to 3: a test that fails is run again, as Raspberry Pi Diagnostics does".
     pub fn run_text(&self) -> String {
         self.imp().run_label.label().to_string()
     }

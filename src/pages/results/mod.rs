@@ -392,7 +392,7 @@ impl ResultsView {
     fn add_measured_group(&self, run: &RunReport) {
         let info = group(
             &gettext("Jobs"),
-            Some(&gettext("Each fio job of the profile, as measured.")),
+            Some(&gettext("Each part of the test, as measured.")),
         );
         for phase in &run.phases {
             let row = phase_row(phase);
