@@ -489,7 +489,7 @@ fn offers_the_built_in_profiles_standard_first(app: &Application) {
         [
             "Standard test",
             "Quick check",
-            "Queue depth 1",
+            "One at a Time (Queue Depth 1)",
             "CrystalDiskMark set"
         ]
     );

@@ -4,7 +4,7 @@
 //! | name       | what                                                        | graded    |
 //! |------------|-------------------------------------------------------------|-----------|
 //! | `standard` | upstream agnostics' `sd_bench.fio`                          | A1 and A2 |
-//! | `quick`    | the standard phases on a 32 MiB file: a triage              | no        |
+//! | `quick`    | the standard phases on a 32 MiB file: a first look          | no        |
 //! | `qd1`      | 1 MiB sequential and 4 KiB random at queue depth 1          | no        |
 //! | `matrix`   | CrystalDiskMark's SEQ1M Q8T1, SEQ1M Q1T1, RND4K Q32T1, Q1T1 | no        |
 
@@ -41,15 +41,15 @@ pub const ALL: [Builtin; 4] = [
         name: "quick",
         title: gettext_noop("Quick check"),
         description: gettext_noop(
-            "a triage, not the standard grade: the standard phases on 32 MiB, about half a \
-             minute on a slow card",
+            "a first look, not the grade: the standard test's steps on a small 32 MiB file, \
+             about half a minute on a slow card",
         ),
         graded: false,
         text: include_str!("../../../data/profiles/quick.fio"),
     },
     Builtin {
         name: "qd1",
-        title: gettext_noop("Queue depth 1"),
+        title: gettext_noop("One at a Time (Queue Depth 1)"),
         description: gettext_noop(
             "1 MiB sequential and 4 KiB random reads and writes at queue depth 1, as Jeff \
              Geerling's and PiBenchmarks' tables publish them",
@@ -75,7 +75,7 @@ impl Builtin {
         ALL.iter().find(|b| b.name == name)
     }
 
-    /// The title for people, translated (e.g. "Queue depth 1").
+    /// The title for people, translated (e.g. "Quick check").
     pub fn title(&self) -> String {
         gettext(self.title)
     }

@@ -454,7 +454,7 @@ impl ResultsView {
                 &gettext("{profile}, {size} test file"),
                 &[
                     ("profile", &report.profile.name),
-                    ("size", &units::human_bytes(report.profile.size_bytes)),
+                    ("size", &units::si_bytes(report.profile.size_bytes)),
                 ],
             ),
         ));
