@@ -84,21 +84,27 @@ pub fn a1_target_of(phase: &str) -> Option<f64> {
 
 /// "About 3 min left" from the run's `elapsed_s` seconds and the `fraction` of it done,
 /// assuming the rest goes at the same pace; empty until that guess means something (2 s and
-/// 2 % in).
-pub fn time_left(elapsed_s: f64, fraction: f64) -> String {
+/// 2 % in). When the test may run again (`may_repeat`: a failed run is repeated), the estimate
+/// says it is this run's: "About 3 min left in this run".
+pub fn time_left(elapsed_s: f64, fraction: f64, may_repeat: bool) -> String {
     if !(elapsed_s >= 2.0 && (0.02..1.0).contains(&fraction)) {
         return String::new();
     }
     let left_s = elapsed_s * (1.0 - fraction) / fraction;
-    if left_s < 45.0 {
-        gettext("Less than a minute left")
-    } else {
-        let minutes = ((left_s / 60.0).round() as u64).max(1);
-        fill(
-            // Translators: the time estimate of a running test, in whole minutes.
+    let minutes = ((left_s / 60.0).round() as u64).max(1);
+    match (left_s < 45.0, may_repeat) {
+        (true, false) => gettext("Less than a minute left"),
+        (true, true) => gettext("Less than a minute left in this run"),
+        // Translators: the time estimate of a running test, in whole minutes.
+        (false, false) => fill(
             &gettext("About {minutes} min left"),
             &[("minutes", &minutes)],
-        )
+        ),
+        (false, true) => fill(
+            // Translators: the time estimate of one run of a test that may run again.
+            &gettext("About {minutes} min left in this run"),
+            &[("minutes", &minutes)],
+        ),
     }
 }
 
@@ -168,7 +174,7 @@ impl ProgressView {
         let estimate = if imp.cancelling.get() {
             String::new()
         } else {
-            time_left(p.run_elapsed_s, overall)
+            time_left(p.run_elapsed_s, overall, p.runs > 1)
         };
         imp.estimate_label.set_visible(!estimate.is_empty());
         imp.estimate_label.set_label(&estimate);
@@ -249,5 +255,22 @@ impl ProgressView {
     /// The **Cancel** button.
     pub fn cancel_button(&self) -> gtk::Button {
         self.imp().cancel_button.get()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_estimate_says_when_it_is_one_run_s() {
+        assert_eq!(time_left(1.0, 0.5, false), "");
+        assert_eq!(time_left(10.0, 0.5, false), "Less than a minute left");
+        assert_eq!(
+            time_left(10.0, 0.5, true),
+            "Less than a minute left in this run"
+        );
+        assert_eq!(time_left(60.0, 0.25, false), "About 3 min left");
+        assert_eq!(time_left(60.0, 0.25, true), "About 3 min left in this run");
     }
 }
