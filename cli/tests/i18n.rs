@@ -166,7 +166,7 @@ fn json_keeps_keys_kinds_and_verdicts_under_language_de() {
 
 /// The slow random I/O advice for a drive that is not an SD card (the failing run is on a loop
 /// device, so the A1/A2 card sentence is not said).
-const RANDOM_IO_SLOW: &str = "Random reads or writes are too slow: the desktop and programs will feel sluggish if the system runs from this drive.";
+const RANDOM_IO_SLOW: &str = "Random reads or writes are too slow: the desktop and programs will feel sluggish if the system runs from this drive. Keep the system on a faster drive, and use this one for files.";
 
 /// A profile for [`slow_target`]: 16 MiB, one request at a time, 1 MiB sequential blocks
 /// (100 MiB/s through the throttle: seq-write passes) and 4 KiB random blocks (about 100 IOPS:

@@ -234,10 +234,10 @@ fn sides_group(comparison: &Comparison) -> adw::PreferencesGroup {
         ));
         let ceiling = match &side.link {
             Some(link) => fill(
-                &gettext("link ceiling {link}"),
+                &gettext("connection at most {link}"),
                 &[("link", &link.description)],
             ),
-            None => gettext("link ceiling not known"),
+            None => gettext("connection speed not known"),
         };
         // Two runs of the same minute read alike to the minute: their seconds tell them apart.
         let date = if date_text(&comparison.left.started) == date_text(&comparison.right.started) {
