@@ -13,22 +13,19 @@ use crate::widgets::trend_chart::{TrendPoint, TrendSeries};
 /// A run's start for people, in local time: "2026-06-01 12:00" (the text as given when it
 /// is not RFC 3339).
 pub fn date_text(rfc3339: &str) -> String {
-    match DateTime::parse_from_rfc3339(rfc3339) {
-        Ok(t) => t
-            .with_timezone(&chrono::Local)
-            .format("%Y-%m-%d %H:%M")
-            .to_string(),
-        Err(_) => rfc3339.to_owned(),
-    }
+    local_time(rfc3339, "%Y-%m-%d %H:%M")
 }
 
 /// [`date_text`] with the seconds, for two runs of the same minute: "2026-06-01 12:00:07".
 pub fn date_seconds_text(rfc3339: &str) -> String {
+    local_time(rfc3339, "%Y-%m-%d %H:%M:%S")
+}
+
+/// An RFC 3339 time in local time, in chrono's `format`; the text as given when it is not
+/// RFC 3339.
+fn local_time(rfc3339: &str, format: &str) -> String {
     match DateTime::parse_from_rfc3339(rfc3339) {
-        Ok(t) => t
-            .with_timezone(&chrono::Local)
-            .format("%Y-%m-%d %H:%M:%S")
-            .to_string(),
+        Ok(t) => t.with_timezone(&chrono::Local).format(format).to_string(),
         Err(_) => rfc3339.to_owned(),
     }
 }
