@@ -58,6 +58,7 @@ fn main() {
     let mut tests = crate::ui_tests![
         offers_the_built_in_profiles_standard_first,
         no_stray_key_starts_a_test,
+        the_chosen_test_is_shown_whole_at_the_narrowest_width,
         enter_elsewhere_does_not_start_a_test,
         drive_entries_show_kind_name_mount_point_and_free_space,
         memory_target_is_refused_on_the_ready_page,
@@ -509,4 +510,42 @@ fn offers_the_built_in_profiles_standard_first(app: &Application) {
     assert_eq!(profile, Profile::sd_bench());
     assert!(profile.graded());
     assert_fits_800x480(&window, "ready, standard test");
+}
+
+/// Finding: the profile row's choice was wrapped between any two characters: "Standa-" at the
+/// narrowest width in English, "Sch-" in German, "標準テ" in Japanese. It is one whole line.
+fn the_chosen_test_is_shown_whole_at_the_narrowest_width(app: &Application) {
+    let window = new_window(app);
+    // As narrow as the window goes (its content's own minimum decides how narrow).
+    window.set_default_size(360, 480);
+    for _ in 0..5 {
+        iterate_briefly();
+    }
+    let row = window.profile_row();
+    for (index, builtin) in builtin::ALL.iter().enumerate() {
+        row.set_selected(index as u32);
+        for _ in 0..3 {
+            iterate_briefly();
+        }
+        let title = builtin.title();
+        let shown = descendants(row.upcast_ref())
+            .into_iter()
+            .filter_map(|w| w.downcast::<gtk::Label>().ok())
+            .find(|l| l.label() == title && l.is_mapped())
+            .expect("the choice shown in the row");
+        assert_eq!(
+            shown.layout().line_count(),
+            1,
+            "{title:?} is wrapped at {} px",
+            shown.width()
+        );
+        let (_, natural, _, _) = shown.measure(gtk::Orientation::Horizontal, -1);
+        assert!(
+            shown.width() >= natural,
+            "{title:?} is cut: {} of {natural} px",
+            shown.width()
+        );
+    }
+    row.set_selected(0);
+    window.set_default_size(800, 480);
 }

@@ -78,10 +78,12 @@ pub(crate) fn wrapping_factory(popup: Option<&adw::ComboRow>) -> gtk::SignalList
         let Some(item) = item.downcast_ref::<gtk::ListItem>() else {
             return;
         };
+        // The popup's entries wrap; the choice shown in the row keeps its whole width (wrapped
+        // between any two characters it showed "標準テ" in Japanese, "Sch-" in German).
         let label = gtk::Label::builder()
             .xalign(0.0)
             .hexpand(row.is_some())
-            .wrap(true)
+            .wrap(row.is_some())
             .wrap_mode(gtk::pango::WrapMode::WordChar)
             .max_width_chars(48)
             .build();

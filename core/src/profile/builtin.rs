@@ -31,9 +31,7 @@ pub const ALL: [Builtin; 4] = [
     Builtin {
         name: "standard",
         title: gettext_noop("Standard test"),
-        description: gettext_noop(
-            "upstream agnostics' sd_bench.fio: 256 MiB, queue depth 32, graded against A1 and A2",
-        ),
+        description: gettext_noop("Raspberry Pi Diagnostics' own test, graded against A1 and A2"),
         graded: true,
         text: SD_BENCH,
     },
