@@ -11,8 +11,11 @@ use super::trend_chart::TrendSeries;
 /// Seconds in a day: the date axis counts days.
 const DAY: f64 = 86_400.0;
 
-/// Pixels a tick label needs across.
+/// Pixels a date tick label needs across.
 const LABEL_WIDTH: f64 = 100.0;
+
+/// Pixels a character of a run's tick label needs across, about (12 px digits).
+const CHAR_WIDTH: f64 = 7.5;
 
 /// The x axis of a trend chart.
 #[derive(Debug, Clone, PartialEq)]
@@ -109,12 +112,18 @@ impl XAxis {
     /// run's (every second, third … run's when there is no room for all) when by run; the
     /// runs' own dates when by date and there is room for each, else none (round dates).
     pub fn ticks(&self, series: &[TrendSeries], width: u32) -> Option<Vec<(f64, String)>> {
-        let room = ((f64::from(width) - 90.0) / (LABEL_WIDTH + 10.0))
-            .floor()
-            .max(1.0) as usize;
+        let room = |label_width: f64| {
+            ((f64::from(width) - 90.0) / (label_width + 10.0))
+                .floor()
+                .max(1.0) as usize
+        };
         match self {
             XAxis::Runs { labels, .. } => {
-                let every = labels.len().div_ceil(room).max(1);
+                let longest = labels.iter().map(|l| l.chars().count()).max().unwrap_or(0);
+                let every = labels
+                    .len()
+                    .div_ceil(room(CHAR_WIDTH * longest as f64))
+                    .max(1);
                 Some(
                     labels
                         .iter()
@@ -132,7 +141,7 @@ impl XAxis {
                     .collect();
                 dates.sort_by(f64::total_cmp);
                 dates.dedup();
-                (dates.len() <= room.clamp(2, 8))
+                (dates.len() <= room(LABEL_WIDTH).clamp(2, 8))
                     .then(|| dates.iter().map(|&d| (d, date_label(d, span))).collect())
             }
         }
@@ -150,18 +159,21 @@ impl XAxis {
     }
 }
 
-/// The runs' labels: the time of day ("14:05"), with seconds when two runs share a minute,
-/// with the date in front when the runs span more than one day; the first format that tells
-/// every run apart.
+/// The runs' labels: the time of day ("14:05") when the runs are on one day, else the date
+/// ("12-04", with the year when they span more than one); with the time, then the seconds,
+/// when needed: the first format that tells every run apart.
 fn run_labels(starts: &[i64]) -> Vec<String> {
-    let one_day = match (starts.first(), starts.last()) {
-        (Some(&a), Some(&b)) => a.div_euclid(86_400) == b.div_euclid(86_400),
-        _ => true,
+    let (first, last) = match (starts.first(), starts.last()) {
+        (Some(&a), Some(&b)) => (a, b),
+        _ => return Vec::new(),
     };
-    let formats: &[&str] = if one_day {
+    let year = |s: i64| format_seconds(s, "%Y");
+    let formats: &[&str] = if first.div_euclid(86_400) == last.div_euclid(86_400) {
         &["%H:%M", "%H:%M:%S"]
+    } else if year(first) == year(last) {
+        &["%m-%d", "%m-%d %H:%M", "%m-%d %H:%M:%S"]
     } else {
-        &["%m-%d %H:%M", "%m-%d %H:%M:%S"]
+        &["%Y-%m-%d", "%Y-%m-%d %H:%M", "%Y-%m-%d %H:%M:%S"]
     };
     let labelled = |format: &str| -> Vec<String> {
         starts.iter().map(|&s| format_seconds(s, format)).collect()
@@ -264,6 +276,24 @@ mod tests {
             .map(|t| t.1)
             .collect();
         assert_eq!(labels, ["2026-05-01", "2026-07-01"]);
+    }
+
+    #[test]
+    fn close_runs_on_several_days_are_labelled_by_date_then_time() {
+        let s = series(&[
+            "2026-12-03T09:00:00+00:00",
+            "2026-12-04T10:00:00+00:00",
+            "2026-12-04T10:05:00+00:00",
+        ]);
+        let axis = x_axis(&s, 700);
+        let labels: Vec<String> = axis
+            .ticks(&s, 700)
+            .unwrap()
+            .into_iter()
+            .map(|t| t.1)
+            .collect();
+        assert_eq!(labels, ["12-03 09:00", "12-04 10:00", "12-04 10:05"]);
+        assert_eq!(axis.name(), "Date of the run");
     }
 
     #[test]

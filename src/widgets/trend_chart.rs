@@ -303,7 +303,7 @@ pub struct TrendDrawing {
 pub struct TargetLine {
     /// The series (index into [`TrendChart::series`]) whose target it is.
     pub series: usize,
-    /// Its left and right end.
+    /// Its left end.
     pub from: (i32, i32),
     /// Its right end.
     pub to: (i32, i32),
