@@ -2,8 +2,9 @@
 //! sequential phases, IOPS for random ones) on labelled axes (elapsed seconds; the figure's
 //! unit), and a reference line: the A1 target (dashed) for graded phases, the phase's average
 //! (solid) for the others. A phase too short for a per-second figure shows its average as one
-//! bar. Drawn with plotters on cairo, so it works with `GSK_RENDERER=cairo`; its accessible
-//! label says in words what the bars show.
+//! bar. Drawn with plotters on cairo, its text with Pango ([`super::chart_text`]), so it works
+//! with `GSK_RENDERER=cairo` and in every language; its accessible label says in words what
+//! the bars show.
 
 use std::cell::{Cell, RefCell};
 
