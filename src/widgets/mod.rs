@@ -11,7 +11,7 @@ pub mod log_view;
 pub mod results_rows;
 pub mod save_report;
 pub mod test_row;
-mod trend_axis;
+pub mod trend_axis;
 pub mod trend_chart;
 
 pub use badge::Badge;
