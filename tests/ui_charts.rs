@@ -67,12 +67,13 @@ fn shown(widget: &impl IsA<gtk::Widget>, width: i32, height: i32) -> gtk::Window
     window
 }
 
-/// Saves `widget` as `DIR/NAME-ja.png` with `AGNOSTICS_SCREENSHOTS=DIR`, rendered by GTK.
+/// Saves `widget` as `DIR/chart-NAME-LANG.png` with `AGNOSTICS_SCREENSHOTS=DIR`, rendered by GTK.
 fn save_chart_png(window: &gtk::Window, widget: &impl IsA<gtk::Widget>, name: &str) {
     let Some(dir) = std::env::var_os("AGNOSTICS_SCREENSHOTS") else {
         return;
     };
-    let path = Path::new(&dir).join(format!("chart-{name}-ja.png"));
+    let lang = std::env::var("LANGUAGE").unwrap_or_default();
+    let path = Path::new(&dir).join(format!("chart-{name}-{lang}.png"));
     let (w, h) = (widget.width() as f32, widget.height() as f32);
     let snapshot = gtk::Snapshot::new();
     #[allow(deprecated)] // StyleContext::lookup_color: the GTK 4.8 way.
