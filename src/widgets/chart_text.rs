@@ -67,6 +67,14 @@ impl ChartText {
         (f64::from(w), f64::from(h))
     }
 
+    /// The ink box of `text` at `px` pixels, from the layout's top left corner: (x, y, width,
+    /// height) in pixels.
+    pub fn ink(&self, text: &str, px: f64) -> (f64, f64, f64, f64) {
+        let (ink, _) = self.layout(text, px).pixel_extents();
+        let f = f64::from;
+        (f(ink.x()), f(ink.y()), f(ink.width()), f(ink.height()))
+    }
+
     /// Draws `text` at `px` pixels in `cr`'s current source, its logical box's top left corner
     /// at `(x, y)` in `cr`'s user space, and logs it.
     pub fn show(&self, cr: &cairo::Context, text: &str, px: f64, (x, y): (f64, f64)) {
@@ -209,17 +217,21 @@ impl DrawingBackend for PangoBackend<'_> {
             FontTransform::Rotate180 => 180.0,
             FontTransform::Rotate270 => 270.0,
         };
-        let (w, h) = self.text.size(text, style.size());
-        let dx = match style.anchor().h_pos {
-            HPos::Left => 0.0,
-            HPos::Center => -w / 2.0,
-            HPos::Right => -w,
-        };
-        let dy = match style.anchor().v_pos {
-            VPos::Top => 0.0,
-            VPos::Center => -h / 2.0,
-            VPos::Bottom => -h,
-        };
+        // Anchored by the ink, as plotters' own cairo backend does: a label "at the top"
+        // has its glyphs' tops there, whatever the font's line spacing.
+        let (ix, iy, w, h) = self.text.ink(text, style.size());
+        let dx = -ix
+            - match style.anchor().h_pos {
+                HPos::Left => 0.0,
+                HPos::Center => w / 2.0,
+                HPos::Right => w,
+            };
+        let dy = -iy
+            - match style.anchor().v_pos {
+                VPos::Top => 0.0,
+                VPos::Center => h / 2.0,
+                VPos::Bottom => h,
+            };
         let cr = self.cr;
         cr.save().map_err(DrawingErrorKind::DrawingError)?;
         cr.translate(f64::from(pos.0), f64::from(pos.1));
