@@ -53,6 +53,7 @@ fn main() {
     let conclusion = agnostics_testkit::harness::conclude_on_this_thread(crate::ui_tests![
         japanese_charts_draw_no_missing_glyph,
         runs_minutes_apart_each_get_a_place_and_the_a1_target_is_dashed,
+        the_a1_line_stands_out_in_the_light_and_the_dark_style,
     ]);
     drop(scratch);
     conclusion.exit()
@@ -67,13 +68,8 @@ fn shown(widget: &impl IsA<gtk::Widget>, width: i32, height: i32) -> gtk::Window
     window
 }
 
-/// Saves `widget` as `DIR/chart-NAME-LANG.png` with `AGNOSTICS_SCREENSHOTS=DIR`, rendered by GTK.
-fn save_chart_png(window: &gtk::Window, widget: &impl IsA<gtk::Widget>, name: &str) {
-    let Some(dir) = std::env::var_os("AGNOSTICS_SCREENSHOTS") else {
-        return;
-    };
-    let lang = std::env::var("LANGUAGE").unwrap_or_default();
-    let path = Path::new(&dir).join(format!("chart-{name}-{lang}.png"));
+/// `widget` rendered by GTK on the window's background.
+fn texture(window: &gtk::Window, widget: &impl IsA<gtk::Widget>) -> gdk::Texture {
     let (w, h) = (widget.width() as f32, widget.height() as f32);
     let snapshot = gtk::Snapshot::new();
     #[allow(deprecated)] // StyleContext::lookup_color: the GTK 4.8 way.
@@ -86,10 +82,40 @@ fn save_chart_png(window: &gtk::Window, widget: &impl IsA<gtk::Widget>, name: &s
     window.snapshot_child(widget, &snapshot);
     let node = snapshot.to_node().expect("something was drawn");
     let renderer = window.renderer().expect("the window is realized");
-    let texture = renderer.render_texture(&node, Some(&bounds));
+    renderer.render_texture(&node, Some(&bounds))
+}
+
+/// Saves `widget` as `DIR/chart-NAME-LANG.png` with `AGNOSTICS_SCREENSHOTS=DIR`.
+fn save_chart_png(window: &gtk::Window, widget: &impl IsA<gtk::Widget>, name: &str) {
+    let Some(dir) = std::env::var_os("AGNOSTICS_SCREENSHOTS") else {
+        return;
+    };
+    let lang = std::env::var("LANGUAGE").unwrap_or_default();
+    let path = Path::new(&dir).join(format!("chart-{name}-{lang}.png"));
     std::fs::create_dir_all(&dir).expect("the screenshots folder");
-    texture.save_to_png(&path).expect("save the PNG");
-    println!("  wrote {} ({w}×{h})", path.display());
+    texture(window, widget)
+        .save_to_png(&path)
+        .expect("save the PNG");
+    println!("  wrote {}", path.display());
+}
+
+/// WCAG's relative luminance of an sRGB colour.
+fn luminance([r, g, b]: [u8; 3]) -> f64 {
+    let lin = |v: u8| {
+        let v = f64::from(v) / 255.0;
+        if v <= 0.039_28 {
+            v / 12.92
+        } else {
+            ((v + 0.055) / 1.055).powf(2.4)
+        }
+    };
+    0.2126 * lin(r) + 0.7152 * lin(g) + 0.0722 * lin(b)
+}
+
+/// WCAG's contrast ratio of two colours (1 to 21).
+fn contrast(a: [u8; 3], b: [u8; 3]) -> f64 {
+    let (la, lb) = (luminance(a), luminance(b));
+    (la.max(lb) + 0.05) / (la.min(lb) + 0.05)
 }
 
 /// Asserts that nothing drawn has a missing glyph, and that `expected` were drawn.
@@ -270,4 +296,40 @@ fn runs_minutes_apart_each_get_a_place_and_the_a1_target_is_dashed(_app: &Applic
         "{write:?} {lines:?}"
     );
     assert!(iops.description().contains("A1"), "{}", iops.description());
+}
+
+/// The dashed A1 line against the chart's background, in the light and the dark style: at
+/// least 3:1 (WCAG's minimum for the parts of a graphic one needs to read it).
+fn the_a1_line_stands_out_in_the_light_and_the_dark_style(_app: &Application) {
+    let style = adw::StyleManager::default();
+    for scheme in [adw::ColorScheme::ForceLight, adw::ColorScheme::ForceDark] {
+        style.set_color_scheme(scheme);
+        let (rate, _) = first_session_charts();
+        let window = shown(&rate, 640, 260);
+        wait_until("the trend chart to draw", || {
+            !rate.drawing().text.is_empty()
+        });
+        iterate_briefly();
+        let line = rate.drawing().targets[0];
+        let image = texture(&window, &rate);
+        let stride = image.width() as usize * 4;
+        let mut pixels = vec![0u8; stride * image.height() as usize];
+        image.download(&mut pixels, stride);
+        // Cairo's byte order: blue, green, red, alpha (opaque here: the window's background
+        // is under the chart).
+        let at = |x: i32, y: i32| {
+            let i = y as usize * stride + x as usize * 4;
+            [pixels[i + 2], pixels[i + 1], pixels[i]]
+        };
+        // The background a few pixels above the line, where nothing else is drawn (the
+        // write series' points are above 12 MB/s, the line at 10.24 MB/s).
+        let background = at(line.from.0 + 20, line.from.1 - 5);
+        let best = (line.from.0 + 1..line.to.0 - 1)
+            .map(|x| contrast(at(x, line.from.1), background))
+            .fold(0.0_f64, f64::max);
+        println!("  {scheme:?}: A1 line {best:.1}:1 against {background:?}");
+        assert!(best >= 3.0, "{scheme:?}: the A1 line is {best:.2}:1");
+        window.destroy();
+    }
+    style.set_color_scheme(adw::ColorScheme::Default);
 }
