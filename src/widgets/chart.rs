@@ -2,8 +2,9 @@
 //! sequential phases, IOPS for random ones) on labelled axes (elapsed seconds; the figure's
 //! unit), and a reference line: the A1 target (dashed) for graded phases, the phase's average
 //! (solid) for the others. A phase too short for a per-second figure shows its average as one
-//! bar. Drawn with plotters on cairo, so it works with `GSK_RENDERER=cairo`; its accessible
-//! label says in words what the bars show.
+//! bar. Drawn with plotters on cairo, its text with Pango ([`super::chart_text`]), so it works
+//! with `GSK_RENDERER=cairo` and in every language; its accessible label says in words what
+//! the bars show.
 
 use std::cell::{Cell, RefCell};
 
@@ -13,8 +14,8 @@ use gtk::prelude::*;
 use gtk::subclass::prelude::*;
 use gtk::{cairo, gdk, glib};
 use plotters::prelude::*;
-use plotters_cairo::CairoBackend;
 
+use super::chart_text::{ChartText, DrawnText, PangoBackend};
 use crate::format::figure;
 
 /// Seconds the time axis spans at least, so that the first bars are not a page wide.
@@ -125,6 +126,8 @@ mod imp {
         pub average: Cell<Option<f64>>,
         /// The accessible description, also kept for tests.
         pub description: RefCell<String>,
+        /// The strings the last drawing drew, for tests.
+        pub drawn: RefCell<Vec<DrawnText>>,
     }
 
     #[glib::object_subclass]
@@ -297,31 +300,43 @@ impl Chart {
         (fg, accent)
     }
 
+    /// The strings the chart last drew (tick labels, axis names), each with the number of
+    /// its characters no installed font has.
+    pub fn drawn_text(&self) -> Vec<DrawnText> {
+        self.imp().drawn.borrow().clone()
+    }
+
     fn draw(&self, cr: &cairo::Context, width: f64, height: f64) {
         if width < 60.0 || height < 40.0 {
             return;
         }
-        if let Err(e) = self.plot(cr, width as u32, height as u32) {
+        let text = ChartText::new(self);
+        if let Err(e) = self.plot(cr, &text, width as u32, height as u32) {
             // Nothing else to do in a draw function; the description still says it all.
             glib::g_warning!("agnostics", "chart: {e}");
         }
+        self.imp().drawn.replace(text.drawn());
     }
 
-    fn plot(&self, cr: &cairo::Context, width: u32, height: u32) -> Result<(), String> {
+    fn plot(
+        &self,
+        cr: &cairo::Context,
+        text: &ChartText,
+        width: u32,
+        height: u32,
+    ) -> Result<(), String> {
         let imp = self.imp();
         let values = imp.values.borrow();
         let axis = self.axis();
         let (fg, accent) = self.colors();
         let fg_c = to_plotters(&fg);
         let err = |e: &dyn std::fmt::Debug| format!("{e:?}");
-        let root = CairoBackend::new(cr, (width, height))
-            .map_err(|e| err(&e))?
-            .into_drawing_area();
+        let root = PangoBackend::new(cr, (width, height), text)?.into_drawing_area();
         let (slots, x_ticks) = time_axis(values.len());
         let y_ticks = axis.ticks().len();
-        let family = super::chart_font::family_for(self, &[&self.x_axis_name(), &axis.unit]);
-        let label_font = (family.as_str(), 10.0).into_font().color(&fg_c.mix(0.8));
-        let desc_font = (family.as_str(), 10.0).into_font().color(&fg_c.mix(0.8));
+        // The family is the widget's own: the backend lays the text out with Pango.
+        let label_font = ("sans-serif", 10.0).into_font().color(&fg_c.mix(0.8));
+        let desc_font = ("sans-serif", 10.0).into_font().color(&fg_c.mix(0.8));
         let y_unit = axis.unit.clone();
         let mut chart = ChartBuilder::on(&root)
             .margin_top(6)

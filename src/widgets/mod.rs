@@ -5,12 +5,13 @@
 pub mod badge;
 pub mod card_group;
 pub mod chart;
-mod chart_font;
+pub mod chart_text;
 pub mod drive_row;
 pub mod log_view;
 pub mod results_rows;
 pub mod save_report;
 pub mod test_row;
+pub mod trend_axis;
 pub mod trend_chart;
 
 pub use badge::Badge;

@@ -1,27 +1,27 @@
 //! A drive's trend chart: one line per test phase across the drive's stored runs, drawn with
-//! `plotters` on cairo (so it works with `GSK_RENDERER=cairo`). The x axis is the date of
-//! each run (local time), the y axis the figure in its unit (MB/s of 1 000 000 bytes per
-//! second, or IOPS); one chart shows one unit, and a single run is one point. The accessible
-//! label names the chart, its description says in words what the axes and each line show.
+//! `plotters` on cairo (so it works with `GSK_RENDERER=cairo`), its text with Pango. Across,
+//! the runs by date, or one after the other when they are close (see [`super::trend_axis`]);
+//! up, the figure in its unit (MB/s of 1 000 000 bytes per second, or IOPS); one chart shows
+//! one unit, and a single run is one point. A phase graded by the A1 class has its target as
+//! a dashed line labelled "A1". The accessible label names the chart, its description says in
+//! words what the axes, each line and each target show.
 
 use std::cell::RefCell;
 
 use agnostics_core::i18n::{fill, gettext, ngettext, number};
-use chrono::{DateTime, FixedOffset, NaiveDateTime};
+use chrono::{DateTime, FixedOffset};
 use gtk::prelude::*;
 use gtk::subclass::prelude::*;
 use gtk::{cairo, gdk, glib};
 use plotters::coord::types::RangedCoordf64;
 use plotters::coord::Shift;
 use plotters::prelude::*;
-use plotters_cairo::CairoBackend;
 
 use agnostics_core::figure::Unit;
 
+use super::chart_text::{set_source, ChartText, DrawnText, PangoBackend};
+use super::trend_axis::{x_axis, XAxis};
 use crate::format::{iops, mb_per_s};
-
-/// Seconds in a day: the x axis counts days.
-const DAY: f64 = 86_400.0;
 
 /// The y axis's unit as printed: "MB/s" for the bandwidth units (figures given in `unit`,
 /// drawn in MB/s) or "IOPS".
@@ -66,6 +66,9 @@ pub struct TrendSeries {
     pub name: String,
     /// Its points, oldest first.
     pub points: Vec<TrendPoint>,
+    /// The phase's A1 minimum in the chart's unit (bandwidth in bytes per second), when the
+    /// A1 class grades it.
+    pub target: Option<f64>,
 }
 
 mod imp {
@@ -77,6 +80,7 @@ mod imp {
         pub unit: std::cell::Cell<Unit>,
         pub series: RefCell<Vec<TrendSeries>>,
         pub description: RefCell<String>,
+        pub drawing: RefCell<super::TrendDrawing>,
     }
 
     #[glib::object_subclass]
@@ -198,101 +202,143 @@ impl TrendChart {
         (rgba(&fg, 1.0), lines)
     }
 
+    /// What the last drawing drew, in pixels of the widget: ticks, points, target lines and
+    /// text.
+    pub fn drawing(&self) -> TrendDrawing {
+        self.imp().drawing.borrow().clone()
+    }
+
     fn draw(&self, cr: &cairo::Context, width: i32, height: i32) {
         if width < 80 || height < 60 {
             return;
         }
-        if let Err(e) = self.plot(cr, width as u32, height as u32) {
+        let text = ChartText::new(self);
+        match self.plot(cr, &text, width as u32, height as u32) {
+            Ok(drawing) => {
+                self.imp().drawing.replace(TrendDrawing {
+                    text: text.drawn(),
+                    ..drawing
+                });
+            }
             // Nothing else to do in a draw function; the description still says it all.
-            glib::g_warning!("agnostics", "trend chart: {e}");
+            Err(e) => glib::g_warning!("agnostics", "trend chart: {e}"),
         }
     }
 
-    fn plot(&self, cr: &cairo::Context, width: u32, height: u32) -> Result<(), String> {
+    fn plot(
+        &self,
+        cr: &cairo::Context,
+        text: &ChartText,
+        width: u32,
+        height: u32,
+    ) -> Result<TrendDrawing, String> {
         let imp = self.imp();
         let series = imp.series.borrow();
         let unit = imp.unit.get();
         let (fg, lines) = self.palette();
         let err = |e: &dyn std::fmt::Debug| format!("{e:?}");
-        let root = CairoBackend::new(cr, (width, height))
-            .map_err(|e| err(&e))?
-            .into_drawing_area();
-
-        let names: Vec<&str> = series.iter().map(|s| s.name.as_str()).collect();
-        let x_desc = gettext("Date of the run");
-        let family =
-            super::chart_font::family_for(self, &[&[x_desc.as_str()], &names[..]].concat());
-        let label_font = (family.as_str(), 12.0).into_font().color(&fg.mix(0.8));
-        let desc_font = (family.as_str(), 13.0).into_font().color(&fg);
+        let root = PangoBackend::new(cr, (width, height), text)?.into_drawing_area();
         if series.is_empty() {
-            return draw_empty(&root, label_font, (width, height)).map_err(|e| err(&e));
+            root.present().map_err(|e| err(&e))?;
+            drop(root);
+            draw_empty(cr, text, &fg, (width, height));
+            return Ok(TrendDrawing::default());
         }
-
-        let (x0, x1) = x_range(&series);
+        let axis = x_axis(&series, width);
+        let (x0, x1) = axis.range();
         let top = y_top(&series, unit);
-        let span_days = x1 - x0;
-        let x_labels = ((width as usize).saturating_sub(90) / 110).clamp(2, 8);
-        let y_decimals = if top < 10.0 { 1 } else { 0 };
-        let dates = tick_dates(&series, span_days, width);
-        let legend = legend_layout(cr, &family, &series, f64::from(width) - 80.0);
+        let legend = legend_layout(text, &series, f64::from(width) - 80.0);
         let lines_of_legend = legend.last().map_or(0, |e| e.line + 1);
-        let y_axis_area = 64;
-
-        let x_format = |x: &f64| date_label(*x, span_days);
-        let y_format = |y: &f64| number(*y, y_decimals);
-        let mut chart = frame(&root, lines_of_legend, y_axis_area)
+        let ticks = axis.ticks(&series, width);
+        let mut chart = frame(&root, lines_of_legend)
             .build_cartesian_2d(x0..x1, 0.0..top)
             .map_err(|e| err(&e))?;
-        // The runs' own dates are the ticks when there is room for each; else round dates.
-        let own_ticks = dates.len() <= x_labels;
-        chart
-            .configure_mesh()
-            .x_desc(x_desc.as_str())
-            .y_desc(axis_name(unit))
-            .x_labels(if own_ticks { 0 } else { x_labels })
-            .y_labels(5)
-            .x_label_formatter(&x_format)
-            .y_label_formatter(&y_format)
-            .label_style(label_font.clone())
-            .axis_desc_style(desc_font)
-            .axis_style(fg.mix(0.5))
-            .bold_line_style(fg.mix(0.12))
-            .light_line_style(TRANSPARENT)
-            .draw()
-            .map_err(|e| err(&e))?;
-        let ticks: Vec<((i32, i32), String)> = if own_ticks {
-            dates
+        mesh(&mut chart, &axis, unit, top, ticks.is_none(), width, &fg).map_err(|e| err(&e))?;
+        let at = |x: f64, y: f64| chart.backend_coord(&(x, y));
+        let drawing = TrendDrawing {
+            ticks: ticks
+                .unwrap_or_default()
+                .into_iter()
+                .map(|(x, label)| (at(x, 0.0), label))
+                .collect(),
+            points: series
                 .iter()
-                .map(|&d| (chart.backend_coord(&(d, 0.0)), date_label(d, span_days)))
-                .collect()
-        } else {
-            Vec::new()
+                .map(|s| {
+                    s.points
+                        .iter()
+                        .map(|p| at(axis.x(&p.when), plotted(unit, p.value)))
+                        .collect()
+                })
+                .collect(),
+            targets: targets(&series, unit, |y| (at(x0, y), at(x1, y))),
+            text: Vec::new(),
         };
-        draw_lines(&mut chart, &series, unit, &lines).map_err(|e| err(&e))?;
+        draw_lines(&mut chart, &series, unit, &axis, &lines).map_err(|e| err(&e))?;
         drop(chart);
         root.present().map_err(|e| err(&e))?;
         drop(root);
-        draw_legend(
-            cr,
-            &family,
-            &legend,
-            &series,
-            &fg,
-            &lines,
-            f64::from(y_axis_area) + 8.0,
-        );
-        draw_ticks(cr, &family, &ticks, &fg);
-        Ok(())
+        draw_targets(cr, text, &drawing.targets, &fg, &lines);
+        draw_legend(cr, text, &legend, &series, (&fg, &lines), Y_AXIS_AREA + 8.0);
+        draw_ticks(cr, text, &drawing.ticks, &fg);
+        Ok(drawing)
     }
 }
 
-/// The plot's frame on `root`: room above it for `legend_lines` lines of legend, and
-/// `y_axis_area` pixels left of it for the y axis's labels.
+/// What a trend chart drew, in the widget's pixels.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct TrendDrawing {
+    /// The x axis's own ticks: where each is (on the axis) and its label; empty when the
+    /// axis has round date ticks of plotters' choosing.
+    pub ticks: Vec<((i32, i32), String)>,
+    /// Each series' points, in the order of [`TrendChart::series`].
+    pub points: Vec<Vec<(i32, i32)>>,
+    /// The A1 target lines drawn.
+    pub targets: Vec<TargetLine>,
+    /// Every string drawn, in order.
+    pub text: Vec<DrawnText>,
+}
+
+/// A dashed A1 target line across the plot.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TargetLine {
+    /// The series (index into [`TrendChart::series`]) whose target it is.
+    pub series: usize,
+    /// Its left end.
+    pub from: (i32, i32),
+    /// Its right end.
+    pub to: (i32, i32),
+}
+
+/// The y axis's labels' room, in pixels.
+const Y_AXIS_AREA: f64 = 64.0;
+
+/// The target lines of `series` (ends in pixels from `ends`, given the target in the axis's
+/// unit).
+fn targets(
+    series: &[TrendSeries],
+    unit: Unit,
+    ends: impl Fn(f64) -> ((i32, i32), (i32, i32)),
+) -> Vec<TargetLine> {
+    series
+        .iter()
+        .enumerate()
+        .filter_map(|(i, s)| {
+            let (from, to) = ends(plotted(unit, s.target?));
+            Some(TargetLine {
+                series: i,
+                from,
+                to,
+            })
+        })
+        .collect()
+}
+
+/// The plot's frame on `root`: room above it for `legend_lines` lines of legend, and room
+/// left of it for the y axis's labels.
 fn frame<'a, 'b>(
-    root: &'a DrawingArea<CairoBackend<'b>, Shift>,
+    root: &'a DrawingArea<PangoBackend<'b>, Shift>,
     legend_lines: usize,
-    y_axis_area: u32,
-) -> ChartBuilder<'a, 'a, CairoBackend<'b>> {
+) -> ChartBuilder<'a, 'a, PangoBackend<'b>> {
     let mut builder = ChartBuilder::on(root);
     builder
         .margin_top(12 + 18 * legend_lines as u32)
@@ -300,27 +346,63 @@ fn frame<'a, 'b>(
         .margin_left(8)
         .margin_bottom(6)
         .x_label_area_size(40)
-        .y_label_area_size(y_axis_area);
+        .y_label_area_size(Y_AXIS_AREA as u32);
     builder
 }
 
-/// Says on the empty chart (`width` × `height` pixels) that there are no runs yet.
-fn draw_empty(
-    root: &DrawingArea<CairoBackend<'_>, Shift>,
-    font: TextStyle<'_>,
-    (width, height): (u32, u32),
+type Chart2d<'a, 'b> =
+    ChartContext<'a, PangoBackend<'b>, Cartesian2d<RangedCoordf64, RangedCoordf64>>;
+
+/// The axes, their names and the grid; the x axis's labels of plotters' choosing only when
+/// `round_dates` (else the chart draws the runs' own).
+fn mesh(
+    chart: &mut Chart2d<'_, '_>,
+    axis: &XAxis,
+    unit: Unit,
+    top: f64,
+    round_dates: bool,
+    width: u32,
+    fg: &RGBAColor,
 ) -> Result<(), DrawingAreaErrorKind<cairo::Error>> {
-    let at = (width as i32 / 2 - 60, height as i32 / 2 - 6);
-    root.draw(&Text::new(gettext("No runs to show yet"), at, font))?;
-    root.present()
+    let x_labels = ((width as usize).saturating_sub(90) / 110).clamp(2, 8);
+    let y_decimals = if top < 10.0 { 1 } else { 0 };
+    let x_format = |x: &f64| axis.label(*x);
+    let y_format = |y: &f64| number(*y, y_decimals);
+    // The family is the widget's own: the backend lays the text out with Pango.
+    let label_font = ("sans-serif", 12.0).into_font().color(&fg.mix(0.8));
+    let desc_font = ("sans-serif", 13.0).into_font().color(fg);
+    chart
+        .configure_mesh()
+        .x_desc(axis.name())
+        .y_desc(axis_name(unit))
+        .x_labels(if round_dates { x_labels } else { 0 })
+        .y_labels(5)
+        .x_label_formatter(&x_format)
+        .y_label_formatter(&y_format)
+        .label_style(label_font)
+        .axis_desc_style(desc_font)
+        .axis_style(fg.mix(0.5))
+        .bold_line_style(fg.mix(0.12))
+        .light_line_style(TRANSPARENT)
+        .draw()
 }
 
-/// The top of the y axis: a fifth above the highest figure (in the axis's unit), 1 when
-/// there is none.
+/// Says on the empty chart (`width` × `height` pixels) that there are no runs yet.
+fn draw_empty(cr: &cairo::Context, text: &ChartText, fg: &RGBAColor, (width, height): (u32, u32)) {
+    let _ = cr.save();
+    set_source(cr, fg.to_backend_color());
+    let at = (f64::from(width) / 2.0, f64::from(height) / 2.0 - 8.0);
+    text.show_centred(cr, &gettext("No runs to show yet"), 12.0, at);
+    let _ = cr.restore();
+}
+
+/// The top of the y axis: a fifth above the highest figure or target (in the axis's unit), 1
+/// when there is none.
 fn y_top(series: &[TrendSeries], unit: Unit) -> f64 {
     let top = series
         .iter()
-        .flat_map(|s| s.points.iter().map(|p| plotted(unit, p.value)))
+        .flat_map(|s| s.points.iter().map(|p| p.value).chain(s.target))
+        .map(|v| plotted(unit, v))
         .fold(0.0_f64, f64::max);
     if top > 0.0 {
         top * 1.2
@@ -329,27 +411,12 @@ fn y_top(series: &[TrendSeries], unit: Unit) -> f64 {
     }
 }
 
-/// The runs' own dates (days on the x axis), in order, for ticks: runs closer than a tick
-/// label's width (about 100 of `width` pixels across `span_days`) share one.
-fn tick_dates(series: &[TrendSeries], span_days: f64, width: u32) -> Vec<f64> {
-    let mut dates: Vec<f64> = series
-        .iter()
-        .flat_map(|s| s.points.iter().map(|p| x_of(&p.when)))
-        .collect();
-    dates.sort_by(f64::total_cmp);
-    let min_gap = span_days * 100.0 / f64::from(width.max(1));
-    dates.dedup_by(|a, b| (*a - *b).abs() < min_gap);
-    dates
-}
-
-type Chart2d<'a, 'b> =
-    ChartContext<'a, CairoBackend<'b>, Cartesian2d<RangedCoordf64, RangedCoordf64>>;
-
 /// Draws each series as a line with a dot per run.
 fn draw_lines(
     chart: &mut Chart2d<'_, '_>,
     series: &[TrendSeries],
     unit: Unit,
+    axis: &XAxis,
     lines: &[RGBAColor],
 ) -> Result<(), DrawingAreaErrorKind<cairo::Error>> {
     for (i, s) in series.iter().enumerate() {
@@ -357,12 +424,42 @@ fn draw_lines(
         let points: Vec<(f64, f64)> = s
             .points
             .iter()
-            .map(|p| (x_of(&p.when), plotted(unit, p.value)))
+            .map(|p| (axis.x(&p.when), plotted(unit, p.value)))
             .collect();
         chart.draw_series(LineSeries::new(points.clone(), color.stroke_width(2)))?;
         chart.draw_series(points.iter().map(|&p| Circle::new(p, 4, color.filled())))?;
     }
     Ok(())
+}
+
+/// Draws the A1 target lines: dashed, in the text's colour (clear on either style's
+/// background), each labelled "A1" right of the plot beside a dot of its series' colour.
+fn draw_targets(
+    cr: &cairo::Context,
+    text: &ChartText,
+    targets: &[TargetLine],
+    fg: &RGBAColor,
+    lines: &[RGBAColor],
+) {
+    let _ = cr.save();
+    cr.set_line_width(1.5);
+    for t in targets {
+        let y = f64::from(t.from.1).round() + 0.5;
+        let right = f64::from(t.to.0);
+        set_source(cr, fg.mix(0.85).to_backend_color());
+        cr.set_dash(&[6.0, 4.0], 0.0);
+        cr.move_to(f64::from(t.from.0), y);
+        cr.line_to(right, y);
+        let _ = cr.stroke();
+        cr.set_dash(&[], 0.0);
+        set_source(cr, lines[t.series % lines.len()].to_backend_color());
+        cr.arc(right + 6.0, y, 3.0, 0.0, std::f64::consts::TAU);
+        let _ = cr.fill();
+        set_source(cr, fg.to_backend_color());
+        let (_, h) = text.size("A1", LEGEND_FONT);
+        text.show(cr, "A1", LEGEND_FONT, (right + 11.0, y - h / 2.0));
+    }
+    let _ = cr.restore();
 }
 
 /// Where a legend entry goes: its line (0 first) and its x offset from the legend's start.
@@ -375,29 +472,13 @@ struct LegendEntry {
 const LEGEND_FONT: f64 = 12.0;
 const SWATCH: f64 = 18.0;
 
-fn legend_font(cr: &cairo::Context, family: &str) {
-    cr.select_font_face(family, cairo::FontSlant::Normal, cairo::FontWeight::Normal);
-    cr.set_font_size(LEGEND_FONT);
-}
-
 /// Lays the legend out above the plot: entries side by side, on as many lines as `room`
-/// (pixels) needs, measured with cairo's own text extents.
-fn legend_layout(
-    cr: &cairo::Context,
-    family: &str,
-    series: &[TrendSeries],
-    room: f64,
-) -> Vec<LegendEntry> {
-    let _ = cr.save();
-    legend_font(cr, family);
+/// (pixels) needs, measured with Pango.
+fn legend_layout(text: &ChartText, series: &[TrendSeries], room: f64) -> Vec<LegendEntry> {
     let mut out = Vec::new();
     let (mut line, mut x) = (0, 0.0);
     for s in series {
-        let text = cr
-            .text_extents(&s.name)
-            .map(|e| e.x_advance())
-            .unwrap_or(100.0);
-        let wide = SWATCH + 6.0 + text + 18.0;
+        let wide = SWATCH + 6.0 + text.size(&s.name, LEGEND_FONT).0 + 18.0;
         if x > 0.0 && x + wide > room {
             line += 1;
             x = 0.0;
@@ -405,63 +486,50 @@ fn legend_layout(
         out.push(LegendEntry { line, x });
         x += wide;
     }
-    let _ = cr.restore();
     out
 }
 
-/// The x axis's ticks at the runs' dates: a short mark and the date centred under it.
-fn draw_ticks(cr: &cairo::Context, family: &str, ticks: &[((i32, i32), String)], fg: &RGBAColor) {
+/// The x axis's own ticks: a short mark and the label centred under it.
+fn draw_ticks(
+    cr: &cairo::Context,
+    text: &ChartText,
+    ticks: &[((i32, i32), String)],
+    fg: &RGBAColor,
+) {
     let _ = cr.save();
-    legend_font(cr, family);
-    cr.set_source_rgba(
-        f64::from(fg.0) / 255.0,
-        f64::from(fg.1) / 255.0,
-        f64::from(fg.2) / 255.0,
-        fg.3 * 0.8,
-    );
+    set_source(cr, fg.mix(0.8).to_backend_color());
     cr.set_line_width(1.0);
-    for ((x, y), text) in ticks {
+    for ((x, y), label) in ticks {
         let (x, y) = (f64::from(*x) + 0.5, f64::from(*y));
         cr.move_to(x, y);
         cr.line_to(x, y + 5.0);
         let _ = cr.stroke();
-        let w = cr.text_extents(text).map(|e| e.x_advance()).unwrap_or(0.0);
-        cr.move_to(x - w / 2.0, y + 5.0 + LEGEND_FONT + 2.0);
-        let _ = cr.show_text(text);
+        text.show_centred(cr, label, LEGEND_FONT, (x, y + 6.0));
     }
     let _ = cr.restore();
 }
 
+/// The legend above the plot, from `left`: a swatch of each line's colour and its name.
 fn draw_legend(
     cr: &cairo::Context,
-    family: &str,
+    text: &ChartText,
     legend: &[LegendEntry],
     series: &[TrendSeries],
-    fg: &RGBAColor,
-    lines: &[RGBAColor],
+    (fg, lines): (&RGBAColor, &[RGBAColor]),
     left: f64,
 ) {
     let _ = cr.save();
-    legend_font(cr, family);
-    let source = |c: &RGBAColor| {
-        cr.set_source_rgba(
-            f64::from(c.0) / 255.0,
-            f64::from(c.1) / 255.0,
-            f64::from(c.2) / 255.0,
-            c.3,
-        )
-    };
     for (i, (entry, s)) in legend.iter().zip(series).enumerate() {
-        let y = 14.0 + 18.0 * entry.line as f64;
+        let top = 4.0 + 18.0 * entry.line as f64;
         let x = left + entry.x;
-        source(&lines[i % lines.len()]);
+        let (_, h) = text.size(&s.name, LEGEND_FONT);
+        set_source(cr, lines[i % lines.len()].to_backend_color());
         cr.set_line_width(3.0);
-        cr.move_to(x, y - 4.0);
-        cr.line_to(x + SWATCH, y - 4.0);
+        cr.move_to(x, top + h / 2.0);
+        cr.line_to(x + SWATCH, top + h / 2.0);
         let _ = cr.stroke();
-        source(fg);
-        cr.move_to(x + SWATCH + 6.0, y);
-        let _ = cr.show_text(&s.name);
+        set_source(cr, fg.to_backend_color());
+        text.show(cr, &s.name, LEGEND_FONT, (x + SWATCH + 6.0, top));
     }
     let _ = cr.restore();
 }
@@ -474,46 +542,6 @@ fn rgba(c: &gdk::RGBA, alpha: f64) -> RGBAColor {
         byte(c.blue()),
         f64::from(c.alpha()) * alpha,
     )
-}
-
-/// The x coordinate of a time: days since 1970-01-01 in the time's own local clock, so that
-/// whole numbers fall on midnights.
-fn x_of(when: &DateTime<FixedOffset>) -> f64 {
-    when.naive_local().and_utc().timestamp() as f64 / DAY
-}
-
-/// The x axis's range: the runs' dates, widened to at least a day (half a day on each side of
-/// a single run) and by a twentieth on each side so that the first and last points are clear
-/// of the axes.
-fn x_range(series: &[TrendSeries]) -> (f64, f64) {
-    let xs = series
-        .iter()
-        .flat_map(|s| s.points.iter().map(|p| x_of(&p.when)));
-    let (lo, hi) = xs.fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), x| {
-        (lo.min(x), hi.max(x))
-    });
-    let (lo, hi) = if hi - lo < 1.0 {
-        let mid = (lo + hi) / 2.0;
-        (mid - 0.5, mid + 0.5)
-    } else {
-        (lo, hi)
-    };
-    let pad = (hi - lo) / 20.0;
-    (lo - pad, hi + pad)
-}
-
-/// A tick of the x axis: the date, with the time of day when the chart spans less than three
-/// days.
-fn date_label(x: f64, span_days: f64) -> String {
-    let Some(when) = chrono::DateTime::from_timestamp((x * DAY).round() as i64, 0) else {
-        return String::new();
-    };
-    let when: NaiveDateTime = when.naive_utc();
-    if span_days < 3.0 {
-        when.format("%m-%d %H:%M").to_string()
-    } else {
-        when.format("%Y-%m-%d").to_string()
-    }
 }
 
 /// The chart in words: its title, what each axis is, and per line the number of runs, the
@@ -567,6 +595,13 @@ pub fn describe(title: &str, unit: Unit, series: &[TrendSeries]) -> String {
                 ("high", &unit_text(unit, high)),
             ],
         ));
+        if let Some(target) = s.target {
+            text.push(' ');
+            text.push_str(&fill(
+                &gettext("The dashed line is the A1 target, {target}."),
+                &[("target", &unit_text(unit, target))],
+            ));
+        }
     }
     text
 }
@@ -583,25 +618,14 @@ mod tests {
     }
 
     #[test]
-    fn a_single_run_spans_a_day_around_it() {
-        let series = [TrendSeries {
-            name: "Sequential write".into(),
-            points: vec![at("2026-06-01T12:00:00+00:00", 12e6)],
-        }];
-        let (lo, hi) = x_range(&series);
-        let x = x_of(&series[0].points[0].when);
-        assert!(lo < x && x < hi);
-        assert!((hi - lo - 1.1).abs() < 1e-9);
-    }
-
-    #[test]
-    fn the_description_names_the_axes_units_and_figures() {
+    fn the_description_names_the_axes_units_figures_and_target() {
         let series = [TrendSeries {
             name: "Sequential write".into(),
             points: vec![
                 at("2026-06-01T12:00:00+00:00", 12.6e6),
                 at("2026-07-01T12:00:00+00:00", 6.3e6),
             ],
+            target: Some(10.24e6),
         }];
         let text = describe("Sequential speed", Unit::BytesPerSecond, &series);
         assert!(
@@ -609,12 +633,19 @@ mod tests {
         );
         assert!(text.contains("Vertical axis: MB/s"));
         assert!(text.contains("2 runs, first 12.60 MB/s, latest 6.30 MB/s on 2026-07-01"));
+        assert!(
+            text.contains("The dashed line is the A1 target, 10.24 MB/s."),
+            "{text}"
+        );
     }
 
     #[test]
-    fn ticks_show_the_time_of_day_only_for_short_spans() {
-        let x = x_of(&DateTime::parse_from_rfc3339("2026-06-01T06:00:00+02:00").unwrap());
-        assert_eq!(date_label(x, 10.0), "2026-06-01");
-        assert_eq!(date_label(x, 1.0), "06-01 06:00");
+    fn the_axis_top_leaves_room_above_the_target() {
+        let series = [TrendSeries {
+            name: "Random 4K write".into(),
+            points: vec![at("2026-06-01T12:00:00+00:00", 100.0)],
+            target: Some(500.0),
+        }];
+        assert_eq!(y_top(&series, Unit::Iops), 600.0);
     }
 }

@@ -1,6 +1,6 @@
 //! Locales for the tests: the project's catalogues compiled with `msgfmt` into a temporary
-//! locale directory, and a German glibc locale (decimal comma) built with `localedef` into a
-//! temporary `LOCPATH`, so no test depends on what the machine has generated.
+//! locale directory, and German (decimal comma) and Japanese glibc locales built with
+//! `localedef` into a temporary `LOCPATH`, so no test depends on what the machine has generated.
 //!
 //! Shared by the i18n tests of core, the CLI and the app.
 
@@ -41,19 +41,27 @@ pub fn compile_catalogues(dir: &Path, langs: &[&str]) {
 /// name, or a [`Skip`](crate::Skip) with the reason when `localedef` or the locale
 /// sources (package `locales`) are missing.
 pub fn german_locale(dir: &Path) -> Result<&'static str, crate::Skip> {
-    let name = "de_DE.UTF-8";
+    build_locale(dir, "de_DE", "de_DE.UTF-8")
+}
+
+/// Builds the glibc locale `ja_JP.UTF-8` into `dir`, like [`german_locale`].
+pub fn japanese_locale(dir: &Path) -> Result<&'static str, crate::Skip> {
+    build_locale(dir, "ja_JP", "ja_JP.UTF-8")
+}
+
+fn build_locale(dir: &Path, source: &str, name: &'static str) -> Result<&'static str, crate::Skip> {
     let out = Command::new("localedef")
-        .args(["-i", "de_DE", "-f", "UTF-8"])
+        .args(["-i", source, "-f", "UTF-8"])
         .arg(dir.join(name))
         .output();
     match out {
         Ok(_) if dir.join(name).join("LC_NUMERIC").exists() => Ok(name),
         Ok(o) => Err(crate::Skip(format!(
-            "needs the de_DE.UTF-8 locale: localedef could not build it: {}",
+            "needs the {name} locale: localedef could not build it: {}",
             String::from_utf8_lossy(&o.stderr).trim()
         ))),
         Err(e) => Err(crate::Skip(format!(
-            "needs localedef to build de_DE.UTF-8 ({e}); install the package locales"
+            "needs localedef to build {name} ({e}); install the package locales"
         ))),
     }
 }

@@ -5,6 +5,7 @@ use agnostics_core::figure::{StandardPhase, Unit};
 use agnostics_core::history::{RunSummary, SeriesPoint};
 use agnostics_core::i18n::{fill, gettext};
 use agnostics_core::profile::{builtin, Builtin};
+use agnostics_core::verdict::{target, Metric, Standard};
 use chrono::DateTime;
 
 use crate::format::{iops, mb_per_s};
@@ -61,8 +62,20 @@ pub fn run_figures(run: &RunSummary) -> String {
     parts.join(" · ")
 }
 
+/// The A1 minimum of the standard phase named `phase` (a fio job name) in `unit`, when the A1
+/// class grades it: 10 000 KiB/s for sequential write, 500 and 1500 IOPS for random 4K write
+/// and read; `None` for the other phases or when `unit` is not the target's kind.
+pub fn a1_target(phase: &str, unit: Unit) -> Option<f64> {
+    let metric = [Metric::SeqWrite, Metric::RandWrite, Metric::RandRead]
+        .into_iter()
+        .find(|m| StandardPhase::from_job_name(phase) == Some(m.standard_phase()))?;
+    let (target_unit, value) = target(Standard::A1, metric);
+    (target_unit.is_bandwidth() == unit.is_bandwidth())
+        .then(|| target_unit.to_phase_figure(value) / unit.to_phase_figure(1.0))
+}
+
 /// The trend charts' lines from a drive's series: per unit, one line per phase (the file's
-/// preparation left out), in the order the phases first appear.
+/// preparation left out), in the order the phases first appear, with the phase's A1 target.
 pub fn chart_series(points: &[SeriesPoint], unit: Unit) -> Vec<TrendSeries> {
     let mut series: Vec<(String, TrendSeries)> = Vec::new();
     for p in points.iter().filter(|p| {
@@ -79,6 +92,7 @@ pub fn chart_series(points: &[SeriesPoint], unit: Unit) -> Vec<TrendSeries> {
                     TrendSeries {
                         name: agnostics_core::history::phase_label(&p.phase),
                         points: Vec::new(),
+                        target: a1_target(&p.phase, unit),
                     },
                 ));
                 series.len() - 1
