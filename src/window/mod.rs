@@ -170,6 +170,8 @@ impl Window {
         self.imp().ready_view.load_drives();
         self.imp().tests_view.load_scripts();
         self.sync_state();
+        crate::a11y::hide_pages_not_shown(self);
+        crate::a11y::tidy(self);
     }
 
     /// Applies the command line: a folder to test (`--target`), a profile (`--profile`) and

@@ -11,7 +11,7 @@ use agnostics_core::i18n::{fill, gettext};
 use gtk::glib;
 use gtk::subclass::prelude::*;
 
-use super::labels::{chart_series, date_text, profile_title, run_figures};
+use super::labels::{chart_series, date_seconds_text, date_text, profile_title, run_figures};
 use super::layout::{clear, heading, page_box, scrolled, top_bar};
 use super::{HistoryPage, HistoryView};
 use crate::format::{transport_name, verdict_text};
@@ -173,6 +173,7 @@ impl HistoryView {
             imp.drive.run_rows.borrow_mut().push((id, row, check));
         }
         imp.drive.shown.replace(Some(page));
+        crate::a11y::tidy(self);
     }
 
     /// A row of the drive page's runs: its id, the row (activating it opens the run) and its
@@ -197,7 +198,7 @@ impl HistoryView {
             &check,
             &fill(
                 &gettext("Compare the run of {date}"),
-                &[("date", &date_text(&run.started))],
+                &[("date", &date_seconds_text(&run.started))],
             ),
         );
         let id = run.run.to_string();
