@@ -26,6 +26,9 @@ use agnostics::pages::HistoryPage;
 use agnostics::testing::WindowProbe;
 use agnostics::window::{Page, Tab};
 use agnostics::{Application, Window};
+use agnostics_core::history::{History, IdentityBasis};
+use agnostics_core::target_dir::Transport;
+use agnostics_core::verdict::Verdict;
 
 use support::history_fixture::*;
 use support::*;
@@ -67,10 +70,40 @@ fn assert_none(found: &[String]) {
     );
 }
 
-/// History: the list of drives, a drive's page with its runs (two ticked for Compare), a
-/// run's page, a comparison; and All Tests with two scripts listed.
+/// Two Quick checks of the SD card in one minute (seconds apart) into the history at `path`:
+/// the drive's page then has a chart menu (two tests) and two runs of one minute.
+fn record_quick_checks(path: &Path) {
+    let mut history = History::open(path).expect("the history");
+    for (i, started) in ["2026-07-02T10:30:05+00:00", "2026-07-02T10:30:41+00:00"]
+        .into_iter()
+        .enumerate()
+    {
+        let mut quick = report_of(
+            &drive(IdentityBasis::Cid, CARD),
+            &format!("{:032x}", 0x9c1c_u32 + i as u32),
+            started,
+            (20e6, 40e6, 900.0, 2000.0),
+            Transport::Sd,
+        );
+        quick.profile.name = "quick".to_owned();
+        quick.graded = false;
+        quick.verdict = Verdict::NotGraded;
+        quick.a2_verdict = Verdict::NotGraded;
+        for run in &mut quick.runs {
+            run.checks.clear();
+            run.verdict = Verdict::NotGraded;
+            run.a2_verdict = Verdict::NotGraded;
+        }
+        history.record(&quick).expect("recorded");
+    }
+}
+
+/// History: the list of drives, a drive's page with its runs (two of one minute; two ticked
+/// for Compare) and its chart menu, a run's page, a comparison; and All Tests with scripts
+/// listed.
 fn every_focusable_control_of_history_and_all_tests_has_its_own_real_name(app: &Application) {
     let f = fixture();
+    record_quick_checks(&f.path);
     let window = history_window(app, &f.path);
     let view = window.history_view();
     let mut found = Vec::new();
@@ -79,11 +112,15 @@ fn every_focusable_control_of_history_and_all_tests_has_its_own_real_name(app: &
     settle(&window);
     let runs = view.run_rows();
     look(&window, "History, drive", &mut found);
-    view.choose(&runs[2].0, "2026-05-01 09:00", true);
-    view.choose(&runs[0].0, "2026-07-01 09:00", true);
+    assert!(
+        runs.len() == 5,
+        "three standard runs and two Quick checks: {runs:?}"
+    );
+    view.choose(&runs[4].0, "2026-05-01 09:00", true);
+    view.choose(&runs[2].0, "2026-07-01 09:00", true);
     settle(&window);
     look(&window, "History, drive, two runs ticked", &mut found);
-    view.open_run(&runs[0].0);
+    view.open_run(&runs[2].0);
     settle(&window);
     assert_eq!(view.visible_page(), HistoryPage::Run);
     look(&window, "History, run", &mut found);

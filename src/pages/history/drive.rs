@@ -168,7 +168,19 @@ impl HistoryView {
         clear(&imp.drive.runs_list);
         imp.drive.run_rows.borrow_mut().clear();
         for run in &page.runs {
-            let (id, row, check) = self.run_row(run);
+            // Two runs of one minute would read alike: their seconds tell them apart.
+            let minute = date_text(&run.started);
+            let alike = page
+                .runs
+                .iter()
+                .filter(|r| date_text(&r.started) == minute)
+                .count();
+            let date = if alike > 1 {
+                date_seconds_text(&run.started)
+            } else {
+                minute
+            };
+            let (id, row, check) = self.run_row(run, &date);
             imp.drive.runs_list.append(&row);
             imp.drive.run_rows.borrow_mut().push((id, row, check));
         }
@@ -176,17 +188,17 @@ impl HistoryView {
         crate::a11y::tidy(self);
     }
 
-    /// A row of the drive page's runs: its id, the row (activating it opens the run) and its
-    /// **Compare** tick.
-    pub(super) fn run_row(&self, run: &RunSummary) -> (String, adw::ActionRow, gtk::CheckButton) {
+    /// A row of the drive page's runs, dated `date`: its id, the row (activating it opens the
+    /// run) and its **Compare** tick.
+    pub(super) fn run_row(
+        &self,
+        run: &RunSummary,
+        date: &str,
+    ) -> (String, adw::ActionRow, gtk::CheckButton) {
         let imp = self.imp();
         let row = adw::ActionRow::new();
         row.set_use_markup(false);
-        let title = format!(
-            "{} · {}",
-            date_text(&run.started),
-            profile_title(&run.profile)
-        );
+        let title = format!("{date} · {}", profile_title(&run.profile));
         row.set_title(&title);
         row.set_subtitle(&run_figures(run));
         row.set_subtitle_lines(0);
@@ -244,7 +256,7 @@ impl HistoryView {
         let titles: Vec<String> = page.profiles.iter().map(|p| profile_title(p)).collect();
         let refs: Vec<&str> = titles.iter().map(String::as_str).collect();
         let drop = gtk::DropDown::from_strings(&refs);
-        crate::a11y::set_label(&drop, &gettext("Test shown in the chart"));
+        crate::a11y::name_drop_down(&drop, &gettext("Test shown in the chart"));
         let index = page
             .profiles
             .iter()
