@@ -275,7 +275,8 @@ fn hide_icons(root: &gtk::Widget) {
 
 /// Makes what is under `root` read well by a screen reader, for the widgets that GTK 4.8
 /// leaves unnamed: a list box does not take the focus itself (its rows do, and GTK would list
-/// it as a focusable "GtkListBox"); an image without a name is hidden (its row or button
+/// it as a focusable "GtkListBox"), nor a list view that cannot be focused (a combo row's
+/// choice shown); an image without a name is hidden (its row or button
 /// names it); a scrolled pane is named after its first heading (or first label) whenever it
 /// is shown. Call it again when rows are added.
 pub fn tidy(root: &impl IsA<gtk::Widget>) {
@@ -283,6 +284,9 @@ pub fn tidy(root: &impl IsA<gtk::Widget>) {
     while let Some(widget) = stack.pop() {
         if let Some(list) = widget.downcast_ref::<gtk::ListBox>() {
             list.set_focusable(false);
+        } else if widget.is::<gtk::ListView>() && !widget.can_focus() {
+            // A combo row's view of its choice: never focused, but listed as a "GtkListView".
+            widget.set_focusable(false);
         } else if widget.is::<gtk::Image>() && label_of(&widget).is_none() {
             set_hidden(&widget, true);
         } else if let Some(pane) = widget.downcast_ref::<gtk::ScrolledWindow>() {
