@@ -244,9 +244,6 @@ pub fn hide_pages_not_shown(root: &impl IsA<gtk::Widget>) {
         let mut child = widget.first_child();
         while let Some(c) = child {
             child = c.next_sibling();
-            if widget.is::<adw::ViewSwitcher>() {
-                hide_icons(&c);
-            }
             if switching {
                 set_hidden(&c, !c.is_mapped());
                 c.connect_map(|w| {
@@ -257,19 +254,6 @@ pub fn hide_pages_not_shown(root: &impl IsA<gtk::Widget>) {
             }
             stack.push(c);
         }
-    }
-}
-
-/// Hides the icons under `root` from screen readers (a view switcher's tab icons, which GTK
-/// names "GtkImage"; the tab's label names it).
-fn hide_icons(root: &gtk::Widget) {
-    if root.is::<gtk::Image>() {
-        set_hidden(root, true);
-    }
-    let mut child = root.first_child();
-    while let Some(c) = child {
-        child = c.next_sibling();
-        hide_icons(&c);
     }
 }
 

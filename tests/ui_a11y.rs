@@ -62,6 +62,17 @@ fn look(window: &Window, state: &str, found: &mut Vec<String>) -> Vec<String> {
     focusable
 }
 
+/// None of `focusable` (as [`look`] gives them) is named with one of `gone` (the controls of
+/// pages not on screen), labelled `state`.
+fn assert_absent(focusable: &[String], gone: &[&str], state: &str) {
+    for name in gone {
+        assert!(
+            !focusable.iter().any(|n| n.ends_with(&format!(": {name}"))),
+            "{state}: {name:?} of a page not on screen is in the tree: {focusable:?}"
+        );
+    }
+}
+
 fn assert_none(found: &[String]) {
     assert!(
         found.is_empty(),
@@ -127,14 +138,24 @@ fn every_focusable_control_of_history_and_all_tests_has_its_own_real_name(app: &
     view.compare_chosen();
     settle(&window);
     assert_eq!(view.visible_page(), HistoryPage::Compare);
-    look(&window, "History, compare", &mut found);
+    let compare = look(&window, "History, compare", &mut found);
+    assert_absent(
+        &compare,
+        &["All drives", "Rename…", "Forget Run", "Clear"],
+        "compare",
+    );
 
     let dir = scratch_dir();
     let empty = dir.path().join("empty");
     std::fs::create_dir(&empty).expect("an empty folder");
     list_scripts(&window, script_folder(dir.path(), true), &empty);
     window.set_tab(Tab::AllTests);
-    look(&window, "All Tests", &mut found);
+    let all_tests = look(&window, "All Tests", &mut found);
+    assert_absent(
+        &all_tests,
+        &["Run SD Card Test", "Back", "All drives"],
+        "All Tests",
+    );
     assert_none(&found);
 }
 
@@ -150,14 +171,16 @@ fn every_focusable_control_of_the_sd_card_pages_has_its_own_real_name(app: &Appl
     window.run_button().activate();
     let progress = window.progress_view();
     wait_until("a live figure", || progress.figure_text().ends_with("IOPS"));
-    look(&window, "running", &mut found);
+    let running = look(&window, "running", &mut found);
+    assert_absent(&running, &["Run SD Card Test", "Run Again"], "running");
     progress.cancel_button().activate();
     wait_until("the ready page", || !window.test_run().is_busy());
     run_small(&window, dir.path());
-    let on_results = look(&window, "results", &mut found);
-    assert!(
-        !on_results.iter().any(|n| n.ends_with(": Cancel")),
-        "the running page's Cancel is not in the tree of the results: {on_results:?}"
+    let results = look(&window, "results", &mut found);
+    assert_absent(
+        &results,
+        &["Cancel", "Run SD Card Test", "Run Tests"],
+        "results",
     );
     assert_none(&found);
 }
