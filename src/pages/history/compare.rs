@@ -94,7 +94,6 @@ impl HistoryView {
                 Err(e) => view.toast(&e),
             },
         );
-        crate::a11y::tidy(self);
     }
 
     /// The comparison page's view.
@@ -205,6 +204,7 @@ impl CompareView {
         self.append(&figures);
         imp.cells.replace(cells);
         imp.comparison.replace(Some(comparison.clone()));
+        crate::a11y::tidy(self);
     }
 
     /// The figures' grid as shown, the header line first.
