@@ -359,3 +359,64 @@ pub fn name_drop_down(drop: &gtk::DropDown, label: &str) {
     sync(drop);
     drop.connect_selected_notify(sync);
 }
+
+/// Adds `toast` to `overlay` with its close button named for screen readers ("Close: Test
+/// cancelled…"; libadwaita 1.2 leaves it "GtkImage"), and those of the toasts shown after it.
+pub fn add_toast(overlay: &adw::ToastOverlay, toast: adw::Toast) {
+    let weak = overlay.downgrade();
+    toast.connect_dismissed(move |_| {
+        if let Some(overlay) = weak.upgrade() {
+            // The next toast shows once this one has gone.
+            glib::idle_add_local_once(move || name_toast_buttons(&overlay));
+        }
+    });
+    overlay.add_toast(toast);
+    name_toast_buttons(overlay);
+}
+
+fn name_toast_buttons(overlay: &adw::ToastOverlay) {
+    let close = without_mnemonic(&agnostics_core::i18n::gettext("_Close"));
+    let mut stack = vec![overlay.clone().upcast::<gtk::Widget>()];
+    while let Some(widget) = stack.pop() {
+        if widget.type_().name() == "AdwToastWidget" {
+            let text = first_label_text(&widget).unwrap_or_default();
+            let mut inner = vec![widget.clone()];
+            while let Some(w) = inner.pop() {
+                if let Some(button) = w.downcast_ref::<gtk::Button>() {
+                    if button.label().is_none() {
+                        set_whole_label(button, &format!("{close}: {text}"));
+                    }
+                }
+                let mut child = w.first_child();
+                while let Some(c) = child {
+                    child = c.next_sibling();
+                    inner.push(c);
+                }
+            }
+            continue;
+        }
+        let mut child = widget.first_child();
+        while let Some(c) = child {
+            child = c.next_sibling();
+            stack.push(c);
+        }
+    }
+}
+
+/// The text of the first label with text under `root`, depth first.
+fn first_label_text(root: &gtk::Widget) -> Option<String> {
+    if let Some(label) = root.downcast_ref::<gtk::Label>() {
+        let text = label.text().to_string();
+        if !text.is_empty() {
+            return Some(text);
+        }
+    }
+    let mut child = root.first_child();
+    while let Some(c) = child {
+        if let Some(text) = first_label_text(&c) {
+            return Some(text);
+        }
+        child = c.next_sibling();
+    }
+    None
+}

@@ -216,7 +216,7 @@ impl Window {
     /// Shows a short message at the bottom of the window.
     pub(crate) fn toast(&self, text: &str) {
         let toast = adw::Toast::new(&glib::markup_escape_text(text));
-        self.imp().toast_overlay.add_toast(toast.clone());
+        crate::a11y::add_toast(&self.imp().toast_overlay, toast.clone());
         let mut toasts = self.imp().toasts.borrow_mut();
         toasts.retain(|t| t.upcast_ref::<glib::Object>().ref_count() > 1);
         toasts.push(toast);
