@@ -127,6 +127,21 @@ pub fn name_mnemonic_buttons(root: &impl IsA<gtk::Widget>) {
     }
 }
 
+/// Sets the accessible label of `widget` as its whole name: GTK 4.8 would otherwise join it
+/// with the name of what labels it (a row's switch: "Run Slow? Slow").
+pub fn set_whole_label(widget: &impl IsA<gtk::Widget>, text: &str) {
+    set_label(widget, text);
+    let widget: &gtk::Widget = widget.upcast_ref();
+    let pointer: *mut gtk::ffi::GtkWidget = widget.to_glib_none().0;
+    // SAFETY: a live widget; every GtkWidget implements GtkAccessible.
+    unsafe {
+        gtk_accessible_reset_relation(
+            pointer.cast(),
+            gtk::ffi::GTK_ACCESSIBLE_RELATION_LABELLED_BY,
+        )
+    };
+}
+
 fn name_button(button: &gtk::Button) {
     let Some(label) = button.label() else { return };
     if button.uses_underline() && !label.is_empty() {
@@ -177,4 +192,231 @@ pub fn announce(widget: &impl IsA<gtk::Widget>, text: &str) -> bool {
     // GTK copies, priority 1 (GTK_ACCESSIBLE_ANNOUNCEMENT_PRIORITY_MEDIUM).
     unsafe { announce(pointer.cast(), text.as_ptr(), 1) };
     true
+}
+
+extern "C" {
+    // GTK 4.0+: void gtk_accessible_update_state_value (GtkAccessible *self, int n_states,
+    //   GtkAccessibleState states[], const GValue values[]);
+    fn gtk_accessible_update_state_value(
+        accessible: *mut std::ffi::c_void,
+        n_states: std::ffi::c_int,
+        states: *mut gtk::ffi::GtkAccessibleState,
+        values: *const glib::gobject_ffi::GValue,
+    );
+}
+
+/// Marks `widget` hidden from screen readers (or not): GTK 4.8 leaves the pages of a stack
+/// that are not shown in the accessibility tree as visible, Cancel of a page gone included.
+pub fn set_hidden(widget: &impl IsA<gtk::Widget>, hidden: bool) {
+    let value = hidden.to_value();
+    let mut states = [gtk::ffi::GTK_ACCESSIBLE_STATE_HIDDEN];
+    let widget: &gtk::Widget = widget.upcast_ref();
+    let pointer: *mut gtk::ffi::GtkWidget = widget.to_glib_none().0;
+    // SAFETY: every GtkWidget implements GtkAccessible; one state, one initialised boolean
+    // GValue, both alive for the call; GTK copies the value.
+    unsafe {
+        gtk_accessible_update_state_value(
+            pointer.cast(),
+            1,
+            states.as_mut_ptr(),
+            ToGlibPtr::<*const glib::gobject_ffi::GValue>::to_glib_none(&value).0,
+        );
+    }
+}
+
+/// Whether `widget` switches between children of which one is shown (a stack, a view stack,
+/// a squeezer, a leaflet) or shows its child only at times (a revealer).
+fn shows_one_child(widget: &gtk::Widget) -> bool {
+    widget.is::<gtk::Stack>()
+        || widget.is::<gtk::Revealer>()
+        || widget.is::<adw::ViewStack>()
+        || widget.is::<adw::Squeezer>()
+        || widget.is::<adw::Leaflet>()
+}
+
+/// Hides from screen readers every child of a stack (view stack, squeezer, leaflet) under
+/// `root` while it is not on screen (unmapped), now and whenever it is mapped or unmapped, so
+/// that what a screen reader lists is what the window shows.
+pub fn hide_pages_not_shown(root: &impl IsA<gtk::Widget>) {
+    let mut stack = vec![root.as_ref().clone()];
+    while let Some(widget) = stack.pop() {
+        let switching = shows_one_child(&widget);
+        let mut child = widget.first_child();
+        while let Some(c) = child {
+            child = c.next_sibling();
+            if switching {
+                set_hidden(&c, !c.is_mapped());
+                c.connect_map(|w| {
+                    set_hidden(w, false);
+                    tidy(w);
+                });
+                c.connect_unmap(|w| set_hidden(w, true));
+            }
+            stack.push(c);
+        }
+    }
+}
+
+/// Makes what is under `root` read well by a screen reader, for the widgets that GTK 4.8
+/// leaves unnamed: a list box does not take the focus itself (its rows do, and GTK would list
+/// it as a focusable "GtkListBox"), nor a list view that cannot be focused (a combo row's
+/// choice shown); an image without a name is hidden (its row or button
+/// names it); a scrolled pane is named after its first heading (or first label) whenever it
+/// is shown. Call it again when rows are added.
+pub fn tidy(root: &impl IsA<gtk::Widget>) {
+    let mut stack = vec![root.as_ref().clone()];
+    while let Some(widget) = stack.pop() {
+        if let Some(list) = widget.downcast_ref::<gtk::ListBox>() {
+            list.set_focusable(false);
+        } else if widget.is::<gtk::ListView>() && !widget.can_focus() {
+            // A combo row's view of its choice: never focused, but listed as a "GtkListView".
+            widget.set_focusable(false);
+        } else if widget.is::<gtk::Image>() && label_of(&widget).is_none() {
+            set_hidden(&widget, true);
+        } else if let Some(pane) = widget.downcast_ref::<gtk::ScrolledWindow>() {
+            // SAFETY: the key holds only bools.
+            let named = unsafe { pane.data::<bool>(PANE_KEY).is_some() };
+            if label_of(pane).is_none() && !named {
+                // SAFETY: as above.
+                unsafe { pane.set_data(PANE_KEY, true) };
+                name_pane(pane);
+                pane.connect_map(name_pane);
+            }
+        }
+        let mut child = widget.first_child();
+        while let Some(c) = child {
+            child = c.next_sibling();
+            stack.push(c);
+        }
+    }
+}
+
+const PANE_KEY: &str = "agnostics-named-pane";
+
+/// Names `pane` after the first heading inside it (a label styled as a title or heading), or
+/// its first label with text.
+fn name_pane(pane: &gtk::ScrolledWindow) {
+    let mut first = None;
+    let mut stack: Vec<gtk::Widget> = pane.child().into_iter().collect();
+    while let Some(widget) = stack.pop() {
+        if let Some(label) = widget.downcast_ref::<gtk::Label>() {
+            let text = without_mnemonic(&label.label());
+            if !text.is_empty() && widget.is_visible() {
+                let heading = ["title-1", "title-2", "title-3", "title-4", "heading"]
+                    .iter()
+                    .any(|c| widget.has_css_class(c));
+                if heading {
+                    set_label(pane, &text);
+                    return;
+                }
+                first.get_or_insert(text);
+            }
+        }
+        let mut children = Vec::new();
+        let mut child = widget.first_child();
+        while let Some(c) = child {
+            child = c.next_sibling();
+            children.push(c);
+        }
+        stack.extend(children.into_iter().rev());
+    }
+    if let Some(text) = first {
+        set_label(pane, &text);
+    }
+}
+
+/// Names the drop-down `drop` `label` for screen readers where GTK 4.8 does not: on its
+/// button, which takes the focus ("Test shown in the chart: Quick check", the choice shown
+/// kept up to date), the choice inside the button hidden (the name says it).
+pub fn name_drop_down(drop: &gtk::DropDown, label: &str) {
+    set_label(drop, label);
+    let sync = {
+        let label = label.to_owned();
+        move |drop: &gtk::DropDown| {
+            let choice = drop
+                .selected_item()
+                .and_downcast::<gtk::StringObject>()
+                .map(|s| s.string().to_string());
+            let mut stack = vec![drop.clone().upcast::<gtk::Widget>()];
+            while let Some(widget) = stack.pop() {
+                if widget.is::<gtk::ToggleButton>() {
+                    let name = match &choice {
+                        Some(choice) => format!("{label}: {choice}"),
+                        None => label.clone(),
+                    };
+                    set_whole_label(&widget, &name);
+                } else if widget.type_().name() == "GtkListItemWidget" {
+                    set_hidden(&widget, true);
+                }
+                let mut child = widget.first_child();
+                while let Some(c) = child {
+                    child = c.next_sibling();
+                    stack.push(c);
+                }
+            }
+        }
+    };
+    sync(drop);
+    drop.connect_selected_notify(sync);
+}
+
+/// Adds `toast` to `overlay` with its close button named for screen readers ("Close: Test
+/// cancelled…"; libadwaita 1.2 leaves it "GtkImage"), and those of the toasts shown after it.
+pub fn add_toast(overlay: &adw::ToastOverlay, toast: adw::Toast) {
+    let weak = overlay.downgrade();
+    toast.connect_dismissed(move |_| {
+        if let Some(overlay) = weak.upgrade() {
+            // The next toast shows once this one has gone.
+            glib::idle_add_local_once(move || name_toast_buttons(&overlay));
+        }
+    });
+    overlay.add_toast(toast);
+    name_toast_buttons(overlay);
+}
+
+fn name_toast_buttons(overlay: &adw::ToastOverlay) {
+    let close = without_mnemonic(&agnostics_core::i18n::gettext("_Close"));
+    let mut stack = vec![overlay.clone().upcast::<gtk::Widget>()];
+    while let Some(widget) = stack.pop() {
+        if widget.type_().name() == "AdwToastWidget" {
+            let text = first_label_text(&widget).unwrap_or_default();
+            let mut inner = vec![widget.clone()];
+            while let Some(w) = inner.pop() {
+                if let Some(button) = w.downcast_ref::<gtk::Button>() {
+                    if button.label().is_none() {
+                        set_whole_label(button, &format!("{close}: {text}"));
+                    }
+                }
+                let mut child = w.first_child();
+                while let Some(c) = child {
+                    child = c.next_sibling();
+                    inner.push(c);
+                }
+            }
+            continue;
+        }
+        let mut child = widget.first_child();
+        while let Some(c) = child {
+            child = c.next_sibling();
+            stack.push(c);
+        }
+    }
+}
+
+/// The text of the first label with text under `root`, depth first.
+fn first_label_text(root: &gtk::Widget) -> Option<String> {
+    if let Some(label) = root.downcast_ref::<gtk::Label>() {
+        let text = label.text().to_string();
+        if !text.is_empty() {
+            return Some(text);
+        }
+    }
+    let mut child = root.first_child();
+    while let Some(c) = child {
+        if let Some(text) = first_label_text(&c) {
+            return Some(text);
+        }
+        child = c.next_sibling();
+    }
+    None
 }

@@ -119,7 +119,8 @@ pub fn fact_row(title: &str, value: &str) -> adw::ActionRow {
     plain_row(title, Some(value))
 }
 
-/// A folded row with a badge: a standard (A2) or a run, whose checks are its children.
+/// A folded row with a badge: a standard (A2) or a run, whose checks are its children (add
+/// them with [`add_check`]).
 pub fn expander(title: &str, subtitle: &str, verdict: Verdict) -> (adw::ExpanderRow, Badge) {
     let row = adw::ExpanderRow::new();
     row.set_use_markup(false);
@@ -129,7 +130,9 @@ pub fn expander(title: &str, subtitle: &str, verdict: Verdict) -> (adw::Expander
     #[allow(deprecated)] // add_suffix is libadwaita 1.4; add_action is the 1.2 name.
     row.add_action(&badge);
     let description = value_and_verdict(subtitle, &badge);
-    a11y::set_label(&row, title);
+    // The header inside (an action row) takes the focus and is named by the title; the row
+    // around it says its subtitle too, so that the two are not one name twice.
+    a11y::set_label(&row, &format!("{title}, {subtitle}"));
     a11y::set_description(&row, &description);
     // The row's header (an action row inside it) is what takes focus and what screen readers
     // read: it gets the same description.
@@ -143,4 +146,11 @@ pub fn expander(title: &str, subtitle: &str, verdict: Verdict) -> (adw::Expander
         stack.extend(widget.first_child());
     }
     (row, badge)
+}
+
+/// Adds the check `row` to `expander` (titled `title`): its accessible name says which, as
+/// the same check also stands in other groups ("Sequential write, Run 2").
+pub fn add_check(expander: &adw::ExpanderRow, title: &str, row: &adw::ActionRow) {
+    a11y::set_whole_label(row, &format!("{}, {title}", row.title()));
+    expander.add_row(row);
 }

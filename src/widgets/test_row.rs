@@ -58,7 +58,6 @@ impl TestRow {
             .valign(gtk::Align::Center)
             .tooltip_text(gettext("Run Test?"))
             .build();
-        crate::a11y::set_label(&switch, &fill(&gettext("Run {test}?"), &[("test", &name)]));
         item.bind_property("selected", &switch, "active")
             .bidirectional()
             .sync_create()
@@ -70,6 +69,8 @@ impl TestRow {
         }
         row.add_suffix(&switch);
         row.set_activatable_widget(Some(&switch));
+        // After the row made its title label the switch's too, which would read "Run Slow? Slow".
+        crate::a11y::set_whole_label(&switch, &fill(&gettext("Run {test}?"), &[("test", &name)]));
         let this = TestRow {
             row,
             switch,

@@ -170,6 +170,8 @@ impl Window {
         self.imp().ready_view.load_drives();
         self.imp().tests_view.load_scripts();
         self.sync_state();
+        crate::a11y::hide_pages_not_shown(self);
+        crate::a11y::tidy(self);
     }
 
     /// Applies the command line: a folder to test (`--target`), a profile (`--profile`) and
@@ -214,7 +216,7 @@ impl Window {
     /// Shows a short message at the bottom of the window.
     pub(crate) fn toast(&self, text: &str) {
         let toast = adw::Toast::new(&glib::markup_escape_text(text));
-        self.imp().toast_overlay.add_toast(toast.clone());
+        crate::a11y::add_toast(&self.imp().toast_overlay, toast.clone());
         let mut toasts = self.imp().toasts.borrow_mut();
         toasts.retain(|t| t.upcast_ref::<glib::Object>().ref_count() > 1);
         toasts.push(toast);

@@ -204,6 +204,7 @@ impl CompareView {
         self.append(&figures);
         imp.cells.replace(cells);
         imp.comparison.replace(Some(comparison.clone()));
+        crate::a11y::tidy(self);
     }
 
     /// The figures' grid as shown, the header line first.
@@ -316,6 +317,10 @@ fn cells_grid(cells: &[Vec<String>]) -> gtk::Grid {
             label.set_xalign(if x == 0 { 0.0 } else { 1.0 });
             label.set_hexpand(x == 0);
             label.set_selectable(true);
+            if y > 0 && x > 0 {
+                // Each figure is read with its row and column: "Sequential read, Left: 40 MB/s".
+                crate::a11y::set_label(&label, &format!("{}, {}: {text}", line[0], cells[0][x]));
+            }
             if y == 0 {
                 label.add_css_class("heading");
             } else if x > 0 {

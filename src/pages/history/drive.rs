@@ -11,7 +11,7 @@ use agnostics_core::i18n::{fill, gettext};
 use gtk::glib;
 use gtk::subclass::prelude::*;
 
-use super::labels::{chart_series, date_text, profile_title, run_figures};
+use super::labels::{chart_series, date_seconds_text, date_text, profile_title, run_figures};
 use super::layout::{clear, heading, page_box, scrolled, top_bar};
 use super::{HistoryPage, HistoryView};
 use crate::format::{transport_name, verdict_text};
@@ -168,24 +168,37 @@ impl HistoryView {
         clear(&imp.drive.runs_list);
         imp.drive.run_rows.borrow_mut().clear();
         for run in &page.runs {
-            let (id, row, check) = self.run_row(run);
+            // Two runs of one minute would read alike: their seconds tell them apart.
+            let minute = date_text(&run.started);
+            let alike = page
+                .runs
+                .iter()
+                .filter(|r| date_text(&r.started) == minute)
+                .count();
+            let date = if alike > 1 {
+                date_seconds_text(&run.started)
+            } else {
+                minute
+            };
+            let (id, row, check) = self.run_row(run, &date);
             imp.drive.runs_list.append(&row);
             imp.drive.run_rows.borrow_mut().push((id, row, check));
         }
         imp.drive.shown.replace(Some(page));
+        crate::a11y::tidy(self);
     }
 
-    /// A row of the drive page's runs: its id, the row (activating it opens the run) and its
-    /// **Compare** tick.
-    pub(super) fn run_row(&self, run: &RunSummary) -> (String, adw::ActionRow, gtk::CheckButton) {
+    /// A row of the drive page's runs, dated `date`: its id, the row (activating it opens the
+    /// run) and its **Compare** tick.
+    pub(super) fn run_row(
+        &self,
+        run: &RunSummary,
+        date: &str,
+    ) -> (String, adw::ActionRow, gtk::CheckButton) {
         let imp = self.imp();
         let row = adw::ActionRow::new();
         row.set_use_markup(false);
-        let title = format!(
-            "{} · {}",
-            date_text(&run.started),
-            profile_title(&run.profile)
-        );
+        let title = format!("{date} · {}", profile_title(&run.profile));
         row.set_title(&title);
         row.set_subtitle(&run_figures(run));
         row.set_subtitle_lines(0);
@@ -197,7 +210,7 @@ impl HistoryView {
             &check,
             &fill(
                 &gettext("Compare the run of {date}"),
-                &[("date", &date_text(&run.started))],
+                &[("date", &date_seconds_text(&run.started))],
             ),
         );
         let id = run.run.to_string();
@@ -243,7 +256,7 @@ impl HistoryView {
         let titles: Vec<String> = page.profiles.iter().map(|p| profile_title(p)).collect();
         let refs: Vec<&str> = titles.iter().map(String::as_str).collect();
         let drop = gtk::DropDown::from_strings(&refs);
-        crate::a11y::set_label(&drop, &gettext("Test shown in the chart"));
+        crate::a11y::name_drop_down(&drop, &gettext("Test shown in the chart"));
         let index = page
             .profiles
             .iter()

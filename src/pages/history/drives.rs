@@ -148,6 +148,7 @@ impl HistoryView {
             let label = history_store::unidentified_label();
             self.add_drive_row(DriveKey::Unidentified, &label, &subtitle, last);
         }
+        crate::a11y::tidy(self);
     }
 
     pub(super) fn add_drive_row(

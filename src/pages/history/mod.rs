@@ -245,7 +245,7 @@ impl HistoryView {
             .ancestor(adw::ToastOverlay::static_type())
             .and_downcast::<adw::ToastOverlay>()
         {
-            overlay.add_toast(toast);
+            crate::a11y::add_toast(&overlay, toast);
         }
     }
 

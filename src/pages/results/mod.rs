@@ -18,7 +18,9 @@ use gtk::subclass::prelude::*;
 
 use crate::format::{target_report_label, verdict_text};
 use crate::widgets::card_group::{card_group, CardGroup};
-use crate::widgets::results_rows::{advice_row, check_row, expander, fact_row, group, phase_row};
+use crate::widgets::results_rows::{
+    add_check, advice_row, check_row, expander, fact_row, group, phase_row,
+};
 use crate::widgets::Badge;
 
 mod trend;
@@ -182,6 +184,7 @@ impl ResultsView {
         self.add_card_group(report);
         self.add_notes_group(report, &placed);
         imp.scroller.vadjustment().set_value(0.0);
+        crate::a11y::tidy(self);
     }
 
     fn show_summary(&self, report: &Report) {
@@ -290,8 +293,9 @@ impl ResultsView {
         let a2 = group(&gettext("Faster cards"), None);
         let (seq_unit, seq) = target(Standard::A2, Metric::SeqWrite);
         let (read, write) = class_iops(Standard::A2);
+        let a2_title = gettext("Application Performance Class A2");
         let (row, badge) = expander(
-            &gettext("Application Performance Class A2"),
+            &a2_title,
             &fill(
                 // Translators: {seq} is a rate with its unit, e.g. "10 MB/s"; {write} and {read}
                 // are IOPS figures.
@@ -306,7 +310,7 @@ impl ResultsView {
         );
         for check in run.checks.iter().filter(|c| c.standard == Standard::A2) {
             let (child, _) = check_row(check);
-            row.add_row(&child);
+            add_check(&row, &a2_title, &child);
         }
         a2.add(&row);
         self.imp().a2_badge.replace(Some(badge));
@@ -415,14 +419,11 @@ impl ResultsView {
             )),
         );
         for run in &report.runs {
-            let (row, _) = expander(
-                &fill(&gettext("Run {run}"), &[("run", &run.run)]),
-                &gettext("A1 checks"),
-                run.verdict,
-            );
+            let run_title = fill(&gettext("Run {run}"), &[("run", &run.run)]);
+            let (row, _) = expander(&run_title, &gettext("A1 checks"), run.verdict);
             for check in run.checks.iter().filter(|c| c.standard == Standard::A1) {
                 let (child, _) = check_row(check);
-                row.add_row(&child);
+                add_check(&row, &run_title, &child);
             }
             runs.add(&row);
             self.imp().run_rows.borrow_mut().push(row);
