@@ -117,8 +117,18 @@ fn german_report_translates_advice_keeps_compat_lines_and_uses_decimal_comma(
             "21,3 GB"
         );
     }
-    // "within the spread of 3 earlier runs": German's case after its preposition ("über 3
-    // frühere Testläufe", not "von 3 frühere Testläufe").
+    trend_line_uses_german_case();
+    let json = serde_json::to_string(&report).expect("serialise");
+    assert!(json.contains("\"bw_bytes\":5377124.0"), "{json}");
+    let back: Report = serde_json::from_str(&json).expect("JSON reads back");
+    assert_eq!(back, report);
+    // Everything else ran; without the German locale the decimal-comma checks did not.
+    german.map(|_| ())
+}
+
+/// "within the spread of 3 earlier runs": German's case after its preposition ("über 3
+/// frühere Testläufe", not "von 3 frühere Testläufe").
+fn trend_line_uses_german_case() {
     let same = agnostics_core::history::FigureTrend {
         phase: "seq-write".to_owned(),
         unit: agnostics_core::figure::Unit::BytesPerSecond,
@@ -134,12 +144,6 @@ fn german_report_translates_advice_keeps_compat_lines_and_uses_decimal_comma(
         line.contains("über 3 frühere Testläufe") && !line.contains("von 3 frühere"),
         "{line}"
     );
-    let json = serde_json::to_string(&report).expect("serialise");
-    assert!(json.contains("\"bw_bytes\":5377124.0"), "{json}");
-    let back: Report = serde_json::from_str(&json).expect("JSON reads back");
-    assert_eq!(back, report);
-    // Everything else ran; without the German locale the decimal-comma checks did not.
-    german.map(|_| ())
 }
 
 agnostics_testkit::main!(german_report_translates_advice_keeps_compat_lines_and_uses_decimal_comma,);
