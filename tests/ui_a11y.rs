@@ -26,9 +26,7 @@ use agnostics::pages::HistoryPage;
 use agnostics::testing::WindowProbe;
 use agnostics::window::{Page, Tab};
 use agnostics::{Application, Window};
-use agnostics_core::history::{History, IdentityBasis};
-use agnostics_core::target_dir::Transport;
-use agnostics_core::verdict::Verdict;
+use agnostics_core::history::History;
 
 use support::history_fixture::*;
 use support::*;
@@ -89,22 +87,7 @@ fn record_quick_checks(path: &Path) {
         .into_iter()
         .enumerate()
     {
-        let mut quick = report_of(
-            &drive(IdentityBasis::Cid, CARD),
-            &format!("{:032x}", 0x9c1c_u32 + i as u32),
-            started,
-            (20e6, 40e6, 900.0, 2000.0),
-            Transport::Sd,
-        );
-        quick.profile.name = "quick".to_owned();
-        quick.graded = false;
-        quick.verdict = Verdict::NotGraded;
-        quick.a2_verdict = Verdict::NotGraded;
-        for run in &mut quick.runs {
-            run.checks.clear();
-            run.verdict = Verdict::NotGraded;
-            run.a2_verdict = Verdict::NotGraded;
-        }
+        let quick = quick_check_of(&format!("{:032x}", 0x9c1c_u32 + i as u32), started);
         history.record(&quick).expect("recorded");
     }
 }

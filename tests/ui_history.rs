@@ -87,24 +87,8 @@ fn lists_the_drives_with_their_runs_and_last_verdict(app: &Application) {
 /// list of drives. The row shows the latest graded verdict, and the latest run's date beside.
 fn a_quick_check_since_does_not_hide_the_last_grade(app: &Application) {
     use agnostics::widgets::Badge;
-    use agnostics_core::verdict::Verdict;
     let f = fixture();
-    let mut quick = report_of(
-        &drive(IdentityBasis::Cid, CARD),
-        &format!("{:032x}", 0x9c1c_u32),
-        "2026-07-02T10:30:00+00:00",
-        (20e6, 40e6, 900.0, 2000.0),
-        Transport::Sd,
-    );
-    quick.profile.name = "quick".to_owned();
-    quick.graded = false;
-    quick.verdict = Verdict::NotGraded;
-    quick.a2_verdict = Verdict::NotGraded;
-    for run in &mut quick.runs {
-        run.checks.clear();
-        run.verdict = Verdict::NotGraded;
-        run.a2_verdict = Verdict::NotGraded;
-    }
+    let quick = quick_check_of(&format!("{:032x}", 0x9c1c_u32), "2026-07-02T10:30:00+00:00");
     History::open(&f.path).unwrap().record(&quick).unwrap();
     let window = history_window(app, &f.path);
     let rows = window.history_view().drive_rows();

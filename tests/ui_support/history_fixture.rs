@@ -12,6 +12,7 @@ use agnostics_core::history::{DriveId, DriveIdentity, History, IdentityBasis};
 use agnostics_core::report::Report;
 use agnostics_core::sample;
 use agnostics_core::target_dir::Transport;
+use agnostics_core::verdict::Verdict;
 
 use super::*;
 
@@ -143,4 +144,26 @@ pub fn assert_png(path: &Path) {
         (200..10_000).contains(&width) && (200..50_000).contains(&height),
         "{width}×{height}"
     );
+}
+
+/// A Quick check of the SD card at `started` (not graded: no checks, every verdict NOT
+/// GRADED), with the run id `run_id`.
+pub fn quick_check_of(run_id: &str, started: &str) -> Report {
+    let mut quick = report_of(
+        &drive(IdentityBasis::Cid, CARD),
+        run_id,
+        started,
+        (20e6, 40e6, 900.0, 2000.0),
+        Transport::Sd,
+    );
+    quick.profile.name = "quick".to_owned();
+    quick.graded = false;
+    quick.verdict = Verdict::NotGraded;
+    quick.a2_verdict = Verdict::NotGraded;
+    for run in &mut quick.runs {
+        run.checks.clear();
+        run.verdict = Verdict::NotGraded;
+        run.a2_verdict = Verdict::NotGraded;
+    }
+    quick
 }
