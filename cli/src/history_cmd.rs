@@ -6,7 +6,9 @@
 
 use std::path::{Path, PathBuf};
 
-use agnostics_core::history::{History, HistoryError, Outcome, RunFilter, RunSummary};
+use agnostics_core::history::{
+    DriveSummary, History, HistoryError, Outcome, RunFilter, RunSummary,
+};
 use agnostics_core::i18n::{fill, gettext, ngettext};
 use agnostics_core::profile::Builtin;
 use agnostics_core::report;
@@ -176,6 +178,17 @@ fn verdict_cell(run: &RunSummary) -> String {
     match run.outcome {
         Outcome::Finished => run.verdict.as_str().to_owned(),
         other => format!("{} ({})", run.verdict.as_str(), other.as_str()),
+    }
+}
+
+/// A drive's verdict column: its latest graded run's verdict (PASS or FAIL), with that run's
+/// date when a later run was not graded (a Quick check, an error), so that one ungraded run
+/// does not hide the grade; the latest run's verdict when none of its runs was graded.
+fn drive_verdict_cell(drive: &DriveSummary) -> String {
+    match &drive.last_graded {
+        Some(graded) if graded.run == drive.last.run => verdict_cell(graded),
+        Some(graded) => format!("{} ({})", verdict_cell(graded), short_time(&graded.started)),
+        None => verdict_cell(&drive.last),
     }
 }
 
@@ -380,7 +393,7 @@ fn drives(args: &HistoryDrivesArgs) -> i32 {
                 report::visible(&model(d)),
                 d.kind.as_str().to_owned(),
                 short_time(&d.last.started),
-                verdict_cell(&d.last),
+                drive_verdict_cell(d),
                 d.runs.to_string(),
             ]
         })

@@ -264,9 +264,50 @@ fn terminal_escapes_in_a_document_are_printed_escaped() -> Ran {
     Ok(())
 }
 
+/// `history drives` shows a drive's latest graded verdict: a later run that was not graded
+/// (a buffered profile is never graded) does not turn the drive's PASS or FAIL into ERROR;
+/// the graded run's date is shown beside it, and the Latest run column has the later run.
+fn drives_show_the_latest_graded_verdict() -> Ran {
+    let env = Env::new()?;
+    let graded = support::json(&env.run(&["--json"]));
+    let verdict = graded["verdict"].as_str().unwrap().to_owned();
+    assert!(["PASS", "FAIL"].contains(&verdict.as_str()), "{graded:#}");
+    let buffered = env.dir.path().join("buffered.fio");
+    let text_of = std::fs::read_to_string(&env.profile).unwrap();
+    std::fs::write(&buffered, text_of.replace("direct=1", "direct=0")).unwrap();
+    let later = Run::new()
+        .env("AGNOSTICS_HISTORY", &env.history)
+        .env("AGNOSTICS_LOG", env.dir.path().join("rpdiags.txt"))
+        .runs(1)
+        .target(&env.target)
+        .profile(&buffered)
+        .args(["--json"])
+        .command()
+        .output()
+        .unwrap();
+    let later = support::json(&later);
+    assert_eq!(later["verdict"], "ERROR", "{later:#}");
+
+    let drives = text(&env.history(&["drives"]).stdout);
+    let row = drives.lines().nth(1).unwrap_or_else(|| panic!("{drives}"));
+    let graded_at = graded["started"].as_str().unwrap();
+    let when = |t: &str| t.chars().take(16).collect::<String>().replacen('T', " ", 1);
+    assert!(
+        row.contains(&format!("{verdict} ({})", when(graded_at))),
+        "{drives}"
+    );
+    assert!(!row.contains("ERROR"), "{drives}");
+    assert!(
+        row.contains(&when(later["started"].as_str().unwrap())),
+        "{drives}"
+    );
+    Ok(())
+}
+
 agnostics_testkit::main!(
     terminal_escapes_in_a_document_are_printed_escaped,
     a_signal_after_the_test_finished_keeps_the_result,
     compare_names_the_runs_and_a_run_with_itself,
     a_short_prefix_is_too_short,
+    drives_show_the_latest_graded_verdict,
 );
