@@ -171,6 +171,13 @@ pub fn to_text(c: &CardInfo) -> String {
 fn host_rows(b: &mut Block, c: &CardInfo) {
     if let Some(q) = &c.command_queueing {
         b.row(gettext("Command queueing:"), q.describe());
+        if let Some(quirk) = c
+            .cid
+            .as_ref()
+            .and_then(agnostics_core::references::cqe_quirk)
+        {
+            b.row(gettext("Known trouble:"), quirk.describe());
+        }
         if let Some(reason) = c.a2_not_graded_reason() {
             b.row(
                 gettext("A2 grading:"),
