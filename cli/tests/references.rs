@@ -58,6 +58,15 @@ fn every_shipped_row_is_listed_with_its_source() {
 /// `card --device mmcblk0 --sysfs-root ROOT` as text, on the card fixture `name` in a Pi 5's
 /// slot with command queueing off.
 fn card_text(name: &str) -> String {
+    card_output(name, &[])
+}
+
+/// [`card_text`] with `--json`.
+fn card_json(name: &str) -> String {
+    card_output(name, &["--json"])
+}
+
+fn card_output(name: &str, extra: &[&str]) -> String {
     let s = scratch();
     let root = mmc_host_tree(
         s.path(),
@@ -69,7 +78,9 @@ fn card_text(name: &str) -> String {
         },
     );
     let root = root.to_str().unwrap().to_owned();
-    stdout(&["card", "--device", "mmcblk0", "--sysfs-root", &root])
+    let mut args = vec!["card", "--device", "mmcblk0", "--sysfs-root", &root];
+    args.extend_from_slice(extra);
+    stdout(&args)
 }
 
 fn a_card_the_kernel_names_says_so_beside_command_queueing() {
@@ -90,6 +101,14 @@ fn a_card_the_kernel_names_says_so_beside_command_queueing() {
         ),
         "{next}"
     );
+    let json: serde_json::Value =
+        serde_json::from_str(&card_json("kingston-sd64g-2019-imx.json")).unwrap();
+    assert_eq!(json["cqe_quirk"]["pnm"], "SD64G");
+    assert_eq!(json["cqe_quirk"]["mid"], 0x9f);
+    assert_eq!(json["cqe_quirk"]["reason"], "cache_flush_never_finishes");
+    let later_json: serde_json::Value =
+        serde_json::from_str(&card_json("kingston-sd64g-2023-04.json")).unwrap();
+    assert!(later_json.get("cqe_quirk").is_none(), "{later_json:#}");
     let later = card_text("kingston-sd64g-2023-04.json");
     assert!(later.contains("Command queueing:"), "{later}");
     assert!(!later.contains("Known trouble:"), "{later}");
