@@ -3,7 +3,8 @@
 //! Raspberry Pi's own A2 card figures for a Pi 4, in the text after the verdict and in the
 //! JSON; on a Pi 5 those for a Pi 5; on a machine without a board model (a PC), with the
 //! quick profile or with a profile of one's own, none. The `qd1` profile on a Pi 4 shows Jeff
-//! Geerling's queue-depth-1 table.
+//! Geerling's queue-depth-1 table. And the card the kernel's quirk table names says so under
+//! its command-queueing line.
 
 use std::path::Path;
 
@@ -156,7 +157,44 @@ fn the_qd1_profile_on_a_pi_4_shows_jeff_geerlings_table() {
     assert!(!text.contains("raspberrypi.com"), "{text}");
 }
 
+/// The report's text names the kernel's known trouble right under the command-queueing line
+/// for the real Kingston SD64G dump of 11/2019 (the card of the kernel's Canvas Go! Plus
+/// entry), and not for the same product made 04/2023.
+fn the_report_names_the_kernels_known_trouble_under_command_queueing() {
+    use agnostics_testkit::{fixture_files, mmc_host_tree, MmcHost};
+    let dir = tempfile::tempdir().unwrap();
+    let text_for = |name: &str| {
+        let root = mmc_host_tree(
+            &dir.path().join(name),
+            &fixture_files(name),
+            &MmcHost {
+                nr_tags: Some("64"),
+                raspberry_pi_5: true,
+                ..MmcHost::default()
+            },
+        );
+        let card = agnostics_core::card::identify(&root, "mmcblk0").unwrap();
+        to_text(&sample::report().card(card).run(standard_run()).build())
+    };
+    let text = text_for("kingston-sd64g-2019-imx.json");
+    let lines: Vec<&str> = text.lines().collect();
+    let at = lines
+        .iter()
+        .position(|l| l.starts_with("Command queueing: off"))
+        .unwrap_or_else(|| panic!("{text}"));
+    assert_eq!(
+        lines[at + 1],
+        "Linux turns this card's cache off, and with it command queueing: its cache flush never \
+         finishes (Kingston Canvas Go! Plus 2019-11; kernel commit c467c8f08185, \
+         https://git.kernel.org/pub/scm/linux/kernel/git/torvalds/linux.git/commit/?id=c467c8f08185)"
+    );
+    let later = text_for("kingston-sd64g-2023-04.json");
+    assert!(later.contains("Command queueing: off"), "{later}");
+    assert!(!later.contains("Linux turns"), "{later}");
+}
+
 agnostics_testkit::main!(
+    the_report_names_the_kernels_known_trouble_under_command_queueing,
     a_standard_run_on_a_pi_4_shows_raspberry_pis_own_figures,
     a_standard_run_on_a_pi_5_shows_the_pi_5_figures,
     a_machine_without_a_board_model_shows_none,
