@@ -142,3 +142,19 @@ pub fn beside(report: &Report) -> Vec<ReferenceLine> {
     }
     lines
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_board_matches_its_family_and_no_other() {
+        let row = &sources()[0].rows[0];
+        assert_eq!(row.pi_model, "Raspberry Pi 4");
+        assert!(model_matches(row, "Raspberry Pi 4 Model B Rev 1.4"));
+        assert!(model_matches(row, "Raspberry Pi 4"));
+        assert!(!model_matches(row, "Raspberry Pi 400 Rev 1.0"));
+        assert!(!model_matches(row, "Raspberry Pi 5 Model B Rev 1.0"));
+        assert!(!model_matches(row, "Raspberry Pi Compute Module 4 Rev 1.0"));
+    }
+}
