@@ -42,6 +42,7 @@ fn main() {
         runs_a_small_profile_and_shows_the_engines_verdicts,
         results_show_the_cards_identity_and_claims,
         results_show_the_pi_slots_queueing_partitions_and_wear,
+        results_show_published_figures_on_a_pi_4_only,
     ];
     let conclusion = agnostics_testkit::harness::conclude_on_this_thread(tests);
     drop(log_dir);
@@ -485,7 +486,16 @@ fn results_show_the_pi_slots_queueing_partitions_and_wear(app: &Application) {
         "{queueing}"
     );
     assert!(
-        queueing.ends_with("\nA2 is not graded: this host runs the card like an A1 card"),
+        queueing.contains("\nA2 is not graded: this host runs the card like an A1 card\n"),
+        "{queueing}"
+    );
+    // The card is the Kingston SD64G of 11/2019 the kernel's quirk table names.
+    assert!(
+        queueing.ends_with(
+            "\nLinux turns this card's cache off, and with it command queueing: its cache \
+             flush never finishes (Kingston Canvas Go! Plus 2019-11; kernel commit \
+             c467c8f08185, https://git.kernel.org/pub/scm/linux/kernel/git/torvalds/linux.git/commit/?id=c467c8f08185)"
+        ),
         "{queueing}"
     );
     assert_eq!(
@@ -507,4 +517,94 @@ fn results_show_the_pi_slots_queueing_partitions_and_wear(app: &Application) {
     assert_fits_800x480(&window, "results with a Pi card's slot");
 
     assert_emmc_wear_shown(&results, &mut report, &dir.path().join("emmc"));
+}
+
+/// A standard test's report built from samples on the board `model` (a testkit
+/// `fixtures/pi-models` name; none: a PC), and with `profile`'s name.
+fn sample_report_on(model: Option<&str>, profile: &str) -> Report {
+    use agnostics_core::drive::provenance::{collect, Roots};
+    use agnostics_core::sample;
+    let dir = scratch_dir();
+    if let Some(m) = model {
+        agnostics_testkit::pi_model_tree(dir.path(), m);
+    }
+    let roots = Roots {
+        proc_root: &dir.path().join("proc"),
+        sysfs_root: dir.path(),
+    };
+    let sd_bench = agnostics_core::profile::Profile::sd_bench();
+    let phases = [
+        sample::phase("prepare-file").bw_bytes(20e6),
+        sample::phase("seq-write").bw_bytes(20e6),
+        sample::phase("seq-read").bw_bytes(40e6),
+        sample::phase("rand-4k-write").iops(900.0),
+        sample::phase("rand-4k-read").iops(2400.0),
+    ];
+    sample::report()
+        .profile(report::ProfileInfo {
+            name: profile.into(),
+            source: None,
+            size_bytes: sd_bench.file_size_bytes(),
+        })
+        .run(sample::run(1, phases))
+        .measured_with(collect(
+            &roots,
+            agnostics_core::engine::EngineKind::Native,
+            &sd_bench,
+            None,
+        ))
+        .build()
+}
+
+fn results_show_published_figures_on_a_pi_4_only(app: &Application) {
+    let window = new_window(app);
+    let results = window.results_view();
+    results.show_report(&sample_report_on(
+        Some("raspberry-pi-4-model-b-rev-1.4"),
+        "sd_bench",
+    ));
+    let url = "https://www.raspberrypi.com/documentation/accessories/sd-cards.html";
+    assert_eq!(
+        results.shown_references(),
+        [
+            (
+                "Your card: 2400 IOPS random 4K read — Raspberry Pi SD Card (A2) 32GB, 64GB, \
+                 128GB does about 3200 on a Raspberry Pi 4 (raspberrypi.com, 2024)"
+                    .to_owned(),
+                url.to_owned()
+            ),
+            (
+                "Your card: 900 IOPS random 4K write — Raspberry Pi SD Card (A2) 32GB, 64GB, \
+                 128GB does about 1200 on a Raspberry Pi 4 (raspberrypi.com, 2024)"
+                    .to_owned(),
+                url.to_owned()
+            ),
+        ]
+    );
+    let links: Vec<gtk::LinkButton> = descendants(results.upcast_ref())
+        .into_iter()
+        .filter_map(|w| w.downcast::<gtk::LinkButton>().ok())
+        .collect();
+    assert_eq!(links.iter().filter(|l| l.uri() == url).count(), 2);
+    assert!(labels(results.upcast_ref())
+        .iter()
+        .any(|l| l.label() == "Published figures"));
+    assert_fits_800x480(&window, "results with published figures");
+    if let Some(dir) = std::env::var_os(SCREENSHOTS_ENV) {
+        window.show_page_for_test(Page::Results);
+        iterate_briefly();
+        links[0].grab_focus();
+        save_png(&window, &Path::new(&dir).join("results-references.png"));
+    }
+    for (model, profile) in [
+        (None, "sd_bench"),
+        (Some("raspberry-pi-5-model-b-rev-1.0"), "quick"),
+        (Some("raspberry-pi-4-model-b-rev-1.4"), "quick"),
+    ] {
+        results.show_report(&sample_report_on(model, profile));
+        assert_eq!(results.shown_references(), [], "{model:?} {profile}");
+        assert!(!labels(results.upcast_ref())
+            .iter()
+            .any(|l| l.label() == "Published figures"));
+    }
 }

@@ -27,6 +27,9 @@ pub enum Command {
     Run(RunArgs),
     /// List the built-in profiles (`--profile NAME`): name, graded or not, what it measures.
     Profiles(ProfilesArgs),
+    /// List the published figures shipped with the program, each with its source (shown
+    /// beside a run's own figures when the method and the Raspberry Pi model match).
+    References(ReferencesArgs),
     /// List the writable mounted filesystems the test can run on.
     Targets(TargetsArgs),
     /// Identify the card or drive: decode an SD card's registers (CID, CSD, SCR, SD Status).
@@ -90,6 +93,14 @@ pub struct RunArgs {
 #[derive(Debug, Clone, Args)]
 pub struct ProfilesArgs {
     /// Print JSON instead of a line each.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `agnostics-cli references`.
+#[derive(Debug, Args)]
+pub struct ReferencesArgs {
+    /// Print JSON (the shipped sources, each with its rows) instead of a table.
     #[arg(long)]
     pub json: bool,
 }

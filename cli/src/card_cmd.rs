@@ -75,7 +75,7 @@ pub fn main(args: &CardArgs) -> i32 {
         return 2;
     };
     if args.json {
-        return match serde_json::to_string_pretty(&info) {
+        return match json_document(&info) {
             Ok(text) => emit(To::Stdout, format!("{text}\n")),
             Err(e) => {
                 emit(To::Stderr, format!("agnostics-cli: {e}\n"));
@@ -84,6 +84,21 @@ pub fn main(args: &CardArgs) -> i32 {
         };
     }
     emit(To::Stdout, to_text(&info))
+}
+
+/// The card as JSON (the `CardInfo` document), with `cqe_quirk` added when the kernel's
+/// quirk table names the card: the entry (`maker`, `card`, `mid`, `oid`, `pnm`, `year`,
+/// `month`, `reason`, `source`, `commit`).
+fn json_document(info: &CardInfo) -> serde_json::Result<String> {
+    let mut doc = serde_json::to_value(info)?;
+    let quirk = info
+        .cid
+        .as_ref()
+        .and_then(agnostics_core::references::cqe_quirk);
+    if let (serde_json::Value::Object(map), Some(q)) = (&mut doc, quirk) {
+        map.insert("cqe_quirk".to_owned(), serde_json::to_value(q)?);
+    }
+    serde_json::to_string_pretty(&doc)
 }
 
 /// Rows of label and value, aligned.
@@ -171,6 +186,13 @@ pub fn to_text(c: &CardInfo) -> String {
 fn host_rows(b: &mut Block, c: &CardInfo) {
     if let Some(q) = &c.command_queueing {
         b.row(gettext("Command queueing:"), q.describe());
+        if let Some(quirk) = c
+            .cid
+            .as_ref()
+            .and_then(agnostics_core::references::cqe_quirk)
+        {
+            b.row(gettext("Known trouble:"), quirk.describe());
+        }
         if let Some(reason) = c.a2_not_graded_reason() {
             b.row(
                 gettext("A2 grading:"),

@@ -13,6 +13,7 @@ mod generate;
 mod history_cmd;
 mod output;
 mod profiles_cmd;
+mod references_cmd;
 mod run_cmd;
 mod scripts_cmd;
 mod targets_cmd;
@@ -30,6 +31,7 @@ fn main() {
         None => run_cmd::main(&cli.run),
         Some(Command::Run(ref a)) => run_cmd::main(a),
         Some(Command::Profiles(ref a)) => profiles_cmd::main(a),
+        Some(Command::References(ref a)) => references_cmd::main(a),
         Some(Command::Targets(ref a)) => targets_cmd::main(a),
         Some(Command::Card(ref a)) => card_cmd::main(a),
         Some(Command::Scripts(ref a)) => scripts_cmd::main(a),

@@ -23,6 +23,7 @@ pub mod history;
 pub mod i18n;
 pub mod process_group;
 pub mod profile;
+pub mod references;
 pub mod report;
 #[cfg(any(test, feature = "sample"))]
 pub mod sample;

@@ -260,7 +260,8 @@ pub fn error(kind: ErrorKind, message: &str) -> ErrorReport {
 /// io_uring on the SD card of [`target`], started at [`STARTED`], with no runs, error,
 /// warnings, advice or findings until added. Unless set, the verdicts are what the test would
 /// give: ERROR with an error or without runs, else those of the deciding run (the first that
-/// passed, else the last); `sd_graded` is true on an SD card.
+/// passed, else the last); `sd_graded` is true on an SD card; `references` are the published
+/// figures beside it ([`crate::references::beside`]: none without a Raspberry Pi model).
 pub fn report() -> ReportBuilder {
     ReportBuilder {
         report: Report {
@@ -289,6 +290,7 @@ pub fn report() -> ReportBuilder {
             table: None,
             drive: None,
             measured_with: None,
+            references: Vec::new(),
         },
         verdicts: None,
         sd_graded: None,
@@ -408,6 +410,7 @@ impl ReportBuilder {
                 .as_ref()
                 .is_some_and(|t| t.transport == Transport::Sd)
         });
+        r.references = crate::references::beside(&r);
         r
     }
 }

@@ -159,6 +159,14 @@ fn host_facts(card: &CardInfo, facts: &mut Vec<(String, String)>) {
                 _ => gettext("A2 is not graded: A2 figures need command queueing"),
             });
         }
+        if let Some(quirk) = card
+            .cid
+            .as_ref()
+            .and_then(agnostics_core::references::cqe_quirk)
+        {
+            text.push('\n');
+            text.push_str(&quirk.describe());
+        }
         facts.push((gettext("Command queueing"), text));
     }
     if !card.partitions.is_empty() {

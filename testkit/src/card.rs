@@ -95,6 +95,23 @@ pub struct MmcHost<'a> {
     pub raspberry_pi_5: bool,
 }
 
+/// Writes the board model `fixtures/pi-models/<name>` (e.g. `raspberry-pi-4-model-b-rev-1.4`:
+/// the text the kernel prints, NUL-terminated) as `ROOT/firmware/devicetree/base/model`, where
+/// `/proc/device-tree/model` points. Returns `root`.
+///
+/// # Panics
+/// When the fixture cannot be read or the file cannot be written.
+pub fn pi_model_tree(root: &Path, name: &str) -> PathBuf {
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fixtures/pi-models")
+        .join(name);
+    let model = std::fs::read(&fixture).expect("the Pi model fixture");
+    let path = root.join("firmware/devicetree/base/model");
+    std::fs::create_dir_all(path.parent().expect("a parent")).expect("the device tree");
+    std::fs::write(path, model).expect("the model file");
+    root.to_path_buf()
+}
+
 /// The mmc host's card directory in [`mmc_host_tree`], relative to the root.
 pub const MMC_CARD_DIR: &str = "devices/platform/axi/1000fff000.mmc/mmc_host/mmc0/mmc0:aaaa";
 

@@ -25,7 +25,7 @@ mod tmpfs;
 pub use blkio::{BlkioThrottle, Hierarchy, Throttle, BLKIO_ROOT, CGROUP2_ROOT};
 pub use card::{
     card_fixtures_dir, card_sysfs, fio_jobs_dir, fixture_files, ios_fixture, mmc_host_tree,
-    write_card_tree, MmcHost, MMC_CARD_DIR,
+    pi_model_tree, write_card_tree, MmcHost, MMC_CARD_DIR,
 };
 pub use harness::{require, require_path, require_program, require_root, skip, Ran, Skip};
 pub use loopfs::{LoopFs, LoopFsBuilder};

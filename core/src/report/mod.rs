@@ -9,7 +9,8 @@
 //! `unit`, `target`, `verdict`, `reason`} ] } ], `error` (null or {`kind`, `message`, `hint`}),
 //! `warnings`, `advice`, `findings` (the card's claims against the measurement), `drive` (null
 //! or {`id`, `basis`}: [`crate::drive::DriveIdentity`]), `measured_with`
-//! ([`crate::drive::Provenance`]).
+//! ([`crate::drive::Provenance`]), and `references` when published figures stand beside the
+//! card's ([`crate::references::ReferenceLine`]; absent when there are none).
 //!
 //! A profile that only measures (`quick`, `qd1`, `matrix`) adds `"graded": false` at the top
 //! (absent, meaning true, for graded runs, so the standard test's document is unchanged); its
@@ -261,6 +262,11 @@ pub struct Report {
     /// CPU governor, SoC temperature, throttling, SD bus mode ([`crate::drive::Provenance`]).
     #[serde(default)]
     pub measured_with: Option<crate::drive::Provenance>,
+    /// Published figures beside the card's own ([`crate::references::beside`]): rows of the
+    /// method the profile measures and of the Raspberry Pi model the test ran on, each with
+    /// its source. Never a grade; not in the JSON when there are none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub references: Vec<crate::references::ReferenceLine>,
 }
 
 fn schema_v1() -> u32 {
@@ -306,6 +312,7 @@ impl Report {
             table: None,
             drive: None,
             measured_with: None,
+            references: Vec::new(),
         }
     }
 

@@ -83,7 +83,33 @@ fn render(report: &Report, verbose: bool) -> String {
     let _ = writeln!(out);
     write_notes(&mut out, report);
     write_result(&mut out, report);
+    write_references(&mut out, report);
     out
+}
+
+/// After the verdict, the published figures beside the card's own, each naming its source
+/// ([`crate::references::ReferenceLine::text`]), then each source's address once; nothing
+/// when there are none.
+fn write_references(out: &mut String, report: &Report) {
+    if report.references.is_empty() {
+        return;
+    }
+    let _ = writeln!(out);
+    let _ = writeln!(
+        out,
+        "{}",
+        gettext("Published figures (for comparison, not a grade):")
+    );
+    let mut sources: Vec<&str> = Vec::new();
+    for line in &report.references {
+        let _ = writeln!(out, "• {}", line.text());
+        if !sources.contains(&line.url.as_str()) {
+            sources.push(&line.url);
+        }
+    }
+    for url in sources {
+        let _ = writeln!(out, "  {}", visible(url));
+    }
 }
 
 /// The lines that say what was tested and how: the target and its device, the card's summary,
@@ -170,6 +196,9 @@ fn write_card_link(out: &mut String, report: &Report) {
                 &[("queueing", &q.describe())],
             )
         );
+    }
+    if let Some(quirk) = card.cid.as_ref().and_then(crate::references::cqe_quirk) {
+        let _ = writeln!(out, "{}", quirk.describe());
     }
 }
 

@@ -24,6 +24,7 @@ pub(super) fn finish(
 ) {
     settle(report, info, cached, shared, system);
     report.table = crate::report::table::table(report);
+    report.references = crate::references::beside(report);
 }
 
 fn settle(

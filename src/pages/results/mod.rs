@@ -23,6 +23,7 @@ use crate::widgets::results_rows::{
 };
 use crate::widgets::Badge;
 
+mod references;
 mod trend;
 
 /// What one graded row shows, read back from the widgets (for tests and for people who
@@ -87,6 +88,8 @@ mod imp {
         pub trend: RefCell<Option<(adw::PreferencesGroup, Vec<String>)>>,
         /// The group the trend goes after: the last of the verdict's (none: at the top).
         pub trend_after: RefCell<Option<gtk::Widget>>,
+        /// The published figures shown: (line, source address) a row each.
+        pub references: RefCell<Vec<(String, String)>>,
     }
 
     #[glib::object_subclass]
@@ -161,6 +164,7 @@ impl ResultsView {
         imp.a2_badge.replace(None);
         imp.table_cells.borrow_mut().clear();
         imp.trend.replace(None);
+        imp.references.borrow_mut().clear();
 
         self.show_summary(report);
         let mut placed: Vec<&Advice> = Vec::new();
@@ -174,6 +178,10 @@ impl ResultsView {
         // The trend against earlier runs goes here, after the verdict's rows and advice, so
         // that these stay on the first screen.
         imp.trend_after.replace(imp.groups.last_child());
+        if let Some((figures, shown)) = references::references_group(report) {
+            imp.groups.append(&figures);
+            imp.references.replace(shown);
+        }
         if let Some(run) = report.deciding_run().filter(|_| report.graded) {
             self.add_info_group(run);
         }
@@ -560,6 +568,12 @@ impl ResultsView {
     }
 
     /// The number of per-run rows (0 when there was one run).
+    /// The "Published figures" rows shown: (line, source address); empty when the group is
+    /// not shown.
+    pub fn shown_references(&self) -> Vec<(String, String)> {
+        self.imp().references.borrow().clone()
+    }
+
     pub fn run_count(&self) -> usize {
         self.imp().run_rows.borrow().len()
     }
