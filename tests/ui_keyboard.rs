@@ -10,7 +10,9 @@ mod support;
 use adw::prelude::*;
 use agnostics::pages::HistoryPage;
 use agnostics::testing::WindowProbe;
+use agnostics::window::Tab;
 use agnostics::{Application, Window};
+use agnostics_core::history::History;
 
 use support::history_fixture::*;
 use support::*;
@@ -25,6 +27,10 @@ fn main() {
     let tests = crate::ui_tests![
         a_run_of_a_drive_s_list_is_one_tab_stop,
         ticking_a_run_keeps_its_row_in_view,
+        shortcuts_switch_the_pages_with_the_focus_ring_shown,
+        the_focus_ring_stays_after_a_choice_in_the_chart_menu,
+        the_focus_ring_comes_back_when_the_shortcuts_window_closes,
+        show_log_works_from_every_page,
     ];
     let conclusion = agnostics_testkit::harness::conclude_on_this_thread(tests);
     drop(scratch);
@@ -158,4 +164,109 @@ fn describe(widget: &gtk::Widget) -> String {
         .or_else(|| agnostics::a11y::label_of(widget))
         .unwrap_or_default();
     format!("{} {text:?}", widget.type_().name())
+}
+
+/// No shortcut switched the pages. Alt+1, Alt+2 and Alt+3 show the SD Card, All Tests and
+/// History pages, each with its first control focused and the ring drawn, and the shortcuts
+/// window lists them.
+fn shortcuts_switch_the_pages_with_the_focus_ring_shown(app: &Application) {
+    let window = new_window(app);
+    let overlay =
+        gtk::Builder::from_resource("/io/github/agnostics_rs/Agnostics/gtk/help-overlay.ui");
+    let listed: Vec<String> = overlay
+        .objects()
+        .into_iter()
+        .filter_map(|o| o.downcast::<gtk::ShortcutsShortcut>().ok())
+        .filter_map(|s| s.action_name().map(|a| a.to_string()))
+        .collect();
+    for (action, accel, tab) in [
+        ("win.show-history", "<Alt>3", Tab::History),
+        ("win.show-all-tests", "<Alt>2", Tab::AllTests),
+        ("win.show-sd-card", "<Alt>1", Tab::SdCard),
+    ] {
+        assert_eq!(app.accels_for_action(action), [accel]);
+        assert!(listed.iter().any(|a| a == action), "{action} in {listed:?}");
+        window.set_focus_visible(false);
+        WidgetExt::activate_action(&window, action, None).expect("the action");
+        iterate_briefly();
+        assert_eq!(window.tab(), tab);
+        let focused = focus(&window).expect("a focus");
+        assert!(focused.is_mapped(), "{tab:?}: {}", describe(&focused));
+        assert!(window.gets_focus_visible(), "{tab:?}: the ring is drawn");
+    }
+}
+
+/// Two Quick checks of the card, so that its page has a menu of the test charted.
+fn record_quick_checks(path: &std::path::Path) {
+    let mut history = History::open(path).expect("the history");
+    for (i, started) in ["2026-07-02T10:30:05+00:00", "2026-07-02T10:30:41+00:00"]
+        .into_iter()
+        .enumerate()
+    {
+        let quick = quick_check_of(&format!("{:032x}", 0x7e57_u32 + i as u32), started);
+        history.record(&quick).expect("recorded");
+    }
+}
+
+/// A choice in the menu of the test charted made the menu anew and the focus went nowhere:
+/// the ring vanished. The new menu has the focus, with the ring.
+fn the_focus_ring_stays_after_a_choice_in_the_chart_menu(app: &Application) {
+    let f = fixture();
+    record_quick_checks(&f.path);
+    let window = history_window(app, &f.path);
+    let view = window.history_view();
+    view.open_drive(&key(CARD));
+    settle(&window);
+    let drop = view.profile_drop_down().expect("the chart menu");
+    drop.grab_focus();
+    window.set_focus_visible(true);
+    drop.set_selected(1 - drop.selected());
+    settle(&window);
+    let now = view.profile_drop_down().expect("the chart menu");
+    let focused = focus(&window).expect("a focus");
+    assert!(
+        focused == now.clone().upcast::<gtk::Widget>() || focused.is_ancestor(&now),
+        "the focus is on {}",
+        describe(&focused)
+    );
+    assert!(window.gets_focus_visible());
+}
+
+/// After the Keyboard Shortcuts window closed, the main window's focus had no ring. It has
+/// one, on a control shown.
+fn the_focus_ring_comes_back_when_the_shortcuts_window_closes(app: &Application) {
+    let window = new_window(app);
+    let help = window.help_overlay().expect("the shortcuts window");
+    help.present();
+    iterate_briefly();
+    window.set_focus_visible(false);
+    help.close();
+    for _ in 0..3 {
+        iterate_briefly();
+    }
+    assert!(!help.is_visible());
+    let focused = focus(&window).expect("a focus");
+    assert!(focused.is_mapped(), "{}", describe(&focused));
+    assert!(window.gets_focus_visible(), "the ring is drawn");
+}
+
+/// **Show Log** is in the main menu: it opens the log from every page.
+fn show_log_works_from_every_page(app: &Application) {
+    let path = std::path::PathBuf::from(std::env::var_os("AGNOSTICS_LOG").unwrap());
+    std::fs::write(&path, "Raspberry Pi Diagnostics - version 0.1\n").expect("a log");
+    let window = new_window(app);
+    for tab in Tab::ALL {
+        window.set_tab(tab);
+        iterate_briefly();
+        WidgetExt::activate_action(&window, "win.show-log", None).expect("the action");
+        iterate_briefly();
+        let log = app
+            .windows()
+            .into_iter()
+            .filter(|w| w != window.upcast_ref::<gtk::Window>() && w.is_visible())
+            .find(|w| w.transient_for().as_ref() == Some(window.upcast_ref()))
+            .unwrap_or_else(|| panic!("{tab:?}: a log window"));
+        log.close();
+        iterate_briefly();
+    }
 }

@@ -253,6 +253,15 @@ impl HistoryView {
 
     pub(super) fn show_profiles(&self, page: &history_store::DrivePage) {
         let imp = self.imp();
+        // A choice in the menu reloads the page and makes the menu anew: the focus (and its
+        // ring) goes to the new one, not nowhere.
+        let focused = self
+            .root()
+            .and_then(|r| r.focus())
+            .zip(imp.drive.profile_drop.borrow().clone())
+            .is_some_and(|(f, old)| {
+                f == old.clone().upcast::<gtk::Widget>() || f.is_ancestor(&old)
+            });
         if let Some(old) = imp.drive.profile_drop.take() {
             imp.drive.profile_box.remove(&old);
         }
@@ -287,6 +296,9 @@ impl HistoryView {
             }
         ));
         imp.drive.profile_box.append(&drop);
+        if focused {
+            drop.grab_focus();
+        }
         imp.drive.profile_drop.replace(Some(drop));
     }
 
@@ -298,6 +310,11 @@ impl HistoryView {
     /// The drive page's IOPS chart.
     pub fn iops_chart(&self) -> TrendChart {
         self.imp().drive.iops_chart.clone()
+    }
+
+    /// The drive page's menu of the test its charts show (when its runs are of two or more).
+    pub fn profile_drop_down(&self) -> Option<gtk::DropDown> {
+        self.imp().drive.profile_drop.borrow().clone()
     }
 
     /// The drive page's rows of runs, newest first.
