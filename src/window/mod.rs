@@ -173,6 +173,7 @@ impl Window {
         self.setup_run();
         self.setup_ready();
         self.view_stack_follows();
+        crate::focus_ring::follow(self);
         // The shortcuts window comes with the application, set after construction.
         self.connect_realize(|win| win.focus_after_help());
         self.setup_history();

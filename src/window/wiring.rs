@@ -68,8 +68,9 @@ impl Window {
     }
 
     /// The header's back button and the focus follow the view shown.
-    /// When the Keyboard Shortcuts window closes, the focus is back where it was with its
-    /// ring drawn (GTK leaves the window's focus unmarked), or on the page's first control.
+    /// When the Keyboard Shortcuts window closes, the focus is back where it was, or on the
+    /// page's first control, with its ring drawn when the keyboard is in use (GTK leaves the
+    /// window's focus unmarked).
     pub(super) fn focus_after_help(&self) {
         let Some(help) = self.help_overlay() else {
             return;
@@ -85,7 +86,7 @@ impl Window {
                         if gtk::prelude::GtkWindowExt::focus(&win).is_none_or(|f| !f.is_mapped()) {
                             win.sync_focus();
                         }
-                        win.set_focus_visible(true);
+                        crate::focus_ring::restore(&win);
                     }
                 ));
             }

@@ -219,7 +219,7 @@ impl HistoryView {
         );
         let id = run.run.to_string();
         check.set_active(imp.chosen.borrow().iter().any(|(c, _)| *c == id));
-        let label = format!("{}, {}", run.drive_label, date_text(&run.started));
+        let label = format!("{}, {date}", run.drive_label);
         check.connect_toggled(glib::clone!(
             #[weak(rename_to = view)]
             self,
@@ -298,6 +298,7 @@ impl HistoryView {
         imp.drive.profile_box.append(&drop);
         if focused {
             drop.grab_focus();
+            crate::focus_ring::restore(&drop);
         }
         imp.drive.profile_drop.replace(Some(drop));
     }
@@ -429,6 +430,7 @@ pub(super) fn space_ticks(check: &gtk::CheckButton) -> gtk::ShortcutController {
         Some(gtk::CallbackAction::new(move |_, _| {
             if let Some(check) = check.upgrade() {
                 check.set_active(!check.is_active());
+                crate::focus_ring::restore(&check);
             }
             glib::Propagation::Stop
         })),

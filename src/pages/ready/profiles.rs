@@ -25,7 +25,10 @@ impl ReadyView {
         row.connect_selected_notify(glib::clone!(
             #[weak(rename_to = view)]
             self,
-            move |_| view.profile_chosen()
+            move |_| {
+                view.profile_chosen();
+                crate::focus_ring::restore(&view);
+            }
         ));
         self.profile_chosen();
     }
