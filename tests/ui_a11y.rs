@@ -40,6 +40,7 @@ fn main() {
         every_focusable_control_of_history_and_all_tests_has_its_own_real_name,
         every_focusable_control_of_the_sd_card_pages_has_its_own_real_name,
         the_comparison_is_a_table_read_with_its_rows_and_columns,
+        a_run_s_row_says_whether_it_is_ticked,
     ];
     let conclusion = agnostics_testkit::harness::conclude_on_this_thread(tests);
     drop(bus);
@@ -203,6 +204,37 @@ fn the_comparison_is_a_table_read_with_its_rows_and_columns(app: &Application) {
             .any(|n| n.contains("MB/s") || n.contains("IOPS") || n.starts_with("label")),
         "a figure is a Tab stop: {focusable:?}"
     );
+}
+
+/// A drive's run is one Tab stop, its row: the row tells a screen reader whether the run is
+/// ticked for Compare (the state CHECKED), as the check box it stands for would.
+fn a_run_s_row_says_whether_it_is_ticked(app: &Application) {
+    let f = fixture();
+    let window = history_window(app, &f.path);
+    let view = window.history_view();
+    view.open_drive(&key(CARD));
+    settle(&window);
+    let runs = view.run_rows();
+    view.choose(&runs[1].0, "ticked", true);
+    settle(&window);
+    wait_until("the page transition to end", || window.page_settled());
+    iterate_briefly();
+    let nodes = tree::read();
+    let rows: Vec<(&str, bool)> = nodes
+        .iter()
+        .filter(|n| n.role == "list item" && n.name.contains("Standard test"))
+        .map(|n| (n.name.as_str(), n.checked))
+        .collect();
+    assert_eq!(
+        rows,
+        [
+            ("2026-07-01 09:00 · Standard test", false),
+            ("2026-06-01 09:00 · Standard test", true),
+            ("2026-05-01 09:00 · Standard test", false),
+        ]
+    );
+    view.choose(&runs[1].0, "ticked", false);
+    settle(&window);
 }
 
 /// The SD Card page: ready, running (a long phase, cancelled), results (a small run).
