@@ -224,6 +224,26 @@ pub fn set_hidden(widget: &impl IsA<gtk::Widget>, hidden: bool) {
     }
 }
 
+/// Tells screen readers whether `widget` (a row that stands for a check box) is ticked: the
+/// state CHECKED, as a check box has it.
+pub fn set_checked(widget: &impl IsA<gtk::Widget>, checked: bool) {
+    // GtkAccessibleTristate: GTK_ACCESSIBLE_TRISTATE_FALSE 0, _TRUE 1.
+    let value = i32::from(checked).to_value();
+    let mut states = [gtk::ffi::GTK_ACCESSIBLE_STATE_CHECKED];
+    let widget: &gtk::Widget = widget.upcast_ref();
+    let pointer: *mut gtk::ffi::GtkWidget = widget.to_glib_none().0;
+    // SAFETY: every GtkWidget implements GtkAccessible; one state, one initialised integer
+    // GValue (the tristate), both alive for the call; GTK copies the value.
+    unsafe {
+        gtk_accessible_update_state_value(
+            pointer.cast(),
+            1,
+            states.as_mut_ptr(),
+            ToGlibPtr::<*const glib::gobject_ffi::GValue>::to_glib_none(&value).0,
+        );
+    }
+}
+
 /// Whether `widget` switches between children of which one is shown (a stack, a view stack,
 /// a squeezer, a leaflet) or shows its child only at times (a revealer).
 fn shows_one_child(widget: &gtk::Widget) -> bool {

@@ -262,6 +262,9 @@ impl Application {
         self.set_accels_for_action("window.close", &["<Primary>w"]);
         self.set_accels_for_action("win.save-report", &["<Primary>s"]);
         self.set_accels_for_action("win.run", &["<Primary>r"]);
+        self.set_accels_for_action("win.show-sd-card", &["<Alt>1"]);
+        self.set_accels_for_action("win.show-all-tests", &["<Alt>2"]);
+        self.set_accels_for_action("win.show-history", &["<Alt>3"]);
     }
 
     /// Closes every window the way the close button does (a running test asks first); the

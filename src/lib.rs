@@ -14,6 +14,7 @@ pub mod a11y;
 pub mod application;
 pub mod bench_probe;
 pub mod config;
+pub mod focus_ring;
 pub mod format;
 pub mod model;
 pub mod pages;

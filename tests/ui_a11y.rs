@@ -39,6 +39,8 @@ fn main() {
     let tests = crate::ui_tests![
         every_focusable_control_of_history_and_all_tests_has_its_own_real_name,
         every_focusable_control_of_the_sd_card_pages_has_its_own_real_name,
+        the_comparison_is_a_table_read_with_its_rows_and_columns,
+        a_run_s_row_says_whether_it_is_ticked,
     ];
     let conclusion = agnostics_testkit::harness::conclude_on_this_thread(tests);
     drop(bus);
@@ -140,6 +142,99 @@ fn every_focusable_control_of_history_and_all_tests_has_its_own_real_name(app: &
         "All Tests",
     );
     assert_none(&found);
+}
+
+/// The comparison's figures were 20 focusable labels: a screen reader heard "12.60 MB/s" with
+/// no row or column. They are a table: each figure named with its phase (a row header) and
+/// its run with the run's date and verdict, the header line naming each run; and none of
+/// them is a Tab stop.
+fn the_comparison_is_a_table_read_with_its_rows_and_columns(app: &Application) {
+    let f = fixture();
+    let window = history_window(app, &f.path);
+    let view = window.history_view();
+    view.open_drive(&key(CARD));
+    settle(&window);
+    let runs = view.run_rows();
+    view.choose(&runs[0].0, "newest", true);
+    view.choose(&runs[2].0, "oldest", true);
+    view.compare_chosen();
+    settle(&window);
+    assert_eq!(view.visible_page(), HistoryPage::Compare);
+    wait_until("the page transition to end", || window.page_settled());
+    iterate_briefly();
+    let nodes = tree::read();
+    let table = nodes
+        .iter()
+        .position(|n| n.role == "table" && n.name == "Figures")
+        .unwrap_or_else(|| panic!("a table named Figures: {nodes:?}"));
+    let cells: Vec<(&str, &str)> = nodes[table + 1..]
+        .iter()
+        .take_while(|n| n.role == "table cell" || n.role == "row header")
+        .map(|n| (n.role.as_str(), n.name.as_str()))
+        .collect();
+    assert_eq!(cells.len(), 20, "a header line and four figures: {cells:?}");
+    assert_eq!(
+        &cells[..4],
+        [
+            ("table cell", "Figure"),
+            ("table cell", "Left (2026-05-01 09:00, PASS)"),
+            ("table cell", "Right (2026-07-01 09:00, FAIL)"),
+            ("table cell", "Change"),
+        ]
+    );
+    assert_eq!(
+        &cells[4..8],
+        [
+            ("row header", "Sequential write"),
+            (
+                "table cell",
+                "Sequential write, Left (2026-05-01 09:00, PASS): 12.60 MB/s"
+            ),
+            (
+                "table cell",
+                "Sequential write, Right (2026-07-01 09:00, FAIL): 6.30 MB/s"
+            ),
+            ("table cell", "Sequential write, Change: ×0.50 (−50 %)"),
+        ]
+    );
+    let focusable = tree::focusable_names(&nodes);
+    assert!(
+        !focusable
+            .iter()
+            .any(|n| n.contains("MB/s") || n.contains("IOPS") || n.starts_with("label")),
+        "a figure is a Tab stop: {focusable:?}"
+    );
+}
+
+/// A drive's run is one Tab stop, its row: the row tells a screen reader whether the run is
+/// ticked for Compare (the state CHECKED), as the check box it stands for would.
+fn a_run_s_row_says_whether_it_is_ticked(app: &Application) {
+    let f = fixture();
+    let window = history_window(app, &f.path);
+    let view = window.history_view();
+    view.open_drive(&key(CARD));
+    settle(&window);
+    let runs = view.run_rows();
+    view.choose(&runs[1].0, "ticked", true);
+    settle(&window);
+    wait_until("the page transition to end", || window.page_settled());
+    iterate_briefly();
+    let nodes = tree::read();
+    let rows: Vec<(&str, bool)> = nodes
+        .iter()
+        .filter(|n| n.role == "list item" && n.name.contains("Standard test"))
+        .map(|n| (n.name.as_str(), n.checked))
+        .collect();
+    assert_eq!(
+        rows,
+        [
+            ("2026-07-01 09:00 · Standard test", false),
+            ("2026-06-01 09:00 · Standard test", true),
+            ("2026-05-01 09:00 · Standard test", false),
+        ]
+    );
+    view.choose(&runs[1].0, "ticked", false);
+    settle(&window);
 }
 
 /// The SD Card page: ready, running (a long phase, cancelled), results (a small run).

@@ -405,6 +405,10 @@ fn save_report_writes_json_markdown_and_png_of_a_stored_run(app: &Application) {
         text.contains("| seq-write") || text.contains("Sequential write"),
         "{text}"
     );
+    assert!(
+        text.contains("\n\nDrive: SC32G (SD); tested 2026-07-01 09:00:00\n"),
+        "the drive and the run's date: {text}"
+    );
     assert_png(&png);
     assert_eq!(
         ReportFormat::from_path(Path::new("a.MD")),

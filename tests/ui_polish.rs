@@ -356,6 +356,7 @@ fn save_report_writes_the_form_chosen_in_the_dialog(app: &Application) {
     let chooser = save_report::ask_and_save(
         &window,
         report,
+        Some("Kitchen Pi card".to_owned()),
         window.results_view().card(),
         glib::clone!(
             #[strong]
@@ -392,6 +393,10 @@ fn save_report_writes_the_form_chosen_in_the_dialog(app: &Application) {
     assert_eq!(written.borrow()[0].as_ref().ok(), Some(&md));
     let text = std::fs::read_to_string(&md).expect("the Markdown file");
     assert!(text.starts_with("**"), "Markdown, not JSON: {text}");
+    assert!(
+        text.contains("\n\nDrive: Kitchen Pi card; tested 2026-12-02 05:15:00\n"),
+        "the drive's name and the run's date: {text}"
+    );
     assert!(!dir.path().join("agnostics-2026-12-02-0515.json").exists());
 
     // A name the person typed: its extension decides, though the PNG filter is chosen.

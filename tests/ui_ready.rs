@@ -57,6 +57,7 @@ fn main() {
     // Before any test changes the settings (in memory for the whole process).
     let mut tests = crate::ui_tests![
         offers_the_built_in_profiles_standard_first,
+        the_introduction_says_how_long_the_chosen_test_takes,
         no_stray_key_starts_a_test,
         the_chosen_test_is_shown_whole_at_the_narrowest_width,
         enter_elsewhere_does_not_start_a_test,
@@ -510,6 +511,41 @@ fn offers_the_built_in_profiles_standard_first(app: &Application) {
     assert_eq!(profile, Profile::sd_bench());
     assert!(profile.graded());
     assert_fits_800x480(&window, "ready, standard test");
+}
+
+/// The introduction said "takes a few minutes" for the half-minute Quick check, and the
+/// Quick check's "32 MiB file" stood beside the introduction's "34 MB": the time comes from
+/// the profile's phases, and no text of the choice is in binary units.
+fn the_introduction_says_how_long_the_chosen_test_takes(app: &Application) {
+    let window = new_window(app);
+    let row = window.profile_row();
+    let intro = || {
+        labels_under(window.upcast_ref())
+            .into_iter()
+            .map(|l| l.label().to_string())
+            .find(|t| t.starts_with("The test writes"))
+            .expect("the introduction")
+    };
+    for (index, time) in [
+        (0, "takes about 2 minutes on a slow card"),
+        (1, "takes less than a minute on a slow card"),
+        (2, "takes about 1 minute on a slow card"),
+    ] {
+        row.set_selected(index);
+        iterate_briefly();
+        let text = intro();
+        assert!(text.contains(time), "{index}: {text}");
+        if index == 1 {
+            let subtitle = row.subtitle().unwrap_or_default();
+            assert!(!subtitle.contains("MiB"), "{subtitle}");
+        }
+    }
+    assert!(
+        !intro().contains("a few minutes"),
+        "the time is the profile's"
+    );
+    row.set_selected(0);
+    iterate_briefly();
 }
 
 /// Finding: the profile row's choice was wrapped between any two characters: "Standa-" at the

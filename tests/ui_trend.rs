@@ -80,8 +80,14 @@ fn assert_results_save(window: &Window, first: &Report, png: &Path) {
     chooser.hide();
     drop(chooser);
     // The results page saves as PNG too.
-    save_report::write_report(first, ReportFormat::Png, png, &window.results_view().card())
-        .expect("the results card as PNG");
+    save_report::write_report(
+        first,
+        None,
+        ReportFormat::Png,
+        png,
+        &window.results_view().card(),
+    )
+    .expect("the results card as PNG");
     assert_png(png);
 }
 

@@ -338,9 +338,11 @@ fn show(args: &HistoryShowArgs) -> i32 {
     if args.json {
         print_json(&report)
     } else if args.markdown {
+        // The drive as the history names it; a history that cannot say names it by its model.
+        let name = history.drive_name_of(&report).ok().flatten();
         emit(
             To::Stdout,
-            report::terminal_safe(&report::table::to_markdown(&report)),
+            report::terminal_safe(&report::table::to_markdown_named(&report, name.as_deref())),
         )
     } else {
         emit(To::Stdout, report::terminal_safe(&report::to_text(&report)))

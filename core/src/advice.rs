@@ -87,7 +87,7 @@ impl Advice {
             Advice::ReformatSafely { system: true } => gettext("This is the drive the system runs from: reformatting it erases Raspberry Pi OS and your files. Back up your files first, then write Raspberry Pi OS to it again with Raspberry Pi Imager, or replace it with a new card."),
             Advice::ReformatSafely { system: false } => gettext("Reformatting erases everything on the drive: copy off what you want to keep first, then reformat it (Raspberry Pi Imager can, with “Erase”), or replace it."),
             Advice::RandomIoSlowDrive => gettext("Random reads or writes are too slow: the desktop and programs will feel sluggish if the system runs from this drive. Keep the system on a faster drive, and use this one for files."),
-            Advice::RandomIoSlow => gettext("Random reads or writes are too slow: the desktop and programs will feel sluggish. A card marked A1 or A2 will do better."),
+            Advice::RandomIoSlow => gettext("Random reads or writes are too slow: the desktop and programs will feel sluggish. Replace the card with one marked A1 or A2 (the mark is printed on the card)."),
             Advice::NotAnSdCard { transport } => fill(
                 // Translators: {transport} is USB, NVMe, loop, other, … The targets are the SD
                 // Association's.

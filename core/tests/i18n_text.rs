@@ -92,7 +92,7 @@ fn german_report_translates_advice_keeps_compat_lines_and_uses_decimal_comma(
     );
     let random = locale::translation(
         "de",
-        "Random reads or writes are too slow: the desktop and programs will feel sluggish. A card marked A1 or A2 will do better.",
+        "Random reads or writes are too slow: the desktop and programs will feel sluggish. Replace the card with one marked A1 or A2 (the mark is printed on the card).",
     );
     assert!(text.contains(&format!("• {random}")), "{text}");
     assert!(

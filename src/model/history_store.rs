@@ -219,6 +219,13 @@ pub fn report(path: &Path, run: &str) -> Result<Report, String> {
     h.report(run).map_err(|e| e.to_string())
 }
 
+/// The name the person gave the drive of `report` in the history at `path`; `None` without
+/// one (or without a history, or when it cannot be read: the report then names the drive by
+/// its model).
+pub fn drive_name(path: &Path, report: &Report) -> Option<String> {
+    open(path).ok()??.drive_name_of(report).ok()?
+}
+
 /// Names drive `id`; an empty name clears it.
 pub fn rename(path: &Path, id: &str, name: &str) -> Result<(), String> {
     open_rw(path)?

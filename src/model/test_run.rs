@@ -312,6 +312,15 @@ impl TestRun {
         self.imp().history.replace(path);
     }
 
+    /// The history finished tests are recorded in (see [`TestRun::set_history_path`]).
+    pub fn history_path(&self) -> std::path::PathBuf {
+        self.imp()
+            .history
+            .borrow()
+            .clone()
+            .unwrap_or_else(crate::model::history_store::default_path)
+    }
+
     /// What recording the last test in the history gave, once it ended.
     pub fn recorded(&self) -> Option<RecordOutcome> {
         self.imp().recorded.borrow().clone()

@@ -84,26 +84,35 @@ pub fn a1_target_of(phase: &str) -> Option<f64> {
 
 /// "About 3 min left" from the run's `elapsed_s` seconds and the `fraction` of it done,
 /// assuming the rest goes at the same pace; empty until that guess means something (2 s and
-/// 2 % in). When the test may run again (`may_repeat`: a failed run is repeated), the estimate
-/// says it is this run's: "About 3 min left in this run".
-pub fn time_left(elapsed_s: f64, fraction: f64, may_repeat: bool) -> String {
+/// 2 % in). When `runs_after` more runs may follow (a run that fails is repeated), the
+/// estimate also says how long they would take, each as long as this one: "About 1 min left,
+/// up to 4 min if the test runs again".
+pub fn time_left(elapsed_s: f64, fraction: f64, runs_after: u32) -> String {
     if !(elapsed_s >= 2.0 && (0.02..1.0).contains(&fraction)) {
         return String::new();
     }
     let left_s = elapsed_s * (1.0 - fraction) / fraction;
-    let minutes = ((left_s / 60.0).round() as u64).max(1);
-    match (left_s < 45.0, may_repeat) {
+    let most_s = left_s + f64::from(runs_after) * elapsed_s / fraction;
+    let whole = |s: f64| ((s / 60.0).round() as u64).max(1);
+    let (minutes, most) = (whole(left_s), whole(most_s));
+    match (left_s < 45.0, runs_after > 0) {
         (true, false) => gettext("Less than a minute left"),
-        (true, true) => gettext("Less than a minute left in this run"),
+        (true, true) => fill(
+            // Translators: the time estimate of a test whose failed run is repeated: this
+            // run, then at most {most} minutes for all the runs that may follow.
+            &gettext("Less than a minute left, up to {most} min if the test runs again"),
+            &[("most", &most)],
+        ),
         // Translators: the time estimate of a running test, in whole minutes.
         (false, false) => fill(
             &gettext("About {minutes} min left"),
             &[("minutes", &minutes)],
         ),
         (false, true) => fill(
-            // Translators: the time estimate of one run of a test that may run again.
-            &gettext("About {minutes} min left in this run"),
-            &[("minutes", &minutes)],
+            // Translators: the time estimate of a test whose failed run is repeated: this
+            // run, then at most {most} minutes for all the runs that may follow.
+            &gettext("About {minutes} min left, up to {most} min if the test runs again"),
+            &[("minutes", &minutes), ("most", &most)],
         ),
     }
 }
@@ -174,7 +183,11 @@ impl ProgressView {
         let estimate = if imp.cancelling.get() {
             String::new()
         } else {
-            time_left(p.run_elapsed_s, overall, p.runs > 1)
+            time_left(
+                p.run_elapsed_s,
+                overall,
+                p.runs.saturating_sub(p.run.max(1)),
+            )
         };
         imp.estimate_label.set_visible(!estimate.is_empty());
         imp.estimate_label.set_label(&estimate);
@@ -263,14 +276,23 @@ mod tests {
     use super::*;
 
     #[test]
-    fn an_estimate_says_when_it_is_one_run_s() {
-        assert_eq!(time_left(1.0, 0.5, false), "");
-        assert_eq!(time_left(10.0, 0.5, false), "Less than a minute left");
+    fn an_estimate_counts_the_runs_that_may_follow() {
+        assert_eq!(time_left(1.0, 0.5, 0), "");
+        assert_eq!(time_left(10.0, 0.5, 0), "Less than a minute left");
+        // 20 s a run: 10 s of this one, then two more of 20 s.
         assert_eq!(
-            time_left(10.0, 0.5, true),
-            "Less than a minute left in this run"
+            time_left(10.0, 0.5, 2),
+            "Less than a minute left, up to 1 min if the test runs again"
         );
-        assert_eq!(time_left(60.0, 0.25, false), "About 3 min left");
-        assert_eq!(time_left(60.0, 0.25, true), "About 3 min left in this run");
+        // 40 s a run, a quarter done: 30 s left, then 80 s.
+        assert_eq!(
+            time_left(10.0, 0.25, 2),
+            "Less than a minute left, up to 2 min if the test runs again"
+        );
+        assert_eq!(time_left(60.0, 0.25, 0), "About 3 min left");
+        assert_eq!(
+            time_left(60.0, 0.25, 1),
+            "About 3 min left, up to 7 min if the test runs again"
+        );
     }
 }

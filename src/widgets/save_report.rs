@@ -75,13 +75,15 @@ pub fn suggested_name(report: &Report, format: ReportFormat) -> String {
     format!("agnostics-{stamp}.{}", format.extension())
 }
 
-/// Writes `report` to `path` in `format`; `card` is the widget a PNG shows (it must be shown
-/// on screen). JSON and Markdown have no serial numbers ([`Report::redacted`]).
+/// Writes `report` to `path` in `format`; `drive_name` is the name the person gave the drive
+/// in the history (the Markdown names the drive with it); `card` is the widget a PNG shows
+/// (it must be shown on screen). JSON and Markdown have no serial numbers ([`Report::redacted`]).
 ///
 /// Errors: the file could not be written (the error says which and why), or the card could
 /// not be drawn.
 pub fn write_report(
     report: &Report,
+    drive_name: Option<&str>,
     format: ReportFormat,
     path: &Path,
     card: &gtk::Widget,
@@ -100,7 +102,7 @@ pub fn write_report(
             std::fs::write(path, text).map_err(|e| failed(&e))
         }
         ReportFormat::Markdown => {
-            let text = report::table::to_markdown(&report.redacted());
+            let text = report::table::to_markdown_named(&report.redacted(), drive_name);
             std::fs::write(path, text).map_err(|e| failed(&e))
         }
         ReportFormat::Png => render_png(card, path),
@@ -149,7 +151,8 @@ pub fn render_png(widget: &gtk::Widget, path: &Path) -> Result<(), String> {
     })
 }
 
-/// Asks where to save `report` (a save dialog with the three forms) and saves it; `done` gets
+/// Asks where to save `report` (a save dialog with the three forms) and saves it, its drive
+/// called `drive_name` (see [`write_report`]); `done` gets
 /// the file written, or the error. The caller keeps the returned dialog until it answers.
 ///
 /// The form: an extension the person typed decides it (`notes.md` is Markdown whatever the
@@ -158,6 +161,7 @@ pub fn render_png(widget: &gtk::Widget, path: &Path) -> Result<(), String> {
 pub fn ask_and_save(
     parent: &impl IsA<gtk::Window>,
     report: Report,
+    drive_name: Option<String>,
     card: gtk::Widget,
     done: impl Fn(Result<PathBuf, String>) + 'static,
 ) -> gtk::FileChooserNative {
@@ -218,7 +222,7 @@ pub fn ask_and_save(
         };
         let as_offered = path.file_name().and_then(|n| n.to_str()) == Some(&*offered.borrow());
         let (format, path) = chosen_form(path, format_of(chooser), as_offered);
-        done(write_report(&report, format, &path, &card).map(|()| path));
+        done(write_report(&report, drive_name.as_deref(), format, &path, &card).map(|()| path));
     });
     chooser.show();
     chooser

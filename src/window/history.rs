@@ -46,9 +46,11 @@ impl Window {
         let Some(report) = imp.test_run.report().filter(|r| r.error.is_none()) else {
             return;
         };
+        let name = crate::model::history_store::drive_name(&imp.test_run.history_path(), &report);
         let chooser = save_report::ask_and_save(
             self,
             report,
+            name,
             imp.results_view.card(),
             glib::clone!(
                 #[weak(rename_to = win)]

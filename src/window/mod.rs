@@ -95,8 +95,16 @@ mod imp {
             klass.install_action("win.copy-results", None, |win, _, _| win.copy_results());
             klass.install_action("win.save-report", None, |win, _, _| win.save_report());
             klass.install_action("win.back", None, |win, _, _| win.show_ready());
+            // Alt+1, Alt+2, Alt+3: the switcher's pages from the keyboard, the focus ring shown
+            // on the page's first control.
             klass.install_action("win.show-sd-card", None, |win, _, _| {
-                win.set_tab(Tab::SdCard)
+                win.show_tab_from_keyboard(Tab::SdCard)
+            });
+            klass.install_action("win.show-all-tests", None, |win, _, _| {
+                win.show_tab_from_keyboard(Tab::AllTests)
+            });
+            klass.install_action("win.show-history", None, |win, _, _| {
+                win.show_tab_from_keyboard(Tab::History)
             });
             klass.install_action("win.choose-folder", None, |win, _, _| win.choose_folder());
             klass.install_action("win.run-tests", None, |win, _, _| win.run_tests());
@@ -165,6 +173,9 @@ impl Window {
         self.setup_run();
         self.setup_ready();
         self.view_stack_follows();
+        crate::focus_ring::follow(self);
+        // The shortcuts window comes with the application, set after construction.
+        self.connect_realize(|win| win.focus_after_help());
         self.setup_history();
         self.setup_tests();
         self.imp().ready_view.load_drives();
@@ -243,5 +254,12 @@ impl Window {
     /// Shows the view `tab`.
     pub(crate) fn set_tab(&self, tab: Tab) {
         self.imp().view_stack.set_visible_child_name(tab.name());
+    }
+
+    /// Shows `tab` as its shortcut does: its page's first control focused, with the ring.
+    fn show_tab_from_keyboard(&self, tab: Tab) {
+        self.set_tab(tab);
+        self.sync_focus();
+        self.set_focus_visible(true);
     }
 }

@@ -68,6 +68,31 @@ impl Window {
     }
 
     /// The header's back button and the focus follow the view shown.
+    /// When the Keyboard Shortcuts window closes, the focus is back where it was, or on the
+    /// page's first control, with its ring drawn when the keyboard is in use (GTK leaves the
+    /// window's focus unmarked).
+    pub(super) fn focus_after_help(&self) {
+        let Some(help) = self.help_overlay() else {
+            return;
+        };
+        help.connect_hide(glib::clone!(
+            #[weak(rename_to = win)]
+            self,
+            move |_| {
+                glib::idle_add_local_once(glib::clone!(
+                    #[weak]
+                    win,
+                    move || {
+                        if gtk::prelude::GtkWindowExt::focus(&win).is_none_or(|f| !f.is_mapped()) {
+                            win.sync_focus();
+                        }
+                        crate::focus_ring::restore(&win);
+                    }
+                ));
+            }
+        ));
+    }
+
     pub(super) fn view_stack_follows(&self) {
         self.imp()
             .view_stack

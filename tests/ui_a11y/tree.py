@@ -23,6 +23,7 @@ def walk(node, depth, out):
         "name": node.name or "",
         "focusable": state.contains(pyatspi.STATE_FOCUSABLE),
         "visible": state.contains(pyatspi.STATE_VISIBLE),
+        "checked": state.contains(pyatspi.STATE_CHECKED),
     }) + "\n")
     for i in range(node.childCount):
         child = node.getChildAtIndex(i)

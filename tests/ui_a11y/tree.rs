@@ -13,6 +13,8 @@ pub struct Node {
     pub role: String,
     pub name: String,
     pub focusable: bool,
+    /// The state CHECKED (a ticked check box, a row that stands for one).
+    pub checked: bool,
 }
 
 /// A `dbus-daemon` this process started (none when a session bus was given), stopped when
@@ -94,6 +96,7 @@ fn parse(line: &str) -> Node {
         role: text("role"),
         name: text("name"),
         focusable: flag("focusable"),
+        checked: flag("checked"),
     }
 }
 

@@ -127,6 +127,10 @@ pub(crate) fn a_named_drive_is_listed_by_its_name() -> Ran {
     );
     let listed = env.listed();
     assert_eq!(listed[0]["drive_name"], "Kitchen Pi card");
+    // The Markdown of its run names it so, with the run's date.
+    let run = listed[0]["run"].as_str().expect("a run id");
+    let md = env.ok(&["history", "show", run, "--markdown"]);
+    assert!(md.contains("\n\nDrive: Kitchen Pi card; tested "), "{md}");
     let table = env.ok(&["history"]);
     assert!(
         table.contains(&format!("Kitchen Pi card ({})", &drive[..8])),

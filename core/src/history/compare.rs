@@ -214,7 +214,7 @@ pub fn comparison_markdown(c: &Comparison) -> String {
     }
     s.push_str(&format!(
         "| {} | {} | {} | |\n",
-        md_cell(&gettext("Link ceiling")),
+        md_cell(&gettext("Fastest the connection allows")),
         md_cell(&link(&c.left)),
         md_cell(&link(&c.right))
     ));

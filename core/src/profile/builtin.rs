@@ -39,8 +39,8 @@ pub const ALL: [Builtin; 4] = [
         name: "quick",
         title: gettext_noop("Quick check"),
         description: gettext_noop(
-            "a first look, not the grade: the standard test's steps on a small 32 MiB file, \
-             about half a minute on a slow card",
+            "a first look, not the grade: the standard test's steps on a small file, about \
+             half a minute on a slow card",
         ),
         graded: false,
         text: include_str!("../../../data/profiles/quick.fio"),
@@ -49,8 +49,8 @@ pub const ALL: [Builtin; 4] = [
         name: "qd1",
         title: gettext_noop("One at a Time (Queue Depth 1)"),
         description: gettext_noop(
-            "1 MiB sequential and 4 KiB random reads and writes at queue depth 1, as Jeff \
-             Geerling's and PiBenchmarks' tables publish them",
+            "reads and writes one request at a time, as Jeff Geerling's and PiBenchmarks' \
+             tables publish them (1 MiB sequential, 4 KiB random, queue depth 1)",
         ),
         graded: false,
         text: include_str!("../../../data/profiles/qd1.fio"),

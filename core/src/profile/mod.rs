@@ -17,6 +17,7 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 
 pub mod builtin;
+mod duration;
 mod options;
 mod parse;
 

@@ -225,32 +225,49 @@ fn jobs_grid(report: &Report) -> (Vec<String>, Vec<Vec<String>>) {
     (vec![gettext("Job"), "MB/s".into(), "IOPS".into()], body)
 }
 
-/// The report in Markdown for a forum post: a title line with the program, the profile, the
-/// drive's model when known (never a serial number or a path), the I/O path and the file size;
-/// then a pipe table: the profile's [`ResultTable`], or the deciding run's jobs; then, for a
-/// graded run, the A1/A2 verdicts, and for an error, the error.
+/// The report in Markdown for a forum post, its drive named as the report knows it (model and
+/// kind, see [`to_markdown_named`]).
 pub fn to_markdown(report: &Report) -> String {
+    to_markdown_named(report, None)
+}
+
+/// The report in Markdown for a forum post: a title line with the program and its version,
+/// the profile, the I/O path and the file size; a line with the drive (`drive_name`, the name
+/// the person gave it in the history, else its model and kind; never a serial number or a
+/// path) and the date and time the run started (as recorded, to the second); then a pipe
+/// table: the profile's [`ResultTable`], or the deciding run's jobs; then, for a graded run,
+/// the A1/A2 verdicts, and for an error, the error.
+pub fn to_markdown_named(report: &Report, drive_name: Option<&str>) -> String {
     let (head, body) = match &report.table {
         Some(table) => grid(table),
         None => jobs_grid(report),
     };
     let mut out = String::new();
-    let model = report
-        .target
-        .as_ref()
-        .and_then(|t| t.model.as_deref())
-        .map(|m| format!(" — {}", escape(&visible(m))))
-        .unwrap_or_default();
     let engine = report
         .io_path
         .as_ref()
         .map(|p| p.to_string())
         .unwrap_or_else(|| report.engine.as_str().to_owned());
     out.push_str(&format!(
-        "**{} {}**{model} ({engine}, {})\n\n",
+        "**{} {}** ({engine}, {})\n\n",
         escape(&report.program),
         escape(&report.profile.name),
         crate::units::human_bytes(report.profile.size_bytes),
+    ));
+    let drive = drive_name
+        .map(str::to_owned)
+        .unwrap_or_else(|| crate::history::compare::drive_label(report));
+    out.push_str(&format!(
+        "{}\n\n",
+        escape(&crate::i18n::fill(
+            // Translators: the line under a Markdown report's title, e.g. "Drive: Kitchen Pi
+            // card; tested 2026-12-02 05:15:07".
+            &gettext("Drive: {drive}; tested {date}"),
+            &[
+                ("drive", &visible(&drive)),
+                ("date", &started_text(&report.started))
+            ],
+        ))
     ));
     let line = |cells: &[String]| {
         format!(
@@ -304,6 +321,14 @@ pub fn to_markdown(report: &Report) -> String {
     out
 }
 
+/// An RFC 3339 time as people read it, to the second in the offset it was recorded in
+/// (`2026-12-02T05:15:07+01:00` → `2026-12-02 05:15:07`); the text itself when it is not one.
+fn started_text(started: &str) -> String {
+    chrono::DateTime::parse_from_rfc3339(started)
+        .map(|t| t.format("%Y-%m-%d %H:%M:%S").to_string())
+        .unwrap_or_else(|_| visible(started))
+}
+
 /// Text made safe in a Markdown table cell: `|`, `*`, `_`, `` ` `` and `\` escaped.
 fn escape(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
@@ -314,4 +339,58 @@ fn escape(text: &str) -> String {
         out.push(c);
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::EngineKind;
+    use crate::report::{ProfileInfo, RunReport, TargetReport};
+    use crate::target_dir::Transport;
+
+    /// A measured `qd1` run of a USB stick, started at 05:15:07 in UTC+1.
+    fn qd1_report() -> Report {
+        let profile = ProfileInfo {
+            name: "qd1".into(),
+            source: None,
+            size_bytes: 256 << 20,
+        };
+        let mut report = Report::new(EngineKind::Native, profile, Vec::new());
+        report.program = "agnostics 1.2.3".into();
+        report.started = "2026-12-02T05:15:07+01:00".into();
+        report.target = Some(TargetReport {
+            path: "/media/pi/STICK".into(),
+            device: Some("sda".into()),
+            partition: None,
+            transport: Transport::Usb,
+            fs_type: "vfat".into(),
+            model: Some("Ultra Fit".into()),
+            free_bytes: 0,
+        });
+        let phase = crate::sample::phase("seq-read-1m-qd1")
+            .bw_bytes(40e6)
+            .iops(38.0)
+            .build();
+        report.runs = vec![RunReport::measured(1, vec![phase])];
+        report.graded = false;
+        report.table = table(&report);
+        report
+    }
+
+    #[test]
+    fn the_markdown_names_the_drive_the_date_the_profile_and_the_version() {
+        let report = qd1_report();
+        let head = |md: &str| md.lines().take(3).collect::<Vec<_>>().join("\n");
+        assert_eq!(
+            head(&to_markdown(&report)),
+            "**agnostics 1.2.3 qd1** (native, 256 MiB)\n\n\
+             Drive: Ultra Fit (USB); tested 2026-12-02 05:15:07"
+        );
+        assert_eq!(
+            head(&to_markdown_named(&report, Some("Kitchen *Pi* card"))),
+            "**agnostics 1.2.3 qd1** (native, 256 MiB)\n\n\
+             Drive: Kitchen \\*Pi\\* card; tested 2026-12-02 05:15:07"
+        );
+        assert!(to_markdown(&report).contains("| 1M sequential read | 40.00 | 38 |"));
+    }
 }

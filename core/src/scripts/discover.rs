@@ -98,8 +98,11 @@ impl Skipped {
                 &gettext("{file} has the same name and comes first"),
                 &[("file", &by.display())],
             ),
-            // Translators: upstream's sdtest.sh was found; our own SD card test replaces it.
-            SkipReason::BuiltIn => gettext("it is upstream's SD card test, which is built in"),
+            // Translators: Raspberry Pi Diagnostics' own sdtest.sh was found; this program's
+            // SD card test replaces it.
+            SkipReason::BuiltIn => gettext(
+                "it is Raspberry Pi Diagnostics' SD card test, which this program has built in",
+            ),
         }
     }
 }

@@ -1,12 +1,14 @@
 //! The History view's comparison of two stored runs (from one drive or two): both sides
 //! (drive, date, profile, the link's ceiling), and per figure both values and the ratio of the
-//! right one to the left one, in a grid of labels a screen reader reads cell by cell;
-//! **Copy as Markdown**.
+//! right one to the left one, in a table a screen reader reads cell by cell (each figure named
+//! with its row, the phase, and its column, the run with its date and verdict; no cell takes a
+//! Tab stop); **Copy as Markdown**.
 
 use std::cell::{Cell, RefCell};
 
 use adw::prelude::*;
 use agnostics_core::figure::{nearest_text, Unit};
+use agnostics_core::history::compare::Side;
 use agnostics_core::history::Comparison;
 use agnostics_core::i18n::{fill, gettext};
 use gtk::glib;
@@ -15,7 +17,7 @@ use gtk::subclass::prelude::*;
 use super::labels::{date_seconds_text, date_text, profile_title};
 use super::layout::{page_box, scrolled, top_bar};
 use super::{HistoryPage, HistoryView};
-use crate::format::{iops, mb_per_s};
+use crate::format::{iops, mb_per_s, verdict_text};
 use crate::model::history_store;
 use crate::widgets::results_rows::group;
 use crate::widgets::Badge;
@@ -199,7 +201,7 @@ impl CompareView {
         let cells = figure_cells(comparison);
         let card = gtk::Box::new(gtk::Orientation::Vertical, 0);
         card.add_css_class("card");
-        card.append(&cells_grid(&cells));
+        card.append(&cells_grid(&cells, &column_names(comparison)));
         figures.add(&card);
         self.append(&figures);
         imp.cells.replace(cells);
@@ -240,12 +242,7 @@ fn sides_group(comparison: &Comparison) -> adw::PreferencesGroup {
             ),
             None => gettext("connection speed not known"),
         };
-        // Two runs of the same minute read alike to the minute: their seconds tell them apart.
-        let date = if date_text(&comparison.left.started) == date_text(&comparison.right.started) {
-            date_seconds_text(&side.started)
-        } else {
-            date_text(&side.started)
-        };
+        let date = side_date(comparison, side);
         row.set_subtitle(&format!(
             "{date} · {} · {ceiling}",
             profile_title(&side.profile)
@@ -293,10 +290,46 @@ fn figure_cells(comparison: &Comparison) -> Vec<Vec<String>> {
     cells
 }
 
-/// `cells` laid out as a grid of selectable labels: the header line in bold, the figure names
-/// left, the numbers right.
-fn cells_grid(cells: &[Vec<String>]) -> gtk::Grid {
+/// The date of `side` as the comparison shows it: to the minute, or to the second when the two
+/// runs are of one minute (their seconds tell them apart).
+fn side_date(comparison: &Comparison, side: &Side) -> String {
+    if date_text(&comparison.left.started) == date_text(&comparison.right.started) {
+        date_seconds_text(&side.started)
+    } else {
+        date_text(&side.started)
+    }
+}
+
+/// What a screen reader calls each column of the figures' table: the figure, each run with its
+/// date and verdict ("Left (2026-05-01 09:00, PASS)"), the change.
+fn column_names(comparison: &Comparison) -> Vec<String> {
+    let run = |which: String, side: &Side| {
+        fill(
+            // Translators: a column of the comparison's table as a screen reader names it:
+            // the side, the run's date and its verdict, e.g. "Left (2026-05-01 09:00, PASS)".
+            &gettext("{side} ({date}, {verdict})"),
+            &[
+                ("side", &which),
+                ("date", &side_date(comparison, side)),
+                ("verdict", &verdict_text(side.verdict)),
+            ],
+        )
+    };
+    vec![
+        gettext("Figure"),
+        run(gettext("Left"), &comparison.left),
+        run(gettext("Right"), &comparison.right),
+        gettext("Change"),
+    ]
+}
+
+/// `cells` laid out as a table: the header line in bold (named by `columns`), the figure names
+/// left (row headers), the numbers right. Each figure is named with its row
+/// and column ("Sequential read, Left (2026-05-01 09:00, PASS): 40 MB/s"); no cell is
+/// focusable (**Copy as Markdown** gives the text).
+fn cells_grid(cells: &[Vec<String>], columns: &[String]) -> gtk::Grid {
     let grid = gtk::Grid::builder()
+        .accessible_role(gtk::AccessibleRole::Table)
         .column_spacing(12)
         .row_spacing(8)
         .margin_top(12)
@@ -304,11 +337,21 @@ fn cells_grid(cells: &[Vec<String>]) -> gtk::Grid {
         .margin_start(12)
         .margin_end(12)
         .build();
+    crate::a11y::set_label(&grid, &gettext("Figures"));
     for (y, line) in cells.iter().enumerate() {
         for (x, text) in line.iter().enumerate() {
-            let label = gtk::Label::new(Some(text));
-            // Words wrap in a narrow window rather than widening it.
-            label.set_wrap(true);
+            // GTK 4.8 gives a column header the AT-SPI role "filler", which screen readers
+            // pass over: the header line's cells are table cells, named with their run.
+            let role = match (y, x) {
+                (y, 0) if y > 0 => gtk::AccessibleRole::RowHeader,
+                _ => gtk::AccessibleRole::Cell,
+            };
+            let label = gtk::Label::builder()
+                .label(text)
+                .accessible_role(role)
+                // Words wrap in a narrow window rather than widening it.
+                .wrap(true)
+                .build();
             label.set_justify(if x == 0 {
                 gtk::Justification::Left
             } else {
@@ -316,11 +359,18 @@ fn cells_grid(cells: &[Vec<String>]) -> gtk::Grid {
             });
             label.set_xalign(if x == 0 { 0.0 } else { 1.0 });
             label.set_hexpand(x == 0);
-            label.set_selectable(true);
-            if y > 0 && x > 0 {
-                // Each figure is read with its row and column: "Sequential read, Left: 40 MB/s".
-                crate::a11y::set_label(&label, &format!("{}, {}: {text}", line[0], cells[0][x]));
-            }
+            let name = match (y, x) {
+                (0, _) => columns[x].clone(),
+                (_, 0) => text.clone(),
+                _ => fill(
+                    // Translators: a figure of the comparison's table as a screen reader reads
+                    // it: its row, its column, the figure, e.g. "Sequential read, Left
+                    // (2026-05-01 09:00, PASS): 40.00 MB/s".
+                    &gettext("{row}, {column}: {figure}"),
+                    &[("row", &line[0]), ("column", &columns[x]), ("figure", text)],
+                ),
+            };
+            crate::a11y::set_label(&label, &name);
             if y == 0 {
                 label.add_css_class("heading");
             } else if x > 0 {

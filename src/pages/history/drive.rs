@@ -89,7 +89,7 @@ impl HistoryView {
         content.append(&imp.drive.iops_chart);
         content.append(&heading(&gettext("Runs")));
         let hint = gtk::Label::new(Some(&gettext(
-            "Choose a run for its results; tick two runs (of this drive or another) to compare them.",
+            "Choose a run for its results; tick two runs (of this drive or another, Space on a run ticks it) to compare them.",
         )));
         hint.set_xalign(0.0);
         hint.set_wrap(true);
@@ -205,7 +205,11 @@ impl HistoryView {
         row.set_activatable(true);
         let check = gtk::CheckButton::new();
         check.set_valign(gtk::Align::Center);
-        check.set_tooltip_text(Some(&gettext("Choose for comparison")));
+        check.set_tooltip_text(Some(&gettext("Choose for comparison (Space)")));
+        // One Tab stop a run: the row. Space on it ticks the run, as a click on the box does.
+        check.set_can_focus(false);
+        check.set_focus_on_click(false);
+        row.add_controller(space_ticks(&check));
         crate::a11y::set_label(
             &check,
             &fill(
@@ -215,7 +219,7 @@ impl HistoryView {
         );
         let id = run.run.to_string();
         check.set_active(imp.chosen.borrow().iter().any(|(c, _)| *c == id));
-        let label = format!("{}, {}", run.drive_label, date_text(&run.started));
+        let label = format!("{}, {date}", run.drive_label);
         check.connect_toggled(glib::clone!(
             #[weak(rename_to = view)]
             self,
@@ -223,6 +227,14 @@ impl HistoryView {
             id,
             move |check| view.choose(&id, &label, check.is_active())
         ));
+        check.connect_active_notify(glib::clone!(
+            #[weak]
+            row,
+            move |check| {
+                crate::a11y::set_checked(&row, check.is_active());
+            }
+        ));
+        crate::a11y::set_checked(&row, check.is_active());
         row.add_prefix(&check);
         row.add_suffix(&Badge::new(run.verdict));
         crate::a11y::set_description(
@@ -241,6 +253,15 @@ impl HistoryView {
 
     pub(super) fn show_profiles(&self, page: &history_store::DrivePage) {
         let imp = self.imp();
+        // A choice in the menu reloads the page and makes the menu anew: the focus (and its
+        // ring) goes to the new one, not nowhere.
+        let focused = self
+            .root()
+            .and_then(|r| r.focus())
+            .zip(imp.drive.profile_drop.borrow().clone())
+            .is_some_and(|(f, old)| {
+                f == old.clone().upcast::<gtk::Widget>() || f.is_ancestor(&old)
+            });
         if let Some(old) = imp.drive.profile_drop.take() {
             imp.drive.profile_box.remove(&old);
         }
@@ -275,6 +296,10 @@ impl HistoryView {
             }
         ));
         imp.drive.profile_box.append(&drop);
+        if focused {
+            drop.grab_focus();
+            crate::focus_ring::restore(&drop);
+        }
         imp.drive.profile_drop.replace(Some(drop));
     }
 
@@ -286,6 +311,22 @@ impl HistoryView {
     /// The drive page's IOPS chart.
     pub fn iops_chart(&self) -> TrendChart {
         self.imp().drive.iops_chart.clone()
+    }
+
+    /// The drive page's menu of the test its charts show (when its runs are of two or more).
+    pub fn profile_drop_down(&self) -> Option<gtk::DropDown> {
+        self.imp().drive.profile_drop.borrow().clone()
+    }
+
+    /// The drive page's rows of runs, newest first.
+    pub fn run_list_rows(&self) -> Vec<adw::ActionRow> {
+        self.imp()
+            .drive
+            .run_rows
+            .borrow()
+            .iter()
+            .map(|(_, row, _)| row.clone())
+            .collect()
     }
 
     /// The drive page's runs: (run id, title, subtitle) per row, newest first.
@@ -376,4 +417,23 @@ impl HistoryView {
     pub fn start_rename(&self) {
         self.ask_rename();
     }
+}
+
+/// Space (or Ctrl+Space) on a run's row toggles its **Compare** tick `check`, before the list
+/// takes Space as opening the run.
+pub(super) fn space_ticks(check: &gtk::CheckButton) -> gtk::ShortcutController {
+    let controller = gtk::ShortcutController::new();
+    controller.set_propagation_phase(gtk::PropagationPhase::Capture);
+    let check = check.downgrade();
+    controller.add_shortcut(gtk::Shortcut::new(
+        gtk::ShortcutTrigger::parse_string("space|<Control>space"),
+        Some(gtk::CallbackAction::new(move |_, _| {
+            if let Some(check) = check.upgrade() {
+                check.set_active(!check.is_active());
+                crate::focus_ring::restore(&check);
+            }
+            glib::Propagation::Stop
+        })),
+    ));
+    controller
 }

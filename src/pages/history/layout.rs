@@ -2,6 +2,7 @@
 //! the top bar with its back button.
 
 use adw::prelude::*;
+use gtk::glib;
 
 pub(super) fn clear(list: &gtk::ListBox) {
     while let Some(child) = list.first_child() {
@@ -15,11 +16,54 @@ pub(super) fn scrolled(child: &impl IsA<gtk::Widget>) -> gtk::ScrolledWindow {
         .tightening_threshold(520)
         .child(child)
         .build();
-    gtk::ScrolledWindow::builder()
+    let scrolled = gtk::ScrolledWindow::builder()
         .hscrollbar_policy(gtk::PolicyType::Never)
         .vexpand(true)
         .child(&clamp)
-        .build()
+        .build();
+    // The Compare bar coming up below shrinks the page: the focused row stays in view.
+    scrolled
+        .vadjustment()
+        .connect_page_size_notify(glib::clone!(
+            #[weak]
+            scrolled,
+            move |_| {
+                glib::idle_add_local_once(glib::clone!(
+                    #[weak]
+                    scrolled,
+                    move || keep_focus_in_view(&scrolled)
+                ));
+            }
+        ));
+    scrolled
+}
+
+/// Scrolls `scrolled` so that the focused widget inside it is wholly in view (nothing when
+/// the focus is elsewhere).
+fn keep_focus_in_view(scrolled: &gtk::ScrolledWindow) {
+    let Some(viewport) = scrolled.child() else {
+        return;
+    };
+    let Some(focus) = scrolled.root().and_then(|r| r.focus()) else {
+        return;
+    };
+    if !focus.is_ancestor(&viewport) {
+        return;
+    }
+    let Some(bounds) = focus.compute_bounds(&viewport) else {
+        return;
+    };
+    let adjustment = scrolled.vadjustment();
+    let (top, bottom) = (
+        f64::from(bounds.y()),
+        f64::from(bounds.y() + bounds.height()),
+    );
+    let page = adjustment.page_size();
+    if bottom > page {
+        adjustment.set_value(adjustment.value() + (bottom - page).min(top.max(0.0)));
+    } else if top < 0.0 {
+        adjustment.set_value(adjustment.value() + top);
+    }
 }
 
 pub(super) fn page_box() -> gtk::Box {

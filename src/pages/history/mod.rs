@@ -309,6 +309,11 @@ impl HistoryView {
         self.imp().stack.set_visible_child_name(page.name());
     }
 
+    /// How many runs are ticked for **Compare** (0 to 2).
+    pub fn chosen_count(&self) -> usize {
+        self.imp().chosen.borrow().len()
+    }
+
     /// Ticks or unticks `run` for **Compare**; a third tick drops the oldest choice.
     pub fn choose(&self, run: &str, label: &str, chosen: bool) {
         {

@@ -111,7 +111,14 @@ impl HistoryView {
             .borrow()
             .clone()
             .ok_or_else(|| gettext("No run is shown"))?;
-        save_report::write_report(&report, format, path, &self.imp().run.results.card())
+        let name = history_store::drive_name(&self.imp().path.borrow(), &report);
+        save_report::write_report(
+            &report,
+            name.as_deref(),
+            format,
+            path,
+            &self.imp().run.results.card(),
+        )
     }
 
     pub(super) fn ask_save_run(&self) {
@@ -121,9 +128,11 @@ impl HistoryView {
         let Some(window) = self.root().and_downcast::<gtk::Window>() else {
             return;
         };
+        let name = history_store::drive_name(&self.imp().path.borrow(), &report);
         let chooser = save_report::ask_and_save(
             &window,
             report,
+            name,
             self.imp().run.results.card(),
             glib::clone!(
                 #[weak(rename_to = view)]

@@ -125,6 +125,7 @@ mod imp {
                 move |_| {
                     obj.update_folder_label();
                     obj.check_target();
+                    crate::focus_ring::restore(&obj);
                 }
             ));
         }

@@ -4,7 +4,7 @@
 
 use adw::prelude::*;
 use adw::subclass::prelude::*;
-use agnostics_core::i18n::{fill, gettext};
+use agnostics_core::i18n::{fill, gettext, ngettext};
 use agnostics_core::profile::{builtin, Profile};
 use agnostics_core::target_dir;
 use agnostics_core::units;
@@ -25,7 +25,10 @@ impl ReadyView {
         row.connect_selected_notify(glib::clone!(
             #[weak(rename_to = view)]
             self,
-            move |_| view.profile_chosen()
+            move |_| {
+                view.profile_chosen();
+                crate::focus_ring::restore(&view);
+            }
         ));
         self.profile_chosen();
     }
@@ -100,13 +103,31 @@ impl ReadyView {
     }
 
     pub(super) fn update_intro(&self) {
-        let size = self.profile().file_size_bytes();
+        let profile = self.profile();
+        let size = profile.file_size_bytes();
         self.imp().intro_label.set_label(&fill(
-            &gettext("The test writes a {size} file on the drive you choose and measures how fast the drive writes and reads it, like Raspberry Pi Diagnostics. It needs {space} of free space and takes a few minutes; the file is removed afterwards."),
+            &gettext("The test writes a {size} file on the drive you choose and measures how fast the drive writes and reads it, like Raspberry Pi Diagnostics. It needs {space} of free space and takes {time} on a slow card; the file is removed afterwards."),
             &[
                 ("size", &units::si_bytes(size)),
                 ("space", &about_size(target_dir::needed_bytes(size))),
+                ("time", &about_time(profile.slow_card_duration())),
             ],
         ));
     }
+}
+
+/// How long a test takes, in words: "less than a minute", "about 2 minutes" (whole minutes,
+/// rounded).
+pub fn about_time(duration: std::time::Duration) -> String {
+    let seconds = duration.as_secs_f64();
+    if seconds < 45.0 {
+        return gettext("less than a minute");
+    }
+    let minutes = ((seconds / 60.0).round() as u32).max(1);
+    fill(
+        // Translators: how long a test takes, in the ready page's introduction ("It takes
+        // {time} on a slow card").
+        &ngettext("about {n} minute", "about {n} minutes", minutes),
+        &[("n", &minutes)],
+    )
 }

@@ -75,6 +75,15 @@ impl History {
         rows.collect()
     }
 
+    /// The name the person gave the drive of `report` ([`History::name_drive`]); `None` for a
+    /// drive without one, or a report without a drive's identity.
+    pub fn drive_name_of(&self, report: &Report) -> Result<Option<String>, HistoryError> {
+        let Some(drive) = &report.drive else {
+            return Ok(None);
+        };
+        Ok(self.names()?.remove(drive.id.as_str()))
+    }
+
     pub(super) fn names(&self) -> Result<std::collections::HashMap<String, String>, HistoryError> {
         let mut stmt = self
             .conn
