@@ -17,6 +17,7 @@ pub mod config;
 pub mod format;
 pub mod model;
 pub mod pages;
+pub mod palette;
 pub mod resources;
 pub mod settings;
 #[doc(hidden)]
