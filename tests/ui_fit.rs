@@ -9,6 +9,9 @@
 //! GTK starts, so without `AGNOSTICS_FIT_LANGUAGE` the binary runs itself once per language
 //! (`en`, `de`, `ja`) and fails when any of them fails; with it, it runs its tests in that
 //! language (the catalogue compiled with `msgfmt`, the glibc locale built with `localedef`).
+//!
+//! With `AGNOSTICS_SCREENSHOTS=DIR`, `renders_narrow_screenshots` saves the pages at 360×480 as
+//! `DIR/{ready,ready-refused,results,tests,history,history-run}-360-LANG.png` (tools/screenshots).
 
 #[path = "ui_support/mod.rs"]
 mod support;
@@ -19,7 +22,8 @@ use adw::prelude::*;
 use agnostics::testing::WindowProbe;
 use agnostics::window::{Page, Tab};
 use agnostics::{Application, Window};
-use agnostics_core::sample;
+use agnostics_core::history::IdentityBasis;
+use agnostics_core::target_dir::Transport;
 use agnostics_testkit::locale;
 use gtk::graphene;
 
@@ -59,6 +63,7 @@ fn main() {
         the_results_fit_with_the_verdict_on_screen,
         the_all_tests_page_fits_with_run_on_screen,
         the_history_pages_fit,
+        renders_narrow_screenshots,
     ]);
     drop(scratch);
     conclusion.exit()
@@ -222,11 +227,22 @@ fn the_sd_card_page_fits_with_its_problem_and_run_on_screen(
     Ok(())
 }
 
+/// A standard run on an SD card that passes: every row of the results page filled.
+fn standard_report() -> agnostics_core::report::Report {
+    history_fixture::report_of(
+        &history_fixture::drive(IdentityBasis::Cid, history_fixture::CARD),
+        &format!("{:032x}", 0xf17_0000_u32),
+        "2026-12-02T05:15:00+00:00",
+        (14.2e6, 42e6, 900.0, 2400.0),
+        Transport::Sd,
+    )
+}
+
 /// The results of a standard run: the verdict's headline is on screen at both widths.
 fn the_results_fit_with_the_verdict_on_screen(app: &Application) {
     let window = new_window(app);
     let results = window.results_view();
-    results.show_report(&sample::report().build());
+    results.show_report(&standard_report());
     window.show_page_for_test(Page::Results);
     wait_until("the results page", || window.page_settled());
     assert_fits(&window, "results", |state| {
@@ -269,4 +285,42 @@ fn the_history_pages_fit(app: &Application) {
     view.open_run(&format!("{:032x}", 0xc0de_0002_usize));
     settle(&window);
     assert_fits(&window, "a stored run", |_| {});
+}
+
+/// With `AGNOSTICS_SCREENSHOTS=DIR`: the pages at 360×480, to look at (see the module's docs).
+fn renders_narrow_screenshots(app: &Application) -> agnostics_testkit::Ran {
+    let Some(out) = std::env::var_os("AGNOSTICS_SCREENSHOTS") else {
+        return agnostics_testkit::skip("renders only with AGNOSTICS_SCREENSHOTS=DIR");
+    };
+    let out = std::path::PathBuf::from(out);
+    let lang = std::env::var("AGNOSTICS_FIT_LANGUAGE").expect("the language");
+    let png = |name: &str| out.join(format!("{name}-360-{lang}.png"));
+    let window = new_window(app);
+    resize(&window, 360);
+    save_png(&window, &png("ready"));
+    if let Some(tmpfs) = TmpfsDir::new() {
+        aim(&window, tmpfs.path(), None);
+        let _ = try_wait_until(std::time::Duration::from_secs(20), || {
+            window.ready_problem().is_some()
+        });
+        save_png(&window, &png("ready-refused"));
+    }
+    window.results_view().show_report(&standard_report());
+    window.show_page_for_test(Page::Results);
+    save_png(&window, &png("results"));
+    window.set_tab(Tab::AllTests);
+    save_png(&window, &png("tests"));
+    let f = fixture();
+    window.set_history_path(&f.path);
+    window.set_tab(Tab::History);
+    settle(&window);
+    save_png(&window, &png("history"));
+    let view = window.history_view();
+    view.open_drive(&history_fixture::key(history_fixture::CARD));
+    settle(&window);
+    view.open_run(&format!("{:032x}", 0xc0de_0002_usize));
+    settle(&window);
+    save_png(&window, &png("history-run"));
+    window.destroy();
+    Ok(())
 }
