@@ -407,8 +407,8 @@ fn time_axis(seconds: usize) -> (f64, usize) {
 }
 
 /// Draws the reference line across the plot, from `x0` to `x1` at `y` (device pixels): dashed
-/// for the A1 target, solid for the phase's average, on a band of the palette's halo (1.5 px
-/// above and below it) so that it stands out where it crosses a bar.
+/// for the A1 target, solid for the phase's average, 2 px thick on a 6 px band of the palette's
+/// halo (both on whole pixels) so that it stands out where it crosses a bar.
 fn stroke_reference(
     cr: &cairo::Context,
     palette: &ChartPalette,
@@ -416,14 +416,14 @@ fn stroke_reference(
     is_target: bool,
 ) {
     let _ = cr.save();
-    let y = f64::from(y).round() + 0.5;
+    let y = f64::from(y);
     set_color(cr, &palette.halo.rgba(), 1.0);
-    cr.set_line_width(4.5);
+    cr.set_line_width(6.0);
     cr.move_to(f64::from(x0), y);
     cr.line_to(f64::from(x1), y);
     let _ = cr.stroke();
     set_color(cr, &palette.reference.rgba(), 1.0);
-    cr.set_line_width(1.5);
+    cr.set_line_width(2.0);
     if is_target {
         cr.set_dash(&[6.0, 4.0], 0.0);
     }
