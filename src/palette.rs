@@ -5,8 +5,8 @@
 //! bars one needs to read a chart).
 //!
 //! The backgrounds are libadwaita 1.2's: `@window_bg_color` (#fafafa light, #242424 dark) under
-//! the charts and the notes, `@card_bg_color` (#ffffff light, 8 % white over the window dark)
-//! under the badges.
+//! the live chart and the notes, `@card_bg_color` (#ffffff light, 8 % white over the window
+//! dark) under the trend charts and the badges.
 
 use gtk::gdk;
 
@@ -72,9 +72,10 @@ const DARK_CARD: Rgb = Rgb(0x36, 0x36, 0x36);
 /// The colours of the live chart and the trend charts in one style.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ChartPalette {
-    /// What the charts are drawn on: the window's background.
+    /// What the live chart is drawn on: the window's background.
     pub background: Rgb,
-    /// A card's background: the lines and the text clear it too, should a chart sit on one.
+    /// What the trend charts are drawn on: a card's background (the lines and the text clear
+    /// both).
     pub card: Rgb,
     /// Tick labels, axis names, legend and the reference lines' "A1".
     pub text: Rgb,
