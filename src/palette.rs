@@ -5,8 +5,8 @@
 //! bars one needs to read a chart).
 //!
 //! The backgrounds are libadwaita 1.2's: `@window_bg_color` (#fafafa light, #242424 dark) under
-//! the live chart and the notes, `@card_bg_color` (#ffffff light, 8 % white over the window
-//! dark) under the trend charts and the badges.
+//! the notes, `@card_bg_color` (#ffffff light, 8 % white over the window dark) under the
+//! charts and the badges.
 
 use gtk::gdk;
 
@@ -72,10 +72,10 @@ const DARK_CARD: Rgb = Rgb(0x36, 0x36, 0x36);
 /// The colours of the live chart and the trend charts in one style.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ChartPalette {
-    /// What the live chart is drawn on: the window's background.
+    /// The window's background, around the charts' cards.
     pub background: Rgb,
-    /// What the trend charts are drawn on: a card's background (the lines and the text clear
-    /// both).
+    /// What the charts are drawn on: a card's background (the lines, the bars and the text
+    /// clear both).
     pub card: Rgb,
     /// Tick labels, axis names, legend and the reference lines' "A1".
     pub text: Rgb,
@@ -84,7 +84,8 @@ pub struct ChartPalette {
     /// The reference line (dashed A1 target, or a phase's average) across the bars.
     pub reference: Rgb,
     /// The band drawn under the reference line, wider than it, so that where the line crosses
-    /// a bar it stands on this colour, not on the bar's.
+    /// a bar it stands on this colour, not on the bar's (the card's, so that it shows only
+    /// across the bars).
     pub halo: Rgb,
     /// The trend charts' series, in order (libadwaita's palette: blue, orange, green, purple,
     /// red, in shades that stand out on this style's background).
@@ -99,7 +100,7 @@ impl ChartPalette {
         text: Rgb(0x32, 0x32, 0x32),
         bar: Rgb(0x1c, 0x71, 0xd8),
         reference: Rgb(0x1e, 0x1e, 0x1e),
-        halo: LIGHT_WINDOW,
+        halo: LIGHT_CARD,
         lines: [
             Rgb(0x35, 0x84, 0xe4), // blue_3
             Rgb(0xe6, 0x61, 0x00), // orange_3
@@ -116,7 +117,7 @@ impl ChartPalette {
         text: Rgb(0xff, 0xff, 0xff),
         bar: Rgb(0x78, 0xae, 0xed),
         reference: Rgb(0xff, 0xff, 0xff),
-        halo: DARK_WINDOW,
+        halo: DARK_CARD,
         lines: [
             Rgb(0x62, 0xa0, 0xea), // blue_2
             Rgb(0xff, 0xa3, 0x48), // orange_2
@@ -166,6 +167,13 @@ impl ChartPalette {
             pairs.push((format!("trend line {i} on a card"), *line, self.card, 3.0));
         }
         pairs.push(("text on a card".into(), self.text, self.card, 4.5));
+        pairs.push(("bar on a card".into(), self.bar, self.card, 3.0));
+        pairs.push((
+            "reference line on a card".into(),
+            self.reference,
+            self.card,
+            3.0,
+        ));
         pairs
     }
 }

@@ -362,7 +362,10 @@ fn the_live_charts_a1_line_stands_out_over_its_bars_in_both_styles(_app: &Applic
             None,
         );
         let window = shown(&live, 640, 200);
-        wait_until("the live chart to draw", || !live.drawn_text().is_empty());
+        // Drawn at its size in the window (not at the size of a first, smaller frame).
+        wait_until("the live chart at its size", || {
+            live.width() == 640 && live.height() == 200 && !live.drawn_text().is_empty()
+        });
         iterate_briefly();
         let image = texture(&window, &live);
         let stride = image.width() as usize * 4;
