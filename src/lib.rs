@@ -18,6 +18,7 @@ pub mod focus_ring;
 pub mod format;
 pub mod model;
 pub mod pages;
+pub mod palette;
 pub mod resources;
 pub mod settings;
 #[doc(hidden)]

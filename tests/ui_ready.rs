@@ -310,7 +310,7 @@ fn too_little_space_is_refused_on_the_ready_page_in_one_unit(app: &Application) 
     let problem = window.ready_problem().expect("a problem");
     assert!(problem.starts_with("Not enough free space"), "{problem}");
     assert!(!window.run_button().is_sensitive(), "Run is off");
-    let page: Vec<String> = labels_under(window.run_button().parent().unwrap().upcast_ref())
+    let page: Vec<String> = labels_under(window.ready_view().upcast_ref())
         .into_iter()
         .filter(|l| l.is_visible())
         .map(|l| l.label().to_string())

@@ -17,6 +17,7 @@ use plotters::prelude::*;
 
 use super::chart_text::{ChartText, DrawnText, PangoBackend};
 use crate::format::figure;
+use crate::palette::ChartPalette;
 
 /// Seconds the time axis spans at least, so that the first bars are not a page wide.
 const MIN_SLOTS: usize = 10;
@@ -292,12 +293,9 @@ impl Chart {
         crate::a11y::set_label(self, text);
     }
 
-    #[allow(deprecated)] // StyleContext colours: the GTK 4.8 way; Widget::color is 4.10.
-    fn colors(&self) -> (gdk::RGBA, gdk::RGBA) {
-        let style = self.style_context();
-        let fg = style.color();
-        let accent = style.lookup_color("accent_color").unwrap_or(fg);
-        (fg, accent)
+    /// The colours of the style shown now (light or dark).
+    fn palette(&self) -> &'static ChartPalette {
+        ChartPalette::current()
     }
 
     /// The strings the chart last drew (tick labels, axis names), each with the number of
@@ -328,8 +326,8 @@ impl Chart {
         let imp = self.imp();
         let values = imp.values.borrow();
         let axis = self.axis();
-        let (fg, accent) = self.colors();
-        let fg_c = to_plotters(&fg);
+        let palette = self.palette();
+        let fg_c = to_plotters(&palette.text.rgba());
         let err = |e: &dyn std::fmt::Debug| format!("{e:?}");
         let root = PangoBackend::new(cr, (width, height), text)?.into_drawing_area();
         let (slots, x_ticks) = time_axis(values.len());
@@ -364,7 +362,7 @@ impl Chart {
             .light_line_style(TRANSPARENT)
             .draw()
             .map_err(|e| err(&e))?;
-        let bar = to_plotters(&accent);
+        let bar = to_plotters(&palette.bar.rgba());
         chart
             .draw_series(values.iter().enumerate().map(|(i, v)| {
                 let x = i as f64;
@@ -389,7 +387,7 @@ impl Chart {
         root.present().map_err(|e| err(&e))?;
         drop(root);
         if let Some(((x0, y), (x1, _), is_target)) = reference {
-            stroke_reference(cr, &fg, (x0, x1, y), is_target);
+            stroke_reference(cr, palette, (x0, x1, y), is_target);
         }
         Ok(())
     }
@@ -409,20 +407,26 @@ fn time_axis(seconds: usize) -> (f64, usize) {
 }
 
 /// Draws the reference line across the plot, from `x0` to `x1` at `y` (device pixels): dashed
-/// for the A1 target, solid for the phase's average.
+/// for the A1 target, solid for the phase's average, 2 px thick on a 6 px band of the palette's
+/// halo (both on whole pixels) so that it stands out where it crosses a bar.
 fn stroke_reference(
     cr: &cairo::Context,
-    fg: &gdk::RGBA,
+    palette: &ChartPalette,
     (x0, x1, y): (i32, i32, i32),
     is_target: bool,
 ) {
     let _ = cr.save();
-    set_color(cr, fg, 0.75);
-    cr.set_line_width(1.5);
+    let y = f64::from(y);
+    set_color(cr, &palette.halo.rgba(), 1.0);
+    cr.set_line_width(6.0);
+    cr.move_to(f64::from(x0), y);
+    cr.line_to(f64::from(x1), y);
+    let _ = cr.stroke();
+    set_color(cr, &palette.reference.rgba(), 1.0);
+    cr.set_line_width(2.0);
     if is_target {
         cr.set_dash(&[6.0, 4.0], 0.0);
     }
-    let y = f64::from(y).round() + 0.5;
     cr.move_to(f64::from(x0), y);
     cr.line_to(f64::from(x1), y);
     let _ = cr.stroke();

@@ -1,6 +1,6 @@
 //! Leaf widgets the pages share: the PASS/FAIL badge, the live chart and the trend chart, the
-//! drive chooser's row, the card group, the log view, a test's row, the results' rows, and
-//! **Save report**'s dialog.
+//! drive chooser's row, the card group, the log view, a test's row, the results' rows, **Save report**'s
+//! dialog, and the box whose buttons wrap in a narrow window.
 
 pub mod badge;
 pub mod card_group;
@@ -13,8 +13,10 @@ pub mod save_report;
 pub mod test_row;
 pub mod trend_axis;
 pub mod trend_chart;
+pub mod wrap_box;
 
 pub use badge::Badge;
 pub use chart::Chart;
 pub use drive_row::DriveRow;
 pub use trend_chart::TrendChart;
+pub use wrap_box::WrapBox;

@@ -22,6 +22,7 @@ use agnostics_core::figure::Unit;
 use super::chart_text::{set_source, ChartText, DrawnText, PangoBackend};
 use super::trend_axis::{x_axis, XAxis};
 use crate::format::{iops, mb_per_s};
+use crate::palette::ChartPalette;
 
 /// The y axis's unit as printed: "MB/s" for the bandwidth units (figures given in `unit`,
 /// drawn in MB/s) or "IOPS".
@@ -177,29 +178,11 @@ impl TrendChart {
         self.imp().unit.get()
     }
 
-    #[allow(deprecated)] // StyleContext colours: the GTK 4.8 way; Widget::color is 4.10.
+    /// The text colour and the series' colours of the style shown now (light or dark).
     fn palette(&self) -> (RGBAColor, Vec<RGBAColor>) {
-        let style = self.style_context();
-        let fg = style.color();
-        let dark = fg.red() + fg.green() + fg.blue() > 1.5;
-        // libadwaita's palette: blue, orange, green, purple, red; lighter shades on dark.
-        let names: [(&str, &str, (u8, u8, u8)); 5] = [
-            ("blue_3", "blue_2", (0x35, 0x84, 0xe4)),
-            ("orange_3", "orange_2", (0xe6, 0x61, 0x00)),
-            ("green_4", "green_3", (0x2e, 0xc2, 0x7e)),
-            ("purple_3", "purple_2", (0x91, 0x41, 0xac)),
-            ("red_3", "red_2", (0xe0, 0x1b, 0x24)),
-        ];
-        let lines = names
-            .iter()
-            .map(|(light, darker, fallback)| {
-                style
-                    .lookup_color(if dark { darker } else { light })
-                    .map(|c| rgba(&c, 1.0))
-                    .unwrap_or(RGBAColor(fallback.0, fallback.1, fallback.2, 1.0))
-            })
-            .collect();
-        (rgba(&fg, 1.0), lines)
+        let palette = ChartPalette::current();
+        let lines = palette.lines.iter().map(|c| rgba(&c.rgba(), 1.0)).collect();
+        (rgba(&palette.text.rgba(), 1.0), lines)
     }
 
     /// What the last drawing drew, in pixels of the widget: ticks, points, target lines and

@@ -71,6 +71,7 @@ mod imp {
 
         fn class_init(klass: &mut Self::Class) {
             crate::resources::register();
+            crate::widgets::WrapBox::ensure_type();
             klass.bind_template();
         }
 

@@ -12,7 +12,7 @@ use gtk::glib;
 use gtk::subclass::prelude::*;
 
 use super::labels::{chart_series, date_seconds_text, date_text, profile_title, run_figures};
-use super::layout::{clear, heading, page_box, scrolled, top_bar};
+use super::layout::{clear, heading, page_box, scrolled, wrapping_top_bar};
 use super::{HistoryPage, HistoryView};
 use crate::format::{transport_name, verdict_text};
 use crate::model::history_store::{self, DriveKey};
@@ -41,16 +41,9 @@ impl HistoryView {
     pub(super) fn build_drive_page(&self) {
         let imp = self.imp();
         let page = gtk::Box::new(gtk::Orientation::Vertical, 0);
-        let (bar, back, title) = top_bar(&gettext("All drives"));
         imp.drive.title.set_label("");
-        bar.remove(&title);
-        imp.drive.title.set_hexpand(true);
-        imp.drive.title.set_xalign(0.0);
-        imp.drive
-            .title
-            .set_ellipsize(gtk::pango::EllipsizeMode::End);
-        imp.drive.title.add_css_class("title-4");
-        bar.append(&imp.drive.title);
+        let rename = imp.drive.rename_button.clone();
+        let (bar, back) = wrapping_top_bar(&gettext("All drives"), &imp.drive.title, &[&rename]);
         back.connect_clicked(glib::clone!(
             #[weak(rename_to = view)]
             self,
@@ -58,7 +51,6 @@ impl HistoryView {
                 view.go_back();
             }
         ));
-        let rename = imp.drive.rename_button.clone();
         rename.set_label(&gettext("Re_name…"));
         rename.set_use_underline(true);
         rename.set_tooltip_text(Some(&gettext("Give this drive a name of your own")));
@@ -67,7 +59,6 @@ impl HistoryView {
             self,
             move |_| view.ask_rename()
         ));
-        bar.append(&rename);
         page.append(&bar);
         page.append(&gtk::Separator::new(gtk::Orientation::Horizontal));
 

@@ -107,3 +107,36 @@ pub(super) fn top_bar(back_tooltip: &str) -> (gtk::Box, gtk::Button, gtk::Label)
     bar.append(&title);
     (bar, back, title)
 }
+
+/// A page's top line with buttons at its end: the back button and `title` (wrapped, never
+/// cut), then `buttons`, which go to lines of their own when they do not fit beside the title
+/// (a narrow window, a long translation). Returns the bar and its back button.
+pub(super) fn wrapping_top_bar(
+    back_tooltip: &str,
+    title: &gtk::Label,
+    buttons: &[&gtk::Button],
+) -> (crate::widgets::WrapBox, gtk::Button) {
+    let bar = crate::widgets::WrapBox::new();
+    bar.set_margin_top(6);
+    bar.set_margin_bottom(6);
+    bar.set_margin_start(6);
+    bar.set_margin_end(6);
+    let (head, back, own_title) = top_bar(back_tooltip);
+    head.remove(&own_title);
+    head.set_margin_top(0);
+    head.set_margin_bottom(0);
+    head.set_margin_start(0);
+    head.set_margin_end(0);
+    head.set_hexpand(true);
+    title.set_hexpand(true);
+    title.set_xalign(0.0);
+    title.set_wrap(true);
+    title.set_wrap_mode(gtk::pango::WrapMode::WordChar);
+    title.add_css_class("title-4");
+    head.append(title);
+    bar.append(&head);
+    for button in buttons {
+        bar.append(*button);
+    }
+    (bar, back)
+}

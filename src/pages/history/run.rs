@@ -11,7 +11,7 @@ use gtk::glib;
 use gtk::subclass::prelude::*;
 
 use super::labels::date_text;
-use super::layout::top_bar;
+use super::layout::wrapping_top_bar;
 use super::{HistoryPage, HistoryView};
 use crate::model::history_store;
 use crate::pages::results::ResultsView;
@@ -30,20 +30,6 @@ impl HistoryView {
     pub(super) fn build_run_page(&self) {
         let imp = self.imp();
         let page = gtk::Box::new(gtk::Orientation::Vertical, 0);
-        let (bar, back, title) = top_bar(&gettext("Back to the drive's runs"));
-        bar.remove(&title);
-        imp.run.title.set_hexpand(true);
-        imp.run.title.set_xalign(0.0);
-        imp.run.title.set_ellipsize(gtk::pango::EllipsizeMode::End);
-        imp.run.title.add_css_class("title-4");
-        bar.append(&imp.run.title);
-        back.connect_clicked(glib::clone!(
-            #[weak(rename_to = view)]
-            self,
-            move |_| {
-                view.go_back();
-            }
-        ));
         let save = gtk::Button::with_mnemonic(&gettext("Save _Report…"));
         save.set_tooltip_text(Some(&gettext(
             "Save this run as JSON, Markdown or a picture of the results",
@@ -61,8 +47,18 @@ impl HistoryView {
             self,
             move |_| view.ask_forget_run()
         ));
-        bar.append(&save);
-        bar.append(&forget);
+        let (bar, back) = wrapping_top_bar(
+            &gettext("Back to the drive's runs"),
+            &imp.run.title,
+            &[&save, &forget],
+        );
+        back.connect_clicked(glib::clone!(
+            #[weak(rename_to = view)]
+            self,
+            move |_| {
+                view.go_back();
+            }
+        ));
         page.append(&bar);
         page.append(&gtk::Separator::new(gtk::Orientation::Horizontal));
         imp.run.results.set_actions_visible(false);

@@ -61,7 +61,7 @@ mod imp {
         #[template_child]
         pub results_card: TemplateChild<gtk::Box>,
         #[template_child]
-        pub actions: TemplateChild<gtk::FlowBox>,
+        pub actions: TemplateChild<crate::widgets::WrapBox>,
         #[template_child]
         pub actions_separator: TemplateChild<gtk::Separator>,
         #[template_child]
@@ -100,6 +100,7 @@ mod imp {
 
         fn class_init(klass: &mut Self::Class) {
             crate::resources::register();
+            crate::widgets::WrapBox::ensure_type();
             klass.bind_template();
         }
 
@@ -108,18 +109,7 @@ mod imp {
         }
     }
 
-    impl ObjectImpl for ResultsView {
-        fn constructed(&self) {
-            self.parent_constructed();
-            // The buttons wrap to a second line in a narrow window; the flow box's own
-            // wrappers are not stops for the keyboard, the buttons are.
-            let mut child = self.actions.first_child();
-            while let Some(c) = child {
-                c.set_focusable(false);
-                child = c.next_sibling();
-            }
-        }
-    }
+    impl ObjectImpl for ResultsView {}
     impl WidgetImpl for ResultsView {}
     impl BoxImpl for ResultsView {}
 }
@@ -614,7 +604,7 @@ impl ResultsView {
     /// Shows or hides the buttons at the bottom (**Copy Results**, **Save report**, **Run
     /// again**): a stored run's results have their own.
     pub fn set_actions_visible(&self, visible: bool) {
-        self.imp().actions.set_visible(visible);
+        WidgetExt::set_visible(&self.imp().actions.get(), visible);
         self.imp().actions_separator.set_visible(visible);
     }
 
