@@ -15,7 +15,7 @@ use gtk::glib;
 use gtk::subclass::prelude::*;
 
 use super::labels::{date_seconds_text, date_text, profile_title};
-use super::layout::{page_box, scrolled, top_bar};
+use super::layout::{page_box, scrolled, wrapping_top_bar};
 use super::{HistoryPage, HistoryView};
 use crate::format::{iops, mb_per_s, verdict_text};
 use crate::model::history_store;
@@ -34,8 +34,9 @@ impl HistoryView {
     pub(super) fn build_compare_page(&self) {
         let imp = self.imp();
         let page = gtk::Box::new(gtk::Orientation::Vertical, 0);
-        let (bar, back, title) = top_bar(&gettext("Back"));
-        title.set_label(&gettext("Comparison"));
+        let title = gtk::Label::new(Some(&gettext("Comparison")));
+        let copy = gtk::Button::with_mnemonic(&gettext("_Copy as Markdown"));
+        let (bar, back) = wrapping_top_bar(&gettext("Back"), &title, &[&copy]);
         back.connect_clicked(glib::clone!(
             #[weak(rename_to = view)]
             self,
@@ -43,7 +44,6 @@ impl HistoryView {
                 view.go_back();
             }
         ));
-        let copy = gtk::Button::with_mnemonic(&gettext("_Copy as Markdown"));
         copy.set_tooltip_text(Some(&gettext(
             "Copy the comparison as a Markdown table, to paste in a forum post",
         )));
@@ -58,7 +58,6 @@ impl HistoryView {
                 }
             }
         ));
-        bar.append(&copy);
         page.append(&bar);
         page.append(&gtk::Separator::new(gtk::Orientation::Horizontal));
         let content = page_box();
