@@ -208,20 +208,11 @@ extern "C" {
 /// Marks `widget` hidden from screen readers (or not): GTK 4.8 leaves the pages of a stack
 /// that are not shown in the accessibility tree as visible, Cancel of a page gone included.
 pub fn set_hidden(widget: &impl IsA<gtk::Widget>, hidden: bool) {
-    let value = hidden.to_value();
-    let mut states = [gtk::ffi::GTK_ACCESSIBLE_STATE_HIDDEN];
-    let widget: &gtk::Widget = widget.upcast_ref();
-    let pointer: *mut gtk::ffi::GtkWidget = widget.to_glib_none().0;
-    // SAFETY: every GtkWidget implements GtkAccessible; one state, one initialised boolean
-    // GValue, both alive for the call; GTK copies the value.
-    unsafe {
-        gtk_accessible_update_state_value(
-            pointer.cast(),
-            1,
-            states.as_mut_ptr(),
-            ToGlibPtr::<*const glib::gobject_ffi::GValue>::to_glib_none(&value).0,
-        );
-    }
+    update_state(
+        widget,
+        gtk::ffi::GTK_ACCESSIBLE_STATE_HIDDEN,
+        &hidden.to_value(),
+    );
 }
 
 /// Tells screen readers whether `widget` (a row that stands for a check box) is ticked: the
@@ -229,17 +220,27 @@ pub fn set_hidden(widget: &impl IsA<gtk::Widget>, hidden: bool) {
 pub fn set_checked(widget: &impl IsA<gtk::Widget>, checked: bool) {
     // GtkAccessibleTristate: GTK_ACCESSIBLE_TRISTATE_FALSE 0, _TRUE 1.
     let value = i32::from(checked).to_value();
-    let mut states = [gtk::ffi::GTK_ACCESSIBLE_STATE_CHECKED];
+    update_state(widget, gtk::ffi::GTK_ACCESSIBLE_STATE_CHECKED, &value);
+}
+
+/// Sets one accessible state of `widget` to `value`, which must hold the type GTK documents
+/// for that state (a boolean for HIDDEN, a GtkAccessibleTristate integer for CHECKED).
+fn update_state(
+    widget: &impl IsA<gtk::Widget>,
+    state: gtk::ffi::GtkAccessibleState,
+    value: &glib::Value,
+) {
+    let mut states = [state];
     let widget: &gtk::Widget = widget.upcast_ref();
     let pointer: *mut gtk::ffi::GtkWidget = widget.to_glib_none().0;
-    // SAFETY: every GtkWidget implements GtkAccessible; one state, one initialised integer
-    // GValue (the tristate), both alive for the call; GTK copies the value.
+    // SAFETY: every GtkWidget implements GtkAccessible; one state and one initialised GValue
+    // of the state's type, both alive for the call; GTK copies the value.
     unsafe {
         gtk_accessible_update_state_value(
             pointer.cast(),
             1,
             states.as_mut_ptr(),
-            ToGlibPtr::<*const glib::gobject_ffi::GValue>::to_glib_none(&value).0,
+            ToGlibPtr::<*const glib::gobject_ffi::GValue>::to_glib_none(value).0,
         );
     }
 }
