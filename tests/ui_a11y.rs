@@ -151,15 +151,8 @@ fn every_focusable_control_of_history_and_all_tests_has_its_own_real_name(app: &
 fn the_comparison_is_a_table_read_with_its_rows_and_columns(app: &Application) {
     let f = fixture();
     let window = history_window(app, &f.path);
-    let view = window.history_view();
-    view.open_drive(&key(CARD));
-    settle(&window);
-    let runs = view.run_rows();
-    view.choose(&runs[0].0, "newest", true);
-    view.choose(&runs[2].0, "oldest", true);
-    view.compare_chosen();
-    settle(&window);
-    assert_eq!(view.visible_page(), HistoryPage::Compare);
+    // The newest run and the oldest: the oldest shows on the left.
+    compare_card_runs(&window, 0, 2);
     wait_until("the page transition to end", || window.page_settled());
     iterate_briefly();
     let nodes = tree::read();

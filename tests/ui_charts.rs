@@ -209,21 +209,7 @@ fn japanese_charts_draw_no_missing_glyph(_app: &Application) -> agnostics_testki
             "needs Droid Sans Fallback, the Japanese font of Raspberry Pi OS: install fonts-droid-fallback (tools/setup)".into(),
         ));
     }
-    let live = Chart::new();
-    let samples: Vec<Sample> = (1..=6)
-        .map(|i| Sample {
-            t_s: f64::from(i),
-            bw_bytes: 0.0,
-            iops: 600.0 + 10.0 * f64::from(i),
-        })
-        .collect();
-    live.set_samples(
-        &phase_label("rand-4k-write"),
-        true,
-        &samples,
-        Some(500.0),
-        None,
-    );
+    let live = rising_random_writes(6, 600.0);
     let window = shown(&live, 640, 160);
     wait_until("the live chart to draw", || !live.drawn_text().is_empty());
     assert_all_glyphs(
@@ -345,22 +331,8 @@ fn the_live_charts_a1_line_stands_out_over_its_bars_in_both_styles(_app: &Applic
     for scheme in [adw::ColorScheme::ForceLight, adw::ColorScheme::ForceDark] {
         style.set_color_scheme(scheme);
         let palette = ChartPalette::current();
-        let live = Chart::new();
         // Random writes above their 500 IOPS target: the line crosses every bar.
-        let samples: Vec<Sample> = (1..=8)
-            .map(|i| Sample {
-                t_s: f64::from(i),
-                bw_bytes: 0.0,
-                iops: 700.0 + 10.0 * f64::from(i),
-            })
-            .collect();
-        live.set_samples(
-            &phase_label("rand-4k-write"),
-            true,
-            &samples,
-            Some(500.0),
-            None,
-        );
+        let live = rising_random_writes(8, 700.0);
         let window = shown(&live, 640, 200);
         // Drawn at its size in the window (not at the size of a first, smaller frame).
         wait_until("the live chart at its size", || {
@@ -411,4 +383,25 @@ fn the_live_charts_a1_line_stands_out_over_its_bars_in_both_styles(_app: &Applic
         window.destroy();
     }
     style.set_color_scheme(adw::ColorScheme::Default);
+}
+
+/// A live chart of `seconds` one-second samples of random 4 KiB writes rising by 10 IOPS a
+/// second from `from` IOPS, against the A1 target of 500 IOPS.
+fn rising_random_writes(seconds: u32, from: f64) -> Chart {
+    let live = Chart::new();
+    let samples: Vec<Sample> = (1..=seconds)
+        .map(|i| Sample {
+            t_s: f64::from(i),
+            bw_bytes: 0.0,
+            iops: from + 10.0 * f64::from(i),
+        })
+        .collect();
+    live.set_samples(
+        &phase_label("rand-4k-write"),
+        true,
+        &samples,
+        Some(500.0),
+        None,
+    );
+    live
 }

@@ -292,13 +292,7 @@ fn the_history_pages_fit(app: &Application) {
     assert_fits(&window, "a stored run", |_| {});
     // Two of the card's runs side by side: the German title "Vergleich" was cut beside
     // "Als Markdown kopieren".
-    view.open_drive(&history_fixture::key(history_fixture::CARD));
-    settle(&window);
-    let runs = view.run_rows();
-    view.choose(&runs[1].0, "left", true);
-    view.choose(&runs[0].0, "right", true);
-    view.compare_chosen();
-    settle(&window);
+    history_fixture::compare_card_runs(&window, 1, 0);
     assert_fits(&window, "a comparison", |_| {});
 }
 

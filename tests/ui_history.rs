@@ -206,16 +206,9 @@ fn rename_gives_the_drive_a_name(app: &Application) {
 fn compare_of_two_runs_shows_each_figure_with_its_ratio(app: &Application) {
     let f = fixture();
     let window = history_window(app, &f.path);
-    let view = window.history_view();
-    view.open_drive(&key(CARD));
-    settle(&window);
-    let runs = view.run_rows();
     // Oldest (12.6 MB/s) on the left, newest (6.3 MB/s) on the right.
-    view.choose(&runs[2].0, "left", true);
-    view.choose(&runs[0].0, "right", true);
-    view.compare_chosen();
-    settle(&window);
-    assert_eq!(view.visible_page(), HistoryPage::Compare);
+    let runs = compare_card_runs(&window, 2, 0);
+    let view = window.history_view();
     let cells = view.compare_view().shown_cells();
     assert_eq!(cells[0], ["Figure", "Left", "Right", "Change"]);
     let write = cells

@@ -133,6 +133,30 @@ pub fn settle(window: &Window) {
     iterate_briefly();
 }
 
+/// Opens the card's history and compares two of its runs, ticking `first` and then `second`
+/// (indices into its run rows, newest first; the comparison shows the older on the left),
+/// ending on the Compare page. Returns the card's run rows (id, title, subtitle).
+pub fn compare_card_runs(
+    window: &Window,
+    first: usize,
+    second: usize,
+) -> Vec<(String, String, String)> {
+    let view = window.history_view();
+    view.open_drive(&key(CARD));
+    settle(window);
+    let runs = view.run_rows();
+    view.choose(&runs[first].0, "ticked first", true);
+    view.choose(&runs[second].0, "ticked second", true);
+    view.compare_chosen();
+    settle(window);
+    assert_eq!(
+        view.visible_page(),
+        agnostics::pages::HistoryPage::Compare,
+        "the comparison is shown"
+    );
+    runs
+}
+
 /// Checks a PNG file: its signature, and a width and height of at least 200 pixels.
 pub fn assert_png(path: &Path) {
     let bytes = std::fs::read(path).expect("the PNG file");
