@@ -116,7 +116,7 @@ impl Window {
 
     /// A modal dialog of this window, remembered until it is answered (see
     /// [`Window::open_dialog`]).
-    fn message_dialog(&self, heading: &str, body: &str) -> adw::MessageDialog {
+    pub(super) fn message_dialog(&self, heading: &str, body: &str) -> adw::MessageDialog {
         let dialog = adw::MessageDialog::new(Some(self), Some(heading), Some(body));
         dialog.set_modal(true);
         dialog.connect_response(
@@ -137,7 +137,9 @@ impl Window {
     }
 
     pub(super) fn confirm_close(&self) {
-        let body = if self.is_running_tests() && !self.imp().test_run.is_busy() {
+        let body = if self.is_checking_capacity() {
+            gettext("The capacity check is still running. If you close the window now, the check stops, its check file is removed and there is no verdict.")
+        } else if self.is_running_tests() && !self.imp().test_run.is_busy() {
             gettext("Tests are still running. If you close the window now, the running test is stopped and the tests after it do not run.")
         } else {
             gettext("The SD card test is still running. If you close the window now, the test stops, its test file is removed and nothing is graded.")
@@ -177,6 +179,7 @@ impl Window {
         self.imp().close_when_stopped.set(true);
         self.cancel_tests();
         self.cancel_test();
+        self.cancel_capacity();
         self.sync_state();
     }
 

@@ -44,6 +44,8 @@ mod imp {
         pub problem_label: TemplateChild<gtk::Label>,
         #[template_child]
         pub run_button: TemplateChild<gtk::Button>,
+        #[template_child]
+        pub capacity_button: TemplateChild<gtk::Button>,
 
         /// Where sysfs is (`/sys`; a fixture tree in tests).
         pub sysfs_root: RefCell<PathBuf>,
@@ -77,6 +79,7 @@ mod imp {
 
         fn class_init(klass: &mut Self::Class) {
             DriveRow::ensure_type();
+            crate::widgets::WrapBox::ensure_type();
             crate::resources::register();
             klass.bind_template();
         }
@@ -161,6 +164,21 @@ impl ReadyView {
     /// **Run SD Card Test**.
     pub fn run_button(&self) -> gtk::Button {
         self.imp().run_button.get()
+    }
+
+    /// **Check Capacity…**.
+    pub fn capacity_button(&self) -> gtk::Button {
+        self.imp().capacity_button.get()
+    }
+
+    /// The drive holding the folder `dir` as the chooser names it, else the folder itself.
+    pub fn drive_name_of(&self, dir: &Path) -> String {
+        self.imp()
+            .drive_row
+            .choices()
+            .into_iter()
+            .find(|c| c.dir == dir)
+            .map_or_else(|| dir.display().to_string(), |c| c.label)
     }
 
     /// The drive chosen, once the drives are listed.

@@ -1,0 +1,506 @@
+//! UI tests of the capacity check ("Is my card genuine?"), on a real display (run under
+//! `xvfb-run -a cargo test -p agnostics --test ui_capacity`): **Check Capacity…** on the SD
+//! Card page without the focus at launch; the question with the time and size; the core's
+//! real check on a loop-mounted ext4 (root) to a verdict of genuine with its progress shown;
+//! **Cancel** removing the check file; a stored fake verdict and the **Found fake** mark from a
+//! history fixture; what a screen reader is told (over AT-SPI, with `python3-pyatspi`).
+//!
+//! `AGNOSTICS_SCREENSHOTS=DIR` also renders the SD Card page with the button, the question,
+//! a check in progress (on a throttled disk), a genuine verdict and a stored fake one at
+//! 800×480, and the same at 360×480, to `DIR/capacity-*.png`.
+
+#[path = "ui_support/mod.rs"]
+mod support;
+#[path = "ui_a11y/tree.rs"]
+mod tree;
+
+use std::cell::RefCell;
+use std::path::Path;
+use std::rc::Rc;
+
+use adw::prelude::*;
+use agnostics::model::capacity_check::CheckState;
+use agnostics::pages::HistoryPage;
+use agnostics::testing::WindowProbe;
+use agnostics::window::{Page, Tab};
+use agnostics::{Application, Window};
+use agnostics_core::capacity::{
+    CapacityReport, CapacityVerdict, Claims, Coverage, DriveFacts, Mode, Phase,
+    RegisterFinding, SpotCounts,
+};
+use agnostics_core::history::{History, IdentityBasis};
+use agnostics_core::target_dir::Transport;
+use agnostics_testkit::{LoopFs, Ran};
+
+use support::history_fixture::*;
+use support::*;
+
+/// Where the screenshots go, when set.
+const SCREENSHOTS_ENV: &str = "AGNOSTICS_SCREENSHOTS";
+
+fn main() {
+    let scratch = scratch_dir();
+    std::env::set_var("AGNOSTICS_LOG", scratch.path().join("rpdiags.txt"));
+    std::env::set_var("AGNOSTICS_HISTORY", scratch.path().join("history.sqlite3"));
+    let bus = tree::SessionBus::ensure();
+    let mut tests = crate::ui_tests![
+        the_button_is_there_and_does_not_take_the_focus,
+        the_question_says_the_time_and_cancel_removes_the_file,
+        a_check_runs_to_a_genuine_verdict_with_its_progress_shown,
+        cancel_while_writing_removes_the_file,
+        a_stored_fake_verdict_and_the_found_fake_mark_show,
+        the_check_button_of_a_drive_not_connected_is_off_with_the_reason,
+        a_screen_reader_hears_the_names_and_the_verdict,
+    ];
+    if std::env::var_os(SCREENSHOTS_ENV).is_some() {
+        tests.extend(crate::ui_tests![renders_capacity_screenshots]);
+    }
+    let conclusion = agnostics_testkit::harness::conclude_on_this_thread(tests);
+    drop(bus);
+    drop(scratch);
+    conclusion.exit()
+}
+
+/// The files in `dir` that are not the filesystem's own (`lost+found`).
+fn files_in(dir: &Path) -> Vec<String> {
+    std::fs::read_dir(dir)
+        .map(|entries| {
+            entries
+                .filter_map(Result::ok)
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .filter(|n| n != "lost+found")
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// A loop-mounted ext4 of `mib` MiB, or the reason there cannot be one here.
+fn loop_fs(mib: u64) -> Result<LoopFs, agnostics_testkit::Skip> {
+    agnostics_testkit::require_root("a loop-mounted ext4 to check")?;
+    agnostics_testkit::require_program("mkfs.ext4")?;
+    Ok(LoopFs::builder(mib).no_reserved_blocks().mount())
+}
+
+/// A window aimed at `dir`, recording in a history of its own (in `history`).
+fn window_on(app: &Application, dir: &Path, history: &Path) -> Window {
+    let window = new_window(app);
+    window.set_history_path(history);
+    aim(&window, dir, None);
+    wait_until("the checks of the drive", || window.capacity_button().is_sensitive());
+    window
+}
+
+/// Starts the check from **Check Capacity…** and waits for its question.
+fn ask(window: &Window) -> adw::MessageDialog {
+    window.capacity_button().emit_clicked();
+    wait_until("the question", || window.capacity_question().is_some());
+    window.capacity_question().unwrap()
+}
+
+/// The question's text.
+fn body_of(dialog: &adw::MessageDialog) -> String {
+    dialog.body().to_string()
+}
+
+/// Finding: a control that writes to the card must never have the focus when the window
+/// opens, or one Return would start it.
+fn the_button_is_there_and_does_not_take_the_focus(app: &Application) {
+    let window = new_window(app);
+    let button = window.capacity_button();
+    assert!(button.is_mapped(), "Check Capacity is on the SD Card page");
+    assert_eq!(button.label().as_deref(), Some("Check _Capacity…"));
+    assert_eq!(
+        agnostics::a11y::label_of(&button).as_deref(),
+        Some("Check Capacity…"),
+        "named without its underscore"
+    );
+    let focus = gtk::prelude::GtkWindowExt::focus(&window);
+    assert_eq!(focus, Some(window.drive_row().upcast()), "the chooser has the focus");
+    assert_ne!(window.default_widget(), Some(button.clone().upcast()));
+    assert!(
+        !button.has_css_class("suggested-action"),
+        "it is secondary to Run SD Card Test"
+    );
+    // Return on the focused chooser starts nothing.
+    window.emit_by_name::<()>("activate-default", &[]);
+    iterate_briefly();
+    assert!(!window.capacity_check().is_busy());
+}
+
+fn the_question_says_the_time_and_cancel_removes_the_file(app: &Application) -> Ran {
+    let fs = loop_fs(256)?;
+    let history = scratch_dir();
+    let window = window_on(app, &fs.mount, &history.path().join("h.sqlite3"));
+    let dialog = ask(&window);
+    let body = body_of(&dialog);
+    assert!(
+        body.starts_with("This takes less than a minute.") || body.starts_with("This takes about"),
+        "{body}"
+    );
+    assert!(body.contains(" MB in free space"), "{body}");
+    assert!(body.contains("your files are not touched"), "{body}");
+    assert_eq!(window.page(), Page::Capacity);
+    assert_eq!(dialog.default_response().as_deref(), Some("cancel"), "Return writes nothing");
+    assert_eq!(dialog.close_response(), "cancel");
+    assert!(!files_in(&fs.mount).is_empty(), "the check's file is made before it asks");
+    dialog.response("cancel");
+    wait_until("the check to stop", || !window.capacity_check().is_busy());
+    assert_eq!(window.capacity_check().state(), CheckState::Idle);
+    assert!(files_in(&fs.mount).is_empty(), "left: {:?}", files_in(&fs.mount));
+    assert_eq!(window.page(), Page::Ready);
+    assert!(window.open_dialog().is_none(), "a cancel is not an error");
+    assert!(!window.is_inhibiting());
+    Ok(())
+}
+
+fn a_check_runs_to_a_genuine_verdict_with_its_progress_shown(app: &Application) -> Ran {
+    let fs = loop_fs(256)?;
+    let history = scratch_dir();
+    let history_path = history.path().join("h.sqlite3");
+    let window = window_on(app, &fs.mount, &history_path);
+    let seen: Rc<RefCell<Vec<(Phase, u64, u64, String, f64)>>> = Rc::default();
+    let view = window.capacity_view();
+    window.capacity_check().connect_progress({
+        let seen = seen.clone();
+        let view = view.clone();
+        move |check| {
+            let p = check.progress();
+            seen.borrow_mut().push((
+                p.phase,
+                p.done,
+                p.total,
+                view.spots_text(),
+                view.progress_bar().fraction(),
+            ));
+        }
+    });
+    let dialog = ask(&window);
+    dialog.response("check");
+    assert!(window.capacity_check().is_busy());
+    assert_eq!(
+        gtk::prelude::GtkWindowExt::focus(&window),
+        Some(view.cancel_button().upcast()),
+        "Cancel has the focus while the check runs"
+    );
+    wait_until("the verdict", || !window.capacity_check().is_busy());
+    assert_eq!(window.capacity_check().state(), CheckState::Finished);
+    let seen = seen.borrow();
+    for phase in [Phase::Writing, Phase::Reading] {
+        let last = seen
+            .iter()
+            .rfind(|s| s.0 == phase)
+            .unwrap_or_else(|| panic!("no progress of {phase:?}: {seen:?}"));
+        assert!(last.2 > 0, "{phase:?} has spots: {last:?}");
+        assert!(last.3.starts_with("Spot "), "{last:?}");
+    }
+    assert!(seen.iter().any(|s| s.4 > 0.0 && s.4 < 1.0), "the bar moved: {seen:?}");
+    assert!(
+        view.heading_text().starts_with("This card is genuine: "),
+        "{}",
+        view.heading_text()
+    );
+    assert!(view.heading_text().contains(" verified of "));
+    assert_eq!(view.tone_class(), Some("success"));
+    assert!(files_in(&fs.mount).is_empty(), "left: {:?}", files_in(&fs.mount));
+    wait_until("the page transition", || window.page_settled());
+    assert_eq!(
+        gtk::prelude::GtkWindowExt::focus(&window),
+        Some(view.done_button().upcast()),
+        "Done has the focus after the verdict"
+    );
+    assert!(!window.is_inhibiting());
+    assert_fits_800x480(&window, "the verdict");
+    // Kept in the history: the drive is listed with its check.
+    wait_until("the check in the history", || {
+        window.capacity_check().recorded().is_some()
+    });
+    assert_eq!(window.capacity_check().recorded(), Some(None));
+    let stored = History::open_read_only(&history_path)
+        .unwrap()
+        .capacity_checks(None)
+        .unwrap();
+    assert_eq!(stored.len(), 1);
+    assert_eq!(stored[0].verdict, CapacityVerdict::Genuine);
+    // Done: back to the choice of drive.
+    view.done_button().emit_clicked();
+    assert_eq!(window.page(), Page::Ready);
+    Ok(())
+}
+
+fn cancel_while_writing_removes_the_file(app: &Application) -> Ran {
+    // Slow enough (100 writes a second) that the check is still writing when Cancel comes.
+    let disk = match ThrottledDisk::new(256, 4 << 20, 64 << 20, 100, 5000) {
+        Ok(disk) => disk,
+        Err(reason) => return agnostics_testkit::skip(reason),
+    };
+    let history = scratch_dir();
+    let window = window_on(app, disk.path(), &history.path().join("h.sqlite3"));
+    let dialog = ask(&window);
+    dialog.response("check");
+    let check = window.capacity_check();
+    wait_until("some spots written", || {
+        check.progress().phase == Phase::Writing && check.progress().done > 0
+    });
+    assert!(window.capacity_view().spots_text().starts_with("Spot "));
+    window.capacity_view().cancel_button().emit_clicked();
+    assert_eq!(check.state(), CheckState::Cancelling);
+    assert!(window.capacity_view().phase_text().starts_with("Stopping"));
+    wait_until("the check to stop", || !check.is_busy());
+    assert!(check.was_cancelled());
+    assert_eq!(window.page(), Page::Ready);
+    assert!(files_in(disk.path()).is_empty(), "left: {:?}", files_in(disk.path()));
+    assert!(window.open_dialog().is_none(), "a cancel is not an error");
+    Ok(())
+}
+
+/// A fake card's check as the core stores it: claims 32 GB, wraps at 8 GiB.
+fn fake_check(started: &str) -> CapacityReport {
+    let claimed: u64 = 31_914_983_424;
+    let real: u64 = 8 << 30;
+    CapacityReport {
+        check_id: format!("{:032x}", 0xfa4e_u32),
+        started: started.to_owned(),
+        seconds: 94.0,
+        mode: Mode::Mounted,
+        verdict: CapacityVerdict::Fake,
+        drive: DriveFacts {
+            disk: "mmcblk0".into(),
+            dev: "179:0".into(),
+            model: Some("SC32G".into()),
+            transport: Transport::Sd,
+            partition: Some("mmcblk0p2".into()),
+            partition_start: Some(272_629_760),
+            target: Some("/home/pi".into()),
+            fs_type: Some("ext4".into()),
+        },
+        identity: Some(drive(IdentityBasis::Cid, CARD)),
+        claims: Claims {
+            device_bytes: claimed,
+            csd_bytes: Some(claimed),
+            partitions_end_bytes: Some(claimed),
+        },
+        claimed_bytes: claimed,
+        verified_bytes: real,
+        first_bad_address: Some(real),
+        real_bytes: Some(real),
+        coverage: Coverage {
+            bytes: claimed,
+            share: 1.0,
+        },
+        powers: vec![1 << 30, 2 << 30, 4 << 30, 8 << 30, 16 << 30],
+        spots: SpotCounts {
+            total: 1024,
+            base: 256,
+            intact: 640,
+            wrapped: 384,
+            ..SpotCounts::default()
+        },
+        bad_spots: Vec::new(),
+        unsure: Vec::new(),
+        registers: vec![RegisterFinding::UnknownMaker { mid: 0 }],
+        bytes_written: 1024 * 4096,
+        bytes_read: 1024 * 4096,
+        restore: None,
+        recovered: Vec::new(),
+    }
+}
+
+/// The history fixture with a fake check of the SD card after its runs.
+fn fake_fixture() -> Fixture {
+    let fixture = fixture();
+    let mut h = History::open(&fixture.path).unwrap();
+    h.record_capacity(&fake_check("2026-07-02T10:00:00+00:00"))
+        .expect("the check is kept");
+    fixture
+}
+
+fn a_stored_fake_verdict_and_the_found_fake_mark_show(app: &Application) {
+    let fixture = fake_fixture();
+    let window = history_window(app, &fixture.path);
+    let view = window.history_view();
+    // The list of drives: the card's row has the mark.
+    let marked: Vec<String> = view
+        .drive_rows()
+        .into_iter()
+        .filter(|(key, _, _)| *key == key_of(CARD))
+        .map(|(_, title, _)| title)
+        .collect();
+    assert_eq!(marked.len(), 1);
+    assert!(view.drive_has_found_fake(&key_of(CARD)), "the card's row is marked");
+    assert!(!view.drive_has_found_fake(&key_of(STICK)), "the stick's is not");
+    view.open_drive(&key_of(CARD));
+    settle(&window);
+    assert!(view.shows_found_fake(), "the card's page is marked");
+    let checks = view.check_rows();
+    assert_eq!(checks.len(), 1, "{checks:?}");
+    assert_eq!(checks[0].1, "Fake: claims 31.9 GB, keeps only about 8.6 GB");
+    view.open_check(&format!("{:032x}", 0xfa4e_u32));
+    settle(&window);
+    assert_eq!(view.visible_page(), HistoryPage::Check);
+    let shown = view.check_view();
+    assert_eq!(
+        shown.heading_text(),
+        "This card is fake: it claims 31.9 GB but keeps only about 8.6 GB"
+    );
+    assert!(shown.body_text().contains("Copy your files off it and return it."));
+    assert_eq!(shown.tone_class(), Some("error"));
+    assert_eq!(
+        shown.reasons(),
+        ["Its maker number (0x00) belongs to no known card maker"]
+    );
+    assert!(!shown.done_button().is_mapped(), "a stored check has the page's own way back");
+    assert!(view.go_back());
+    assert_eq!(view.visible_page(), HistoryPage::Drive);
+}
+
+fn key_of(id: &str) -> agnostics::model::history_store::DriveKey {
+    key(id)
+}
+
+/// The card of the fixture is not connected here: its **Check Capacity…** is off, and says
+/// why (tooltip and description).
+fn the_check_button_of_a_drive_not_connected_is_off_with_the_reason(app: &Application) {
+    let fixture = fake_fixture();
+    let window = history_window(app, &fixture.path);
+    let view = window.history_view();
+    view.open_drive(&key_of(CARD));
+    settle(&window);
+    let button = view.check_capacity_button();
+    assert!(button.is_mapped());
+    assert!(!button.is_sensitive());
+    let tip = button.tooltip_text().unwrap_or_default();
+    assert!(tip.contains("not mounted now"), "{tip}");
+    assert_eq!(agnostics::a11y::description_of(&button).as_deref(), Some(tip.as_str()));
+}
+
+/// Over AT-SPI: the SD Card page's new button has its name; the verdict page's controls have
+/// real names and the verdict is in the tree as text.
+fn a_screen_reader_hears_the_names_and_the_verdict(app: &Application) {
+    let fixture = fake_fixture();
+    let window = history_window(app, &fixture.path);
+    window.set_tab(Tab::SdCard);
+    iterate_briefly();
+    let nodes = tree::read();
+    let focusable = tree::focusable_names(&nodes);
+    assert!(
+        focusable.iter().any(|n| n == "push button: Check Capacity…"),
+        "{focusable:?}"
+    );
+    let problems = tree::problems(&nodes);
+    assert!(problems.is_empty(), "{problems:?}");
+    // A stored fake verdict on the History page.
+    window.set_tab(Tab::History);
+    let view = window.history_view();
+    view.open_drive(&key_of(CARD));
+    settle(&window);
+    let nodes = tree::read();
+    let names: Vec<String> = nodes.iter().map(|n| n.name.clone()).collect();
+    assert!(
+        names.iter().any(|n| n.starts_with("Found fake")),
+        "the mark is read: {names:?}"
+    );
+    assert!(
+        tree::focusable_names(&nodes)
+            .iter()
+            .any(|n| n == "push button: Check Capacity…"),
+        "the drive page's button is named"
+    );
+    view.open_check(&format!("{:032x}", 0xfa4e_u32));
+    settle(&window);
+    let nodes = tree::read();
+    let problems = tree::problems(&nodes);
+    assert!(problems.is_empty(), "{problems:?}");
+    assert!(
+        nodes
+            .iter()
+            .any(|n| n.name.starts_with("This card is fake: it claims 31.9 GB")),
+        "the verdict is read"
+    );
+}
+
+/// The SD Card page, the question, a check in progress, a genuine verdict and a stored fake
+/// one, at 800×480 and 360×480.
+fn renders_capacity_screenshots(app: &Application) -> Ran {
+    let out = std::path::PathBuf::from(std::env::var_os(SCREENSHOTS_ENV).unwrap());
+    let disk = match ThrottledDisk::new(512, 8 << 20, 64 << 20, 150, 3000) {
+        Ok(disk) => disk,
+        Err(reason) => return agnostics_testkit::skip(reason),
+    };
+    let history = scratch_dir();
+    for width in [800, 360] {
+        let suffix = if width == 800 { String::new() } else { format!("-{width}") };
+        let png = |name: &str| out.join(format!("capacity-{name}{suffix}.png"));
+        let window = window_on(app, disk.path(), &history.path().join("h.sqlite3"));
+        set_width(&window, width);
+        save_png(&window, &png("ready"));
+        let dialog = ask(&window);
+        iterate_briefly();
+        save_with_dialog(&window, &dialog, &png("confirm"));
+        dialog.response("check");
+        let check = window.capacity_check();
+        wait_until("a third of the spots written", || {
+            let p = check.progress();
+            p.phase == Phase::Writing && p.done * 3 > p.total
+        });
+        save_png(&window, &png("progress"));
+        wait_until("the verdict", || !check.is_busy());
+        save_png(&window, &png("genuine"));
+        window.close();
+        iterate_briefly();
+        let fixture = fake_fixture();
+        let window = history_window(app, &fixture.path);
+        set_width(&window, width);
+        let view = window.history_view();
+        view.open_drive(&key_of(CARD));
+        settle(&window);
+        save_png(&window, &png("drive"));
+        view.open_check(&format!("{:032x}", 0xfa4e_u32));
+        settle(&window);
+        save_png(&window, &png("fake"));
+        window.close();
+        iterate_briefly();
+    }
+    Ok(())
+}
+
+/// Makes the window's content `width` pixels wide (480 high).
+fn set_width(window: &Window, width: i32) {
+    let content = window.content().expect("content");
+    let extra = window.default_size().0 - content.width();
+    window.set_default_size(width + extra, window.default_size().1);
+    wait_until("the width", || content.width() == width);
+    iterate_briefly();
+}
+
+/// The window's content with `dialog` drawn over its middle, as the screen shows them.
+fn save_with_dialog(window: &Window, dialog: &adw::MessageDialog, path: &Path) {
+    use gtk::{gdk, graphene};
+    let content = window.content().expect("content");
+    let (w, h) = (content.width() as f32, content.height() as f32);
+    let snapshot = gtk::Snapshot::new();
+    #[allow(deprecated)] // StyleContext::lookup_color: the GTK 4.8 way.
+    let background = content
+        .style_context()
+        .lookup_color("window_bg_color")
+        .unwrap_or(gdk::RGBA::WHITE);
+    let bounds = graphene::Rect::new(0.0, 0.0, w, h);
+    snapshot.append_color(&background, &bounds);
+    content.parent().unwrap().snapshot_child(&content, &snapshot);
+    snapshot.append_color(&gdk::RGBA::new(0.0, 0.0, 0.0, 0.3), &bounds);
+    let paintable = gtk::WidgetPaintable::new(Some(dialog));
+    let (dw, dh) = (dialog.width() as f32, dialog.height() as f32);
+    snapshot.save();
+    snapshot.translate(&graphene::Point::new(
+        ((w - dw) / 2.0).max(0.0),
+        ((h - dh) / 2.0).max(0.0),
+    ));
+    paintable.snapshot(&snapshot, f64::from(dw), f64::from(dh));
+    snapshot.restore();
+    let node = snapshot.to_node().expect("something was drawn");
+    let texture = window
+        .renderer()
+        .expect("realized")
+        .render_texture(&node, Some(&bounds));
+    texture.save_to_png(path).expect("the PNG");
+    println!("  wrote {} ({w}×{h})", path.display());
+}
