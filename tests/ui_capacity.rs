@@ -11,6 +11,8 @@
 
 #[path = "ui_support/mod.rs"]
 mod support;
+// Not every part of the tree reader is used here.
+#[allow(dead_code)]
 #[path = "ui_a11y/tree.rs"]
 mod tree;
 
@@ -47,6 +49,7 @@ fn main() {
         the_button_is_there_and_does_not_take_the_focus,
         the_question_says_the_time_and_cancel_removes_the_file,
         a_check_runs_to_a_genuine_verdict_with_its_progress_shown,
+        a_small_filesystem_is_checked_as_far_as_its_free_space_reaches,
         cancel_while_writing_removes_the_file,
         a_stored_fake_verdict_and_the_found_fake_mark_show,
         the_check_button_of_a_drive_not_connected_is_off_with_the_reason,
@@ -154,7 +157,9 @@ fn the_question_says_the_time_and_cancel_removes_the_file(app: &Application) -> 
 }
 
 fn a_check_runs_to_a_genuine_verdict_with_its_progress_shown(app: &Application) -> Ran {
-    let fs = loop_fs(256)?;
+    // Large enough that the check's file (all but 5 % of the free space, at least 64 MiB
+    // left) reaches beyond 90 % of the drive.
+    let fs = loop_fs(2048)?;
     let history = scratch_dir();
     let history_path = history.path().join("h.sqlite3");
     let window = window_on(app, &fs.mount, &history_path);
@@ -224,6 +229,28 @@ fn a_check_runs_to_a_genuine_verdict_with_its_progress_shown(app: &Application) 
     // Done: back to the choice of drive.
     view.done_button().emit_clicked();
     assert_eq!(window.page(), Page::Ready);
+    Ok(())
+}
+
+/// A 256 MiB filesystem keeps 64 MiB free: the check reaches about three quarters of the
+/// drive, and says so rather than calling the drive genuine.
+fn a_small_filesystem_is_checked_as_far_as_its_free_space_reaches(app: &Application) -> Ran {
+    let fs = loop_fs(256)?;
+    let history = scratch_dir();
+    let window = window_on(app, &fs.mount, &history.path().join("h.sqlite3"));
+    ask(&window).response("check");
+    wait_until("the verdict", || !window.capacity_check().is_busy());
+    let view = window.capacity_view();
+    let heading = view.heading_text();
+    assert!(
+        heading.starts_with("Not enough free space to check beyond ") && heading.ends_with(" % of the card"),
+        "{heading}"
+    );
+    let report = window.capacity_check().report().expect("a report");
+    let percent = (report.coverage.share * 100.0).floor();
+    assert!(heading.contains(&format!(" {percent} % ")), "{heading} for {percent}");
+    assert_eq!(view.tone_class(), Some("warning"));
+    assert!(view.body_text().contains("Free some space on the card"), "{}", view.body_text());
     Ok(())
 }
 
