@@ -449,7 +449,8 @@ fn a_screen_reader_hears_the_names_and_the_verdict(app: &Application) {
 /// one, at 800×480 and 360×480.
 fn renders_capacity_screenshots(app: &Application) -> Ran {
     let out = std::path::PathBuf::from(std::env::var_os(SCREENSHOTS_ENV).unwrap());
-    let disk = match ThrottledDisk::new(512, 8 << 20, 64 << 20, 150, 3000) {
+    // 2 GiB, so that the check reaches far enough for a verdict of genuine.
+    let disk = match ThrottledDisk::new(2048, 8 << 20, 64 << 20, 150, 3000) {
         Ok(disk) => disk,
         Err(reason) => return agnostics_testkit::skip(reason),
     };
@@ -461,6 +462,7 @@ fn renders_capacity_screenshots(app: &Application) -> Ran {
         set_width(&window, width);
         save_png(&window, &png("ready"));
         let dialog = ask(&window);
+        wait_until("the page transition to end", || window.page_settled());
         iterate_briefly();
         save_with_dialog(&window, &dialog, &png("confirm"));
         dialog.response("check");
@@ -478,6 +480,7 @@ fn renders_capacity_screenshots(app: &Application) -> Ran {
         let window = history_window(app, &fixture.path);
         set_width(&window, width);
         let view = window.history_view();
+        save_png(&window, &png("drives"));
         view.open_drive(&key_of(CARD));
         settle(&window);
         save_png(&window, &png("drive"));
@@ -514,6 +517,8 @@ fn save_with_dialog(window: &Window, dialog: &adw::MessageDialog, path: &Path) {
     snapshot.append_color(&background, &bounds);
     content.parent().unwrap().snapshot_child(&content, &snapshot);
     snapshot.append_color(&gdk::RGBA::new(0.0, 0.0, 0.0, 0.3), &bounds);
+    // The dialog window as a display without a compositor (VNC, Xvfb) shows it: with its
+    // solid frame.
     let paintable = gtk::WidgetPaintable::new(Some(dialog));
     let (dw, dh) = (dialog.width() as f32, dialog.height() as f32);
     snapshot.save();

@@ -92,6 +92,8 @@ mod imp {
         #[template_child]
         pub body_label: TemplateChild<gtk::Label>,
         #[template_child]
+        pub reasons_heading: TemplateChild<gtk::Label>,
+        #[template_child]
         pub reasons_list: TemplateChild<gtk::ListBox>,
         #[template_child]
         pub note_label: TemplateChild<gtk::Label>,
@@ -320,11 +322,6 @@ impl CapacityView {
             list.append(&row);
         }
         list.set_visible(!reasons.is_empty());
-        if !reasons.is_empty() {
-            crate::a11y::set_label(
-                &**list,
-                &gettext("What the card’s own registers say"),
-            );
-        }
+        self.imp().reasons_heading.set_visible(!reasons.is_empty());
     }
 }

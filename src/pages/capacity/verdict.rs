@@ -85,7 +85,7 @@ pub fn shown(report: &CapacityReport) -> Shown {
                 &gettext("This card is genuine: {verified} verified of {claimed} claimed"),
                 &[("verified", &verified), ("claimed", &claimed)],
             ),
-            gettext("Every spot checked, from the start of the card to its end, kept what was written there."),
+            gettext("Every spot checked across the card kept what was written there."),
         ),
         CapacityVerdict::Fake => {
             let real = card_size(report.real_bytes.unwrap_or(report.verified_bytes));
