@@ -215,6 +215,18 @@ pub enum HistoryCommand {
     Export(HistoryExportArgs),
     /// Remove a run, every run of a drive, or the whole history.
     Forget(HistoryForgetArgs),
+    /// List the capacity checks (`agnostics-cli capacity`), newest first.
+    Capacity(HistoryCapacityArgs),
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct HistoryCapacityArgs {
+    /// Only this drive's checks: its id (or the first 6 or more characters of it) or its name.
+    #[arg(long, value_name = "ID")]
+    pub drive: Option<String>,
+    /// Print a JSON array instead of a table.
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// Which runs a list or an export covers.
@@ -243,7 +255,8 @@ pub struct HistoryListArgs {
 
 #[derive(Debug, Clone, Args)]
 pub struct HistoryShowArgs {
-    /// The run: its id, or the first 6 or more characters of it (as `history` lists it).
+    /// The run or capacity check: its id, or the first 6 or more characters of it (as
+    /// `history` and `history capacity` list them).
     #[arg(value_name = "RUN")]
     pub run: String,
     /// Print the report's JSON document instead of text.

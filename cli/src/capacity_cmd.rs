@@ -10,8 +10,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use agnostics_core::capacity::{
-    self, text, CapacityError, CapacityOptions, CapacityReport, CapacityVerdict, Event, Mode,
-    Phase,
+    self, text, CapacityError, CapacityOptions, CapacityReport, CapacityVerdict, Event, Mode, Phase,
 };
 use agnostics_core::history::History;
 use agnostics_core::i18n::{fill, gettext};
@@ -147,7 +146,8 @@ fn confirmed(device: &std::path::Path) -> bool {
 
 /// Stores `report` in the history; a history that cannot be written costs a warning.
 fn record(report: &CapacityReport) {
-    let stored = History::open(&History::default_path()).and_then(|mut h| h.record_capacity(report));
+    let stored =
+        History::open(&History::default_path()).and_then(|mut h| h.record_capacity(report));
     if let Err(e) = stored {
         let warning = fill(&gettext("warning: {error}"), &[("error", &e.warning())]);
         emit(To::Stderr, format!("agnostics-cli: {warning}\n"));

@@ -13,6 +13,7 @@ mod capacity_cmd;
 mod card_cmd;
 mod compare_cmd;
 mod generate;
+mod history_capacity;
 mod history_cmd;
 mod output;
 mod profiles_cmd;
