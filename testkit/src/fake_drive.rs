@@ -156,6 +156,10 @@ pub struct Served {
     pub written_bytes: u64,
     /// Of `written_bytes`, those silently dropped ([`Behaviour::Lossy`]).
     pub dropped_bytes: u64,
+    /// Bytes zeroed by discard and write-zeroes requests (the loop device's
+    /// `fallocate(PUNCH_HOLE)` and `fallocate(ZERO_RANGE)`), which are mapped as writes are:
+    /// zeros land where a write would, and lost blocks keep what they held.
+    pub zeroed_bytes: u64,
 }
 
 /// The server's counters, shared with its thread.
@@ -166,6 +170,7 @@ struct Counters {
     writes: AtomicU64,
     written_bytes: AtomicU64,
     dropped_bytes: AtomicU64,
+    zeroed_bytes: AtomicU64,
 }
 
 impl Counters {
@@ -176,6 +181,7 @@ impl Counters {
             writes: self.writes.load(Ordering::SeqCst),
             written_bytes: self.written_bytes.load(Ordering::SeqCst),
             dropped_bytes: self.dropped_bytes.load(Ordering::SeqCst),
+            zeroed_bytes: self.zeroed_bytes.load(Ordering::SeqCst),
         }
     }
 }

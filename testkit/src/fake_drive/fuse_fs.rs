@@ -120,6 +120,23 @@ impl FakeFs {
         }
         Ok(dropped)
     }
+
+    /// Discard and write-zeroes (from the loop device): writes zeros over `length` bytes
+    /// from claimed offset `offset`, mapped as writes are (lost blocks keep what they held).
+    fn zero_blocks(&self, offset: u64, length: u64) -> std::io::Result<()> {
+        const CHUNK: u64 = 1 << 20;
+        let zeros = vec![0; CHUNK as usize];
+        let mut at = offset;
+        while at < offset + length {
+            let len = (offset + length - at).min(CHUNK);
+            self.write_blocks(at, &zeros[..len as usize])?;
+            at += len;
+        }
+        self.counters
+            .zeroed_bytes
+            .fetch_add(length, Ordering::SeqCst);
+        Ok(())
+    }
 }
 
 fn errno(e: &std::io::Error) -> i32 {
@@ -254,6 +271,36 @@ impl Filesystem for FakeFs {
 
     fn fsync(&mut self, _req: &Request<'_>, _ino: u64, _fh: u64, _data: bool, reply: ReplyEmpty) {
         match self.backing.sync_data() {
+            Ok(()) => reply.ok(),
+            Err(e) => reply.error(errno(&e)),
+        }
+    }
+
+    fn fallocate(
+        &mut self,
+        _req: &Request<'_>,
+        ino: u64,
+        _fh: u64,
+        offset: i64,
+        length: i64,
+        mode: i32,
+        reply: ReplyEmpty,
+    ) {
+        let (Ok(offset), Ok(length)) = (u64::try_from(offset), u64::try_from(length)) else {
+            return reply.error(libc::EINVAL);
+        };
+        if ino != FILE_INO || offset.saturating_add(length) > self.claimed_bytes {
+            return reply.error(libc::EINVAL);
+        }
+        let zero = libc::FALLOC_FL_PUNCH_HOLE | libc::FALLOC_FL_ZERO_RANGE;
+        if mode & !(zero | libc::FALLOC_FL_KEEP_SIZE) != 0 {
+            return reply.error(libc::EOPNOTSUPP);
+        }
+        if mode & zero == 0 {
+            // Plain allocation: the whole claimed size is there already.
+            return reply.ok();
+        }
+        match self.zero_blocks(offset, length) {
             Ok(()) => reply.ok(),
             Err(e) => reply.error(errno(&e)),
         }
