@@ -533,10 +533,24 @@ impl FakeDrive {
     /// When the child cannot start, fails (with its output), prints no result or one that is
     /// not a `T`.
     pub fn run_child<T: serde::de::DeserializeOwned>(&self, task: &str) -> T {
+        self.run_child_with(task, |_| {})
+    }
+
+    /// As [`run_child`](FakeDrive::run_child), with `edit` changing the child's command first
+    /// (to add environment variables, say).
+    ///
+    /// # Panics
+    /// As [`run_child`](FakeDrive::run_child).
+    pub fn run_child_with<T: serde::de::DeserializeOwned>(
+        &self,
+        task: &str,
+        edit: impl FnOnce(&mut Command),
+    ) -> T {
         let exe = std::env::current_exe().expect("the test binary's path");
         let mut cmd = self.command(&exe);
         cmd.env(CHILD_TASK_ENV, task)
             .env(CHILD_DIR_ENV, self.mount_dir().unwrap_or(&self.device));
+        edit(&mut cmd);
         crate::throttled::child_result(task, &mut cmd)
     }
 
