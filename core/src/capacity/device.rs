@@ -187,16 +187,6 @@ pub(crate) fn check(
         });
     }
     let (disk, dev, dir) = whole_disk(device, &opts.sysfs_root)?;
-    if let Some(why) = in_use(&dir, &dev) {
-        return Err(CapacityError::InUse {
-            device: device.to_path_buf(),
-            why,
-        });
-    }
-    let recovered = recovery::restore_pending(opts, Some(&dev))?;
-    for r in &recovered {
-        on_event(Event::Recovered(r.clone()));
-    }
     let (lock, _) = DriveLock::take(
         &opts.lock_dir,
         &[Drive {
@@ -206,6 +196,16 @@ pub(crate) fn check(
     );
     if lock.shared().is_some() {
         return Err(CapacityError::Busy { disk });
+    }
+    if let Some(why) = in_use(&dir, &dev) {
+        return Err(CapacityError::InUse {
+            device: device.to_path_buf(),
+            why,
+        });
+    }
+    let recovered = recovery::restore_pending(opts, Some(&dev))?;
+    for r in &recovered {
+        on_event(Event::Recovered(r.clone()));
     }
     let file = open_exclusive(device).map_err(|e| match e.raw_os_error() {
         Some(libc::EBUSY) => CapacityError::InUse {

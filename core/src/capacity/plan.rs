@@ -18,7 +18,10 @@ pub const MIN_ALIAS_POWER: u64 = 16 * MIB;
 /// How many base spots a check spreads over the drive unless told otherwise.
 pub const DEFAULT_SPOTS: u32 = 256;
 /// How many low offsets [`Plan::within`] tries under the smallest power.
-const LOW_SAMPLES: usize = 64;
+const LOW_SAMPLES: usize = 256;
+/// [`Plan::within`] checks aliases from the smallest power `p` of which the file holds at
+/// least `p / DENSE` bytes below `p`.
+const DENSE: u64 = 4;
 /// How many multiples of the smallest power [`Plan::within`] tries around each target.
 const REACH: u64 = 64;
 
@@ -90,6 +93,15 @@ impl Ranges {
         &self.0
     }
 
+    /// The bytes of the ranges below `end`.
+    pub fn bytes_below(&self, end: u64) -> u64 {
+        self.0
+            .iter()
+            .filter(|r| r.0 < end)
+            .map(|&(s, l)| (s + l).min(end) - s)
+            .sum()
+    }
+
     /// True when the 4 KiB block at `address` lies wholly inside one range.
     pub fn holds_block(&self, address: u64) -> bool {
         let i = self.0.partition_point(|&(s, _)| s <= address);
@@ -148,17 +160,18 @@ impl Plan {
 
     /// Up to `base` spots spread over `[0, claimed)` such that each spot and every one of its
     /// aliases lies inside `inside` (a file's extents, drive addresses). The aliases checked are
-    /// those under the powers of two from `min_power`, raised to the smallest power above the
-    /// file's lowest address (below it no alias can be inside the file), up to below
-    /// `claimed`. Spots are placed as near as the extents allow to evenly spread targets;
+    /// those under the powers of two from `min_power`, raised to the smallest power `p` of which
+    /// the file holds at least a quarter below `p` (below the file's lowest address no alias
+    /// can be inside it, and just above, too few places qualify), up to below `claimed`. A
+    /// drive that wrapped below that power could not hold the filesystem the file is on. Spots are placed as near as the extents allow to evenly spread targets;
     /// a target with no usable place near it is left out. Mounted mode.
     pub fn within(claimed: u64, inside: &Ranges, base: u32, min_power: u64) -> Plan {
-        let Some(&(lowest, _)) = inside.as_slice().first() else {
+        if inside.as_slice().is_empty() {
             return Plan::from_bases(claimed, Vec::new(), Vec::new());
-        };
+        }
         let floor = powers(min_power, u64::MAX)
             .into_iter()
-            .find(|&p| p > lowest)
+            .find(|&p| inside.bytes_below(p) >= p / DENSE)
             .unwrap_or(u64::MAX);
         let powers = powers(floor, claimed);
         let usable = |p: u64| {
