@@ -102,11 +102,7 @@ pub fn shown(report: &CapacityReport) -> Shown {
             Tone::Bad,
             gettext("This card loses data"),
             fill(
-                &ngettext(
-                    "{bad} of {total} spots checked did not keep what was written there. Copy your files off it and stop using it.",
-                    "{bad} of {total} spots checked did not keep what was written there. Copy your files off it and stop using it.",
-                    spots.total,
-                ),
+                &gettext("{bad} of {total} spots checked did not keep what was written there. Copy your files off it and stop using it."),
                 &[
                     ("bad", &(spots.zeros + spots.garbage + spots.stale + spots.wrapped)),
                     ("total", &spots.total),
@@ -119,6 +115,7 @@ pub fn shown(report: &CapacityReport) -> Shown {
                 Tone::Caution,
                 fill(
                     // Translators: "{percent} %" is how far up the card the check reached.
+                    // xgettext:no-c-format
                     &gettext("Not enough free space to check beyond {percent} % of the card"),
                     &[("percent", &number(percent, 0))],
                 ),
@@ -161,7 +158,7 @@ pub fn register_reason(finding: &RegisterFinding) -> String {
             csd_bytes,
             device_bytes,
         } => fill(
-            &gettext("Its size register says {csd}, but it shows the system {device}"),
+            &gettext("Its records give its size as {csd}, but it tells the system {device}"),
             &[
                 ("csd", &card_size(*csd_bytes)),
                 ("device", &card_size(*device_bytes)),
