@@ -32,7 +32,7 @@ use agnostics_core::capacity::{
 };
 use agnostics_core::history::{History, IdentityBasis};
 use agnostics_core::target_dir::Transport;
-use agnostics_testkit::{LoopFs, Ran};
+use agnostics_testkit::{Behaviour, FakeDrive, LoopFs, Ran};
 
 use support::history_fixture::*;
 use support::*;
@@ -51,6 +51,7 @@ fn main() {
         a_check_runs_to_a_genuine_verdict_with_its_progress_shown,
         a_small_filesystem_is_checked_as_far_as_its_free_space_reaches,
         cancel_while_writing_removes_the_file,
+        a_fake_that_wraps_is_called_fake_and_marked_in_the_history,
         a_stored_fake_verdict_and_the_found_fake_mark_show,
         the_check_button_of_a_drive_not_connected_is_off_with_the_reason,
         a_screen_reader_hears_the_names_and_the_verdict,
@@ -277,6 +278,44 @@ fn cancel_while_writing_removes_the_file(app: &Application) -> Ran {
     assert_eq!(window.page(), Page::Ready);
     assert!(files_in(disk.path()).is_empty(), "left: {:?}", files_in(disk.path()));
     assert!(window.open_dialog().is_none(), "a cancel is not an error");
+    Ok(())
+}
+
+/// The testkit's fake drive (a loop device over a FUSE file that claims 1 GiB and wraps at
+/// 128 MiB, with ext4 on it): the real check calls it fake with its real size, and the
+/// History page marks it.
+fn a_fake_that_wraps_is_called_fake_and_marked_in_the_history(app: &Application) -> Ran {
+    const MIB: u64 = 1 << 20;
+    let drive = FakeDrive::builder(1024 * MIB, Behaviour::Wrap { real_bytes: 128 * MIB })
+        .mounted()
+        .build()?;
+    let dir = drive.mount_dir().expect("mounted").to_path_buf();
+    let history = scratch_dir();
+    let window = window_on(app, &dir, &history.path().join("h.sqlite3"));
+    ask(&window).response("check");
+    wait_until("the verdict", || !window.capacity_check().is_busy());
+    let view = window.capacity_view();
+    assert_eq!(
+        view.heading_text(),
+        "This card is fake: it claims 1.1 GB but keeps only about 134 MB"
+    );
+    assert_eq!(view.tone_class(), Some("error"));
+    assert!(view.body_text().contains("overwrites earlier data"), "{}", view.body_text());
+    assert!(files_in(&dir).is_empty(), "left: {:?}", files_in(&dir));
+    wait_until("the check in the history", || {
+        window.capacity_check().recorded().is_some()
+    });
+    let report = window.capacity_check().report().expect("a report");
+    let id = report.identity.expect("an ext4 filesystem is identified").id;
+    let history_view = window.history_view();
+    wait_until("the History page read again", || !history_view.is_loading());
+    let key = agnostics::model::history_store::DriveKey::Identified(id);
+    assert!(history_view.drive_has_found_fake(&key), "{:?}", history_view.drive_rows());
+    history_view.open_drive(&key);
+    settle(&window);
+    assert!(history_view.shows_found_fake());
+    // The drive is connected: its page can check it again.
+    assert!(history_view.check_capacity_button().is_sensitive());
     Ok(())
 }
 
