@@ -189,8 +189,8 @@ pub fn register_reason(finding: &RegisterFinding) -> String {
 /// The small print: how many spots were checked, how long it took, and that only the
 /// check's own file was written.
 fn note(report: &CapacityReport) -> String {
-    let minutes = (report.seconds / 60.0).round() as u64;
-    let time = if minutes < 1 {
+    let minutes = (report.seconds / 60.0).round().max(1.0) as u64;
+    let time = if report.seconds < 45.0 {
         gettext("less than a minute")
     } else {
         fill(
@@ -206,4 +206,117 @@ fn note(report: &CapacityReport) -> String {
         ),
         &[("spots", &report.spots.total), ("time", &time)],
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use agnostics_core::capacity::{Claims, Coverage, DriveFacts, Mode, SpotCounts};
+
+    use super::*;
+
+    const GB: u64 = 1_000_000_000;
+
+    fn report(verdict: CapacityVerdict) -> CapacityReport {
+        CapacityReport {
+            check_id: "0".repeat(32),
+            started: "2026-07-02T10:00:00+00:00".into(),
+            seconds: 30.0,
+            mode: Mode::Mounted,
+            verdict,
+            drive: DriveFacts::default(),
+            identity: None,
+            claims: Claims::default(),
+            claimed_bytes: 32 * GB,
+            verified_bytes: 32 * GB,
+            first_bad_address: None,
+            real_bytes: None,
+            coverage: Coverage {
+                bytes: 32 * GB,
+                share: 1.0,
+            },
+            powers: Vec::new(),
+            spots: SpotCounts {
+                total: 300,
+                base: 256,
+                intact: 300,
+                ..SpotCounts::default()
+            },
+            bad_spots: Vec::new(),
+            unsure: Vec::new(),
+            registers: Vec::new(),
+            bytes_written: 300 * 4096,
+            bytes_read: 300 * 4096,
+            restore: None,
+            recovered: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn sizes_read_as_on_a_card_s_label() {
+        assert_eq!(card_size(31_914_983_424), "31.9 GB");
+        assert_eq!(card_size(134_217_728), "134 MB");
+    }
+
+    #[test]
+    fn each_verdict_reads_in_plain_words_with_its_tone() {
+        let genuine = shown(&report(CapacityVerdict::Genuine));
+        assert_eq!(
+            genuine.title,
+            "This card is genuine: 32.0 GB verified of 32.0 GB claimed"
+        );
+        assert_eq!(genuine.tone, Tone::Good);
+        assert_eq!(
+            genuine.note.as_deref(),
+            Some("300 spots checked in less than a minute. Only the check’s own file was written, and it was deleted.")
+        );
+
+        let mut fake = report(CapacityVerdict::Fake);
+        fake.claimed_bytes = 128 * GB;
+        fake.real_bytes = Some(8 * GB);
+        fake.verified_bytes = 8 * GB;
+        fake.registers = vec![RegisterFinding::CsdSizeDiffers {
+            csd_bytes: 8 * GB,
+            device_bytes: 128 * GB,
+        }];
+        let fake = shown(&fake);
+        assert_eq!(
+            fake.title,
+            "This card is fake: it claims 128.0 GB but keeps only about 8.0 GB"
+        );
+        assert_eq!(
+            fake.body,
+            "Data written beyond that overwrites earlier data. Copy your files off it and return it."
+        );
+        assert_eq!(fake.tone, Tone::Bad);
+        assert_eq!(
+            fake.reasons,
+            ["Its records give its size as 8.0 GB, but it tells the system 128.0 GB"]
+        );
+
+        let mut partly = report(CapacityVerdict::NotCheckedBeyond);
+        partly.coverage.share = 0.409;
+        let partly = shown(&partly);
+        assert_eq!(
+            partly.title,
+            "Not enough free space to check beyond 40 % of the card"
+        );
+        assert_eq!(partly.tone, Tone::Caution);
+
+        let mut unsure = report(CapacityVerdict::Unsure);
+        unsure.unsure = vec![UnsureReason::RetriesDisagreed { address: 4096 }];
+        let unsure = shown(&unsure);
+        assert_eq!(
+            unsure.title,
+            "Unsure: some spots read back differently each time"
+        );
+        assert_eq!(unsure.body, "Try again, or try another card reader.");
+
+        let mut loses = report(CapacityVerdict::LosesData);
+        loses.spots.zeros = 3;
+        loses.spots.intact = 297;
+        assert_eq!(
+            shown(&loses).body,
+            "3 of 300 spots checked did not keep what was written there. Copy your files off it and stop using it."
+        );
+    }
 }
