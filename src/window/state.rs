@@ -69,7 +69,12 @@ impl Window {
         let page = self.page();
         let listed = imp.ready_view.drives_loaded();
         self.action_set_enabled("win.run", !busy && imp.ready_view.can_run());
-        self.action_set_enabled("win.check-capacity", !busy && imp.ready_view.can_run());
+        // The check has its own limits (no room for the test file does not stop it): it says
+        // itself what stops it.
+        self.action_set_enabled(
+            "win.check-capacity",
+            !busy && imp.ready_view.chosen_drive().is_some(),
+        );
         self.action_set_enabled(
             "win.cancel-capacity",
             matches!(
