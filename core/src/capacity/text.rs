@@ -17,14 +17,14 @@ pub fn plan_text(cost: &Cost, mode: Mode) -> String {
     );
     let template = match mode {
         // Translators: {spots} is "N spots (…)"; {written} a size like "13.6 MB"; {seconds} a
-        // number; {share} a percentage without the % sign.
+        // number; {share} a percentage such as "90 %".
         Mode::Mounted => gettext(
-            "Plan: {spots}, {written} written inside the program's own file, reaching {share} % \
-             of the drive; about {seconds} s.",
+            "Plan: {spots}, {written} written inside the program's own file, reaching {share} of \
+             the drive; about {seconds} s.",
         ),
         Mode::Device => gettext(
             "Plan: {spots}; the original sectors are saved first and put back after: \
-             {written} written in all, reaching {share} % of the drive; about {seconds} s.",
+             {written} written in all, reaching {share} of the drive; about {seconds} s.",
         ),
     };
     fill(
@@ -32,10 +32,15 @@ pub fn plan_text(cost: &Cost, mode: Mode) -> String {
         &[
             ("spots", &spots),
             ("written", &si_bytes(cost.bytes_written)),
-            ("share", &number(cost.coverage * 100.0, 0)),
+            ("share", &percent(cost.coverage)),
             ("seconds", &number(cost.estimated_seconds.ceil(), 0)),
         ],
     )
+}
+
+/// A share (0 to 1) as a whole percentage with the locale's digits: `90 %`.
+fn percent(share: f64) -> String {
+    format!("{} %", number(share * 100.0, 0))
 }
 
 /// The verdict in one line.
@@ -70,12 +75,12 @@ pub fn verdict_text(r: &CapacityReport) -> String {
         ),
         CapacityVerdict::NotCheckedBeyond => fill(
             &gettext(
-                "Not checked beyond {share} % ({bytes}): every spot checked held, but there was \
+                "Not checked beyond {share} ({bytes}): every spot checked held, but there was \
                  too little free space to reach further. Free some space, or check the \
                  unmounted card with --device.",
             ),
             &[
-                ("share", &number(r.coverage.share * 100.0, 0)),
+                ("share", &percent(r.coverage.share)),
                 ("bytes", &si_bytes(r.coverage.bytes)),
             ],
         ),
