@@ -51,6 +51,7 @@ fn main() {
         a_check_runs_to_a_genuine_verdict_with_its_progress_shown,
         a_small_filesystem_is_checked_as_far_as_its_free_space_reaches,
         cancel_while_writing_removes_the_file,
+        a_read_only_drive_is_refused_with_what_to_do,
         a_fake_that_wraps_is_called_fake_and_marked_in_the_history,
         a_stored_fake_verdict_and_the_found_fake_mark_show,
         the_check_button_of_a_drive_not_connected_is_off_with_the_reason,
@@ -278,6 +279,33 @@ fn cancel_while_writing_removes_the_file(app: &Application) -> Ran {
     assert_eq!(window.page(), Page::Ready);
     assert!(files_in(disk.path()).is_empty(), "left: {:?}", files_in(disk.path()));
     assert!(window.open_dialog().is_none(), "a cancel is not an error");
+    Ok(())
+}
+
+/// A drive mounted read-only: the check is refused before anything is written, in a dialog
+/// that says what happened and what to do, and the SD Card page is back.
+fn a_read_only_drive_is_refused_with_what_to_do(app: &Application) -> Ran {
+    agnostics_testkit::require_root("a read-only loop-mounted ext4")?;
+    let fs = LoopFs::builder(64).options("ro").mount();
+    let history = scratch_dir();
+    let window = new_window(app);
+    window.set_history_path(&history.path().join("h.sqlite3"));
+    aim(&window, &fs.mount, None);
+    wait_until("Check Capacity on", || window.capacity_button().is_sensitive());
+    window.capacity_button().emit_clicked();
+    wait_until("the refusal", || {
+        window.capacity_check().state() == CheckState::Failed
+    });
+    let dialog = window.open_dialog().expect("a dialog says why");
+    assert_eq!(dialog.heading().as_deref(), Some("This drive cannot be checked"));
+    let body = dialog.body().to_string();
+    println!("  the refusal reads: {body}");
+    assert!(body.contains("read-only"), "{body}");
+    assert!(body.ends_with('.'), "what to do closes it: {body}");
+    assert!(!body.contains(".."), "{body}");
+    assert!(window.capacity_question().is_none(), "nothing is asked: nothing can be written");
+    assert_eq!(window.page(), Page::Ready);
+    dialog.response("close");
     Ok(())
 }
 

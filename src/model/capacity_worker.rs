@@ -74,7 +74,7 @@ impl From<&CapacityError> for Failure {
         let message = match error {
             CapacityError::Target(e) => {
                 let advice = agnostics_core::sdtest::advice_for_target(e).text();
-                format!("{}. {advice}", sentence(&e.message()))
+                format!("{} {advice}", sentence(&e.message()))
             }
             // The core says `--device`: here the way there is named for a person.
             CapacityError::Unmappable { path, fs_type } => fill(
