@@ -27,8 +27,8 @@ use agnostics::testing::WindowProbe;
 use agnostics::window::{Page, Tab};
 use agnostics::{Application, Window};
 use agnostics_core::capacity::{
-    CapacityReport, CapacityVerdict, Claims, Coverage, DriveFacts, Mode, Phase,
-    RegisterFinding, SpotCounts,
+    CapacityReport, CapacityVerdict, Claims, Coverage, DriveFacts, Mode, Phase, RegisterFinding,
+    SpotCounts,
 };
 use agnostics_core::history::{History, IdentityBasis};
 use agnostics_core::target_dir::Transport;
@@ -91,7 +91,9 @@ fn window_on(app: &Application, dir: &Path, history: &Path) -> Window {
     let window = new_window(app);
     window.set_history_path(history);
     aim(&window, dir, None);
-    wait_until("the checks of the drive", || window.capacity_button().is_sensitive());
+    wait_until("the checks of the drive", || {
+        window.capacity_button().is_sensitive()
+    });
     window
 }
 
@@ -120,7 +122,11 @@ fn the_button_is_there_and_does_not_take_the_focus(app: &Application) {
         "named without its underscore"
     );
     let focus = gtk::prelude::GtkWindowExt::focus(&window);
-    assert_eq!(focus, Some(window.drive_row().upcast()), "the chooser has the focus");
+    assert_eq!(
+        focus,
+        Some(window.drive_row().upcast()),
+        "the chooser has the focus"
+    );
     assert_ne!(window.default_widget(), Some(button.clone().upcast()));
     assert!(
         !button.has_css_class("suggested-action"),
@@ -145,13 +151,24 @@ fn the_question_says_the_time_and_cancel_removes_the_file(app: &Application) -> 
     assert!(body.contains(" MB in free space"), "{body}");
     assert!(body.contains("your files are not touched"), "{body}");
     assert_eq!(window.page(), Page::Capacity);
-    assert_eq!(dialog.default_response().as_deref(), Some("cancel"), "Return writes nothing");
+    assert_eq!(
+        dialog.default_response().as_deref(),
+        Some("cancel"),
+        "Return writes nothing"
+    );
     assert_eq!(dialog.close_response(), "cancel");
-    assert!(!files_in(&fs.mount).is_empty(), "the check's file is made before it asks");
+    assert!(
+        !files_in(&fs.mount).is_empty(),
+        "the check's file is made before it asks"
+    );
     dialog.response("cancel");
     wait_until("the check to stop", || !window.capacity_check().is_busy());
     assert_eq!(window.capacity_check().state(), CheckState::Idle);
-    assert!(files_in(&fs.mount).is_empty(), "left: {:?}", files_in(&fs.mount));
+    assert!(
+        files_in(&fs.mount).is_empty(),
+        "left: {:?}",
+        files_in(&fs.mount)
+    );
     assert_eq!(window.page(), Page::Ready);
     assert!(window.open_dialog().is_none(), "a cancel is not an error");
     assert!(!window.is_inhibiting());
@@ -200,7 +217,10 @@ fn a_check_runs_to_a_genuine_verdict_with_its_progress_shown(app: &Application) 
         assert!(last.2 > 0, "{phase:?} has spots: {last:?}");
         assert!(last.3.starts_with("Spot "), "{last:?}");
     }
-    assert!(seen.iter().any(|s| s.4 > 0.0 && s.4 < 1.0), "the bar moved: {seen:?}");
+    assert!(
+        seen.iter().any(|s| s.4 > 0.0 && s.4 < 1.0),
+        "the bar moved: {seen:?}"
+    );
     assert!(
         view.heading_text().starts_with("This card is genuine: "),
         "{}",
@@ -208,7 +228,11 @@ fn a_check_runs_to_a_genuine_verdict_with_its_progress_shown(app: &Application) 
     );
     assert!(view.heading_text().contains(" verified of "));
     assert_eq!(view.tone_class(), Some("success"));
-    assert!(files_in(&fs.mount).is_empty(), "left: {:?}", files_in(&fs.mount));
+    assert!(
+        files_in(&fs.mount).is_empty(),
+        "left: {:?}",
+        files_in(&fs.mount)
+    );
     wait_until("the page transition", || window.page_settled());
     assert_eq!(
         gtk::prelude::GtkWindowExt::focus(&window),
@@ -245,14 +269,22 @@ fn a_small_filesystem_is_checked_as_far_as_its_free_space_reaches(app: &Applicat
     let view = window.capacity_view();
     let heading = view.heading_text();
     assert!(
-        heading.starts_with("Not enough free space to check beyond ") && heading.ends_with(" % of the card"),
+        heading.starts_with("Not enough free space to check beyond ")
+            && heading.ends_with(" % of the card"),
         "{heading}"
     );
     let report = window.capacity_check().report().expect("a report");
     let percent = (report.coverage.share * 100.0).floor();
-    assert!(heading.contains(&format!(" {percent} % ")), "{heading} for {percent}");
+    assert!(
+        heading.contains(&format!(" {percent} % ")),
+        "{heading} for {percent}"
+    );
     assert_eq!(view.tone_class(), Some("warning"));
-    assert!(view.body_text().contains("Free some space on the card"), "{}", view.body_text());
+    assert!(
+        view.body_text().contains("Free some space on the card"),
+        "{}",
+        view.body_text()
+    );
     Ok(())
 }
 
@@ -277,7 +309,11 @@ fn cancel_while_writing_removes_the_file(app: &Application) -> Ran {
     wait_until("the check to stop", || !check.is_busy());
     assert!(check.was_cancelled());
     assert_eq!(window.page(), Page::Ready);
-    assert!(files_in(disk.path()).is_empty(), "left: {:?}", files_in(disk.path()));
+    assert!(
+        files_in(disk.path()).is_empty(),
+        "left: {:?}",
+        files_in(disk.path())
+    );
     assert!(window.open_dialog().is_none(), "a cancel is not an error");
     Ok(())
 }
@@ -291,19 +327,27 @@ fn a_read_only_drive_is_refused_with_what_to_do(app: &Application) -> Ran {
     let window = new_window(app);
     window.set_history_path(&history.path().join("h.sqlite3"));
     aim(&window, &fs.mount, None);
-    wait_until("Check Capacity on", || window.capacity_button().is_sensitive());
+    wait_until("Check Capacity on", || {
+        window.capacity_button().is_sensitive()
+    });
     window.capacity_button().emit_clicked();
     wait_until("the refusal", || {
         window.capacity_check().state() == CheckState::Failed
     });
     let dialog = window.open_dialog().expect("a dialog says why");
-    assert_eq!(dialog.heading().as_deref(), Some("This drive cannot be checked"));
+    assert_eq!(
+        dialog.heading().as_deref(),
+        Some("This drive cannot be checked")
+    );
     let body = dialog.body().to_string();
     println!("  the refusal reads: {body}");
     assert!(body.contains("read-only"), "{body}");
     assert!(body.ends_with('.'), "what to do closes it: {body}");
     assert!(!body.contains(".."), "{body}");
-    assert!(window.capacity_question().is_none(), "nothing is asked: nothing can be written");
+    assert!(
+        window.capacity_question().is_none(),
+        "nothing is asked: nothing can be written"
+    );
     assert_eq!(window.page(), Page::Ready);
     dialog.response("close");
     Ok(())
@@ -314,9 +358,14 @@ fn a_read_only_drive_is_refused_with_what_to_do(app: &Application) -> Ran {
 /// History page marks it.
 fn a_fake_that_wraps_is_called_fake_and_marked_in_the_history(app: &Application) -> Ran {
     const MIB: u64 = 1 << 20;
-    let drive = FakeDrive::builder(1024 * MIB, Behaviour::Wrap { real_bytes: 128 * MIB })
-        .mounted()
-        .build()?;
+    let drive = FakeDrive::builder(
+        1024 * MIB,
+        Behaviour::Wrap {
+            real_bytes: 128 * MIB,
+        },
+    )
+    .mounted()
+    .build()?;
     let dir = drive.mount_dir().expect("mounted").to_path_buf();
     let history = scratch_dir();
     let window = window_on(app, &dir, &history.path().join("h.sqlite3"));
@@ -328,17 +377,28 @@ fn a_fake_that_wraps_is_called_fake_and_marked_in_the_history(app: &Application)
         "This card is fake: it claims 1.1 GB but keeps only about 134 MB"
     );
     assert_eq!(view.tone_class(), Some("error"));
-    assert!(view.body_text().contains("overwrites earlier data"), "{}", view.body_text());
+    assert!(
+        view.body_text().contains("overwrites earlier data"),
+        "{}",
+        view.body_text()
+    );
     assert!(files_in(&dir).is_empty(), "left: {:?}", files_in(&dir));
     wait_until("the check in the history", || {
         window.capacity_check().recorded().is_some()
     });
     let report = window.capacity_check().report().expect("a report");
-    let id = report.identity.expect("an ext4 filesystem is identified").id;
+    let id = report
+        .identity
+        .expect("an ext4 filesystem is identified")
+        .id;
     let history_view = window.history_view();
     wait_until("the History page read again", || !history_view.is_loading());
     let key = agnostics::model::history_store::DriveKey::Identified(id);
-    assert!(history_view.drive_has_found_fake(&key), "{:?}", history_view.drive_rows());
+    assert!(
+        history_view.drive_has_found_fake(&key),
+        "{:?}",
+        history_view.drive_rows()
+    );
     history_view.open_drive(&key);
     settle(&window);
     assert!(history_view.shows_found_fake());
@@ -420,8 +480,14 @@ fn a_stored_fake_verdict_and_the_found_fake_mark_show(app: &Application) {
         .map(|(_, title, _)| title)
         .collect();
     assert_eq!(marked.len(), 1);
-    assert!(view.drive_has_found_fake(&key_of(CARD)), "the card's row is marked");
-    assert!(!view.drive_has_found_fake(&key_of(STICK)), "the stick's is not");
+    assert!(
+        view.drive_has_found_fake(&key_of(CARD)),
+        "the card's row is marked"
+    );
+    assert!(
+        !view.drive_has_found_fake(&key_of(STICK)),
+        "the stick's is not"
+    );
     view.open_drive(&key_of(CARD));
     settle(&window);
     assert!(view.shows_found_fake(), "the card's page is marked");
@@ -436,13 +502,18 @@ fn a_stored_fake_verdict_and_the_found_fake_mark_show(app: &Application) {
         shown.heading_text(),
         "This card is fake: it claims 31.9 GB but keeps only about 8.6 GB"
     );
-    assert!(shown.body_text().contains("Copy your files off it and return it."));
+    assert!(shown
+        .body_text()
+        .contains("Copy your files off it and return it."));
     assert_eq!(shown.tone_class(), Some("error"));
     assert_eq!(
         shown.reasons(),
         ["Its maker number (0x00) belongs to no known card maker"]
     );
-    assert!(!shown.done_button().is_mapped(), "a stored check has the page's own way back");
+    assert!(
+        !shown.done_button().is_mapped(),
+        "a stored check has the page's own way back"
+    );
     assert!(view.go_back());
     assert_eq!(view.visible_page(), HistoryPage::Drive);
 }
@@ -464,7 +535,10 @@ fn the_check_button_of_a_drive_not_connected_is_off_with_the_reason(app: &Applic
     assert!(!button.is_sensitive());
     let tip = button.tooltip_text().unwrap_or_default();
     assert!(tip.contains("not mounted now"), "{tip}");
-    assert_eq!(agnostics::a11y::description_of(&button).as_deref(), Some(tip.as_str()));
+    assert_eq!(
+        agnostics::a11y::description_of(&button).as_deref(),
+        Some(tip.as_str())
+    );
 }
 
 /// Over AT-SPI: the SD Card page's new button has its name; the verdict page's controls have
@@ -477,7 +551,9 @@ fn a_screen_reader_hears_the_names_and_the_verdict(app: &Application) {
     let nodes = tree::read();
     let focusable = tree::focusable_names(&nodes);
     assert!(
-        focusable.iter().any(|n| n == "push button: Check Capacity…"),
+        focusable
+            .iter()
+            .any(|n| n == "push button: Check Capacity…"),
         "{focusable:?}"
     );
     let problems = tree::problems(&nodes);
@@ -523,7 +599,11 @@ fn renders_capacity_screenshots(app: &Application) -> Ran {
     };
     let history = scratch_dir();
     for width in [800, 360] {
-        let suffix = if width == 800 { String::new() } else { format!("-{width}") };
+        let suffix = if width == 800 {
+            String::new()
+        } else {
+            format!("-{width}")
+        };
         let png = |name: &str| out.join(format!("capacity-{name}{suffix}.png"));
         let window = window_on(app, disk.path(), &history.path().join("h.sqlite3"));
         set_width(&window, width);
@@ -582,7 +662,10 @@ fn save_with_dialog(window: &Window, dialog: &adw::MessageDialog, path: &Path) {
         .unwrap_or(gdk::RGBA::WHITE);
     let bounds = graphene::Rect::new(0.0, 0.0, w, h);
     snapshot.append_color(&background, &bounds);
-    content.parent().unwrap().snapshot_child(&content, &snapshot);
+    content
+        .parent()
+        .unwrap()
+        .snapshot_child(&content, &snapshot);
     snapshot.append_color(&gdk::RGBA::new(0.0, 0.0, 0.0, 0.3), &bounds);
     // The dialog window as a display without a compositor (VNC, Xvfb) shows it: with its
     // solid frame.

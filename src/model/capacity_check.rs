@@ -139,7 +139,8 @@ impl CapacityCheck {
         }
         let imp = self.imp();
         let opts = imp.options.borrow().clone().unwrap_or_default();
-        let running = capacity_worker::spawn_check(target.clone(), opts, imp.history.borrow().clone())?;
+        let running =
+            capacity_worker::spawn_check(target.clone(), opts, imp.history.borrow().clone())?;
         let this = self.downgrade();
         running.worker.attach(move |message| {
             let Some(this) = this.upgrade() else {
@@ -277,7 +278,8 @@ impl CapacityCheck {
 
     fn follow(&self, phase: Phase, done: u64, total: u64) {
         let imp = self.imp();
-        let fraction = capacity_worker::overall_fraction(imp.cost.get().as_ref(), phase, done, total);
+        let fraction =
+            capacity_worker::overall_fraction(imp.cost.get().as_ref(), phase, done, total);
         imp.progress.set(CheckProgress {
             phase,
             done,

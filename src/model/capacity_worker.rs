@@ -154,10 +154,8 @@ fn forward(
     match event {
         Event::Progress { done, total, .. } => {
             let due = last_progress.is_none_or(|t| t.elapsed() >= PROGRESS_INTERVAL);
-            if due || done >= total {
-                if events.send_lossy(Message::Event(event)) {
-                    *last_progress = Some(Instant::now());
-                }
+            if (due || done >= total) && events.send_lossy(Message::Event(event)) {
+                *last_progress = Some(Instant::now());
             }
         }
         Event::Planned(_) => {
@@ -247,9 +245,15 @@ mod tests {
         // 500 writes at 4 ms are 2 s of a 4 s estimate: half the bar.
         let plan = cost(500, 4.0);
         assert_eq!(overall_fraction(Some(&plan), Phase::Planning, 0, 0), 0.0);
-        assert_eq!(overall_fraction(Some(&plan), Phase::Writing, 250, 500), 0.25);
+        assert_eq!(
+            overall_fraction(Some(&plan), Phase::Writing, 250, 500),
+            0.25
+        );
         assert_eq!(overall_fraction(Some(&plan), Phase::Writing, 500, 500), 0.5);
-        assert_eq!(overall_fraction(Some(&plan), Phase::Reading, 250, 500), 0.75);
+        assert_eq!(
+            overall_fraction(Some(&plan), Phase::Reading, 250, 500),
+            0.75
+        );
         assert_eq!(overall_fraction(Some(&plan), Phase::Reading, 500, 500), 1.0);
         assert_eq!(overall_fraction(None, Phase::Reading, 0, 0), 0.5);
     }
@@ -302,7 +306,13 @@ mod tests {
             Ok(Message::Event(Event::Planned(_)))
         ));
         answer.send(false).unwrap();
-        assert!(matches!(receiver.recv_blocking(), Ok(Message::Recorded(None))));
-        assert!(worker.is_cancelled(), "Cancel after the plan stops the check");
+        assert!(matches!(
+            receiver.recv_blocking(),
+            Ok(Message::Recorded(None))
+        ));
+        assert!(
+            worker.is_cancelled(),
+            "Cancel after the plan stops the check"
+        );
     }
 }

@@ -123,10 +123,17 @@ impl Badge {
     /// on the drive's History pages whatever later checks say.
     pub fn found_fake() -> Badge {
         let badge: Badge = glib::Object::new();
-        badge.show("dialog-error-symbolic", "error", &gettext("Found fake"), None);
+        badge.show(
+            "dialog-error-symbolic",
+            "error",
+            &gettext("Found fake"),
+            None,
+        );
         crate::a11y::set_label(
             &badge,
-            &gettext("Found fake: a capacity check found that this drive does not keep all it claims"),
+            &gettext(
+                "Found fake: a capacity check found that this drive does not keep all it claims",
+            ),
         );
         badge
     }

@@ -15,10 +15,10 @@ use agnostics_core::target_dir::TargetInfo;
 use gtk::{gio, glib};
 
 use super::{Page, Tab, Window};
-use crate::model::connected;
 use crate::format::about_size;
 use crate::model::capacity_check::CheckState;
 use crate::model::capacity_worker::{Failure, FailureKind};
+use crate::model::connected;
 use crate::pages::capacity::{phase_text, verdict};
 
 impl Window {

@@ -101,9 +101,7 @@ mod imp {
                 win.start_test();
             });
             klass.install_action("win.cancel", None, |win, _, _| win.cancel_test());
-            klass.install_action("win.check-capacity", None, |win, _, _| {
-                win.check_capacity()
-            });
+            klass.install_action("win.check-capacity", None, |win, _, _| win.check_capacity());
             klass.install_action("win.cancel-capacity", None, |win, _, _| {
                 win.cancel_capacity()
             });

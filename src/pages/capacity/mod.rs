@@ -7,10 +7,10 @@
 
 pub mod verdict;
 
+use adw::prelude::*;
 use agnostics_core::capacity::Phase;
 use agnostics_core::i18n::{fill, gettext};
 use gtk::glib;
-use adw::prelude::*;
 use gtk::subclass::prelude::*;
 
 /// What the check is doing, in plain words.
@@ -152,7 +152,8 @@ impl CapacityView {
         let imp = self.imp();
         self.set_tone(None);
         imp.icon.set_icon_name(Some("media-flash-symbolic"));
-        imp.heading.set_label(&gettext("Checking the card’s capacity"));
+        imp.heading
+            .set_label(&gettext("Checking the card’s capacity"));
         imp.drive_label.set_label(drive);
         imp.cancelling.set(false);
         self.set_phase(&gettext("Starting…"));

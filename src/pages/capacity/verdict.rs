@@ -50,13 +50,19 @@ pub fn summary_line(check: &CapacitySummary) -> String {
     match check.verdict {
         CapacityVerdict::Genuine => fill(
             &gettext("Genuine: {verified} verified of {claimed} claimed"),
-            &[("verified", &card_size(check.verified_bytes)), ("claimed", &claimed)],
+            &[
+                ("verified", &card_size(check.verified_bytes)),
+                ("claimed", &claimed),
+            ],
         ),
         CapacityVerdict::Fake => fill(
             &gettext("Fake: claims {claimed}, keeps only about {real}"),
             &[
                 ("claimed", &claimed),
-                ("real", &card_size(check.real_bytes.unwrap_or(check.verified_bytes))),
+                (
+                    "real",
+                    &card_size(check.real_bytes.unwrap_or(check.verified_bytes)),
+                ),
             ],
         ),
         CapacityVerdict::LosesData => fill(
@@ -65,7 +71,10 @@ pub fn summary_line(check: &CapacitySummary) -> String {
         ),
         CapacityVerdict::NotCheckedBeyond => fill(
             &gettext("Partly checked: {verified} of {claimed} kept its data"),
-            &[("verified", &card_size(check.verified_bytes)), ("claimed", &claimed)],
+            &[
+                ("verified", &card_size(check.verified_bytes)),
+                ("claimed", &claimed),
+            ],
         ),
         CapacityVerdict::Unsure => gettext("Unsure: some spots read back differently each time"),
     }
@@ -194,7 +203,11 @@ fn note(report: &CapacityReport) -> String {
         gettext("less than a minute")
     } else {
         fill(
-            &ngettext("{n} minute", "{n} minutes", u32::try_from(minutes).unwrap_or(u32::MAX)),
+            &ngettext(
+                "{n} minute",
+                "{n} minutes",
+                u32::try_from(minutes).unwrap_or(u32::MAX),
+            ),
             &[("n", &minutes)],
         )
     };

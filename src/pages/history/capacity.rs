@@ -201,7 +201,10 @@ impl HistoryView {
         let shown = imp.drive.shown.borrow();
         let id = shown.as_ref()?.id.as_ref()?;
         let connected = imp.capacity.connected.borrow();
-        connected.iter().find(|c| c.id == *id).map(|c| c.dir.clone())
+        connected
+            .iter()
+            .find(|c| c.id == *id)
+            .map(|c| c.dir.clone())
     }
 
     fn sync_check_button(&self) {
@@ -290,7 +293,10 @@ impl HistoryView {
         };
         let mut stack: Vec<gtk::Widget> = vec![row.clone().upcast()];
         while let Some(widget) = stack.pop() {
-            if widget.downcast_ref::<Badge>().is_some_and(|b| b.text() == fake) {
+            if widget
+                .downcast_ref::<Badge>()
+                .is_some_and(|b| b.text() == fake)
+            {
                 return true;
             }
             let mut child = widget.first_child();

@@ -48,11 +48,8 @@ impl HistoryView {
         let content = page_box();
         self.build_fake_banner(&content);
         let check = self.build_check_list_button();
-        let (bar, back) = wrapping_top_bar(
-            &gettext("All drives"),
-            &imp.drive.title,
-            &[&rename, &check],
-        );
+        let (bar, back) =
+            wrapping_top_bar(&gettext("All drives"), &imp.drive.title, &[&rename, &check]);
         back.connect_clicked(glib::clone!(
             #[weak(rename_to = view)]
             self,
@@ -101,7 +98,11 @@ impl HistoryView {
             .set_selection_mode(gtk::SelectionMode::None);
         imp.drive.runs_list.add_css_class("boxed-list");
         content.append(&imp.drive.runs_list);
-        for widget in [runs_heading.upcast_ref::<gtk::Widget>(), hint.upcast_ref(), imp.drive.runs_list.upcast_ref()] {
+        for widget in [
+            runs_heading.upcast_ref::<gtk::Widget>(),
+            hint.upcast_ref(),
+            imp.drive.runs_list.upcast_ref(),
+        ] {
             imp.drive.runs_parts.borrow_mut().push(widget.clone());
         }
         self.append_check_list(&content);
