@@ -12,6 +12,8 @@
 #[path = "ui_support/mod.rs"]
 mod support;
 // Not every part of the tree reader is used here.
+#[path = "ui_capacity/fixture.rs"]
+mod fixture;
 #[allow(dead_code)]
 #[path = "ui_a11y/tree.rs"]
 mod tree;
@@ -26,14 +28,11 @@ use agnostics::pages::HistoryPage;
 use agnostics::testing::WindowProbe;
 use agnostics::window::{Page, Tab};
 use agnostics::{Application, Window};
-use agnostics_core::capacity::{
-    CapacityReport, CapacityVerdict, Claims, Coverage, DriveFacts, Mode, Phase, RegisterFinding,
-    SpotCounts,
-};
-use agnostics_core::history::{History, IdentityBasis};
-use agnostics_core::target_dir::Transport;
+use agnostics_core::capacity::{CapacityVerdict, Phase};
+use agnostics_core::history::History;
 use agnostics_testkit::{Behaviour, FakeDrive, LoopFs, Ran};
 
+use fixture::*;
 use support::history_fixture::*;
 use support::*;
 
@@ -64,49 +63,6 @@ fn main() {
     drop(bus);
     drop(scratch);
     conclusion.exit()
-}
-
-/// The files in `dir` that are not the filesystem's own (`lost+found`).
-fn files_in(dir: &Path) -> Vec<String> {
-    std::fs::read_dir(dir)
-        .map(|entries| {
-            entries
-                .filter_map(Result::ok)
-                .map(|e| e.file_name().to_string_lossy().into_owned())
-                .filter(|n| n != "lost+found")
-                .collect()
-        })
-        .unwrap_or_default()
-}
-
-/// A loop-mounted ext4 of `mib` MiB, or the reason there cannot be one here.
-fn loop_fs(mib: u64) -> Result<LoopFs, agnostics_testkit::Skip> {
-    agnostics_testkit::require_root("a loop-mounted ext4 to check")?;
-    agnostics_testkit::require_program("mkfs.ext4")?;
-    Ok(LoopFs::builder(mib).no_reserved_blocks().mount())
-}
-
-/// A window aimed at `dir`, recording in a history of its own (in `history`).
-fn window_on(app: &Application, dir: &Path, history: &Path) -> Window {
-    let window = new_window(app);
-    window.set_history_path(history);
-    aim(&window, dir, None);
-    wait_until("the checks of the drive", || {
-        window.capacity_button().is_sensitive()
-    });
-    window
-}
-
-/// Starts the check from **Check Capacity…** and waits for its question.
-fn ask(window: &Window) -> adw::MessageDialog {
-    window.capacity_button().emit_clicked();
-    wait_until("the question", || window.capacity_question().is_some());
-    window.capacity_question().unwrap()
-}
-
-/// The question's text.
-fn body_of(dialog: &adw::MessageDialog) -> String {
-    dialog.body().to_string()
 }
 
 /// Finding: a control that writes to the card must never have the focus when the window
@@ -241,21 +197,25 @@ fn a_check_runs_to_a_genuine_verdict_with_its_progress_shown(app: &Application) 
     );
     assert!(!window.is_inhibiting());
     assert_fits_800x480(&window, "the verdict");
-    // Kept in the history: the drive is listed with its check.
-    wait_until("the check in the history", || {
-        window.capacity_check().recorded().is_some()
-    });
-    assert_eq!(window.capacity_check().recorded(), Some(None));
-    let stored = History::open_read_only(&history_path)
-        .unwrap()
-        .capacity_checks(None)
-        .unwrap();
-    assert_eq!(stored.len(), 1);
-    assert_eq!(stored[0].verdict, CapacityVerdict::Genuine);
+    assert_kept(&window, &history_path, CapacityVerdict::Genuine);
     // Done: back to the choice of drive.
     view.done_button().emit_clicked();
     assert_eq!(window.page(), Page::Ready);
     Ok(())
+}
+
+/// The check that ended in `window` is kept in the history at `path`, with `verdict`.
+fn assert_kept(window: &Window, path: &Path, verdict: CapacityVerdict) {
+    wait_until("the check in the history", || {
+        window.capacity_check().recorded().is_some()
+    });
+    assert_eq!(window.capacity_check().recorded(), Some(None));
+    let stored = History::open_read_only(path)
+        .unwrap()
+        .capacity_checks(None)
+        .unwrap();
+    assert_eq!(stored.len(), 1);
+    assert_eq!(stored[0].verdict, verdict);
 }
 
 /// A 256 MiB filesystem keeps 64 MiB free: the check reaches about three quarters of the
@@ -407,67 +367,6 @@ fn a_fake_that_wraps_is_called_fake_and_marked_in_the_history(app: &Application)
     Ok(())
 }
 
-/// A fake card's check as the core stores it: claims 32 GB, wraps at 8 GiB.
-fn fake_check(started: &str) -> CapacityReport {
-    let claimed: u64 = 31_914_983_424;
-    let real: u64 = 8 << 30;
-    CapacityReport {
-        check_id: format!("{:032x}", 0xfa4e_u32),
-        started: started.to_owned(),
-        seconds: 94.0,
-        mode: Mode::Mounted,
-        verdict: CapacityVerdict::Fake,
-        drive: DriveFacts {
-            disk: "mmcblk0".into(),
-            dev: "179:0".into(),
-            model: Some("SC32G".into()),
-            transport: Transport::Sd,
-            partition: Some("mmcblk0p2".into()),
-            partition_start: Some(272_629_760),
-            target: Some("/home/pi".into()),
-            fs_type: Some("ext4".into()),
-        },
-        identity: Some(drive(IdentityBasis::Cid, CARD)),
-        claims: Claims {
-            device_bytes: claimed,
-            csd_bytes: Some(claimed),
-            partitions_end_bytes: Some(claimed),
-        },
-        claimed_bytes: claimed,
-        verified_bytes: real,
-        first_bad_address: Some(real),
-        real_bytes: Some(real),
-        coverage: Coverage {
-            bytes: claimed,
-            share: 1.0,
-        },
-        powers: vec![1 << 30, 2 << 30, 4 << 30, 8 << 30, 16 << 30],
-        spots: SpotCounts {
-            total: 1024,
-            base: 256,
-            intact: 640,
-            wrapped: 384,
-            ..SpotCounts::default()
-        },
-        bad_spots: Vec::new(),
-        unsure: Vec::new(),
-        registers: vec![RegisterFinding::UnknownMaker { mid: 0 }],
-        bytes_written: 1024 * 4096,
-        bytes_read: 1024 * 4096,
-        restore: None,
-        recovered: Vec::new(),
-    }
-}
-
-/// The history fixture with a fake check of the SD card after its runs.
-fn fake_fixture() -> Fixture {
-    let fixture = fixture();
-    let mut h = History::open(&fixture.path).unwrap();
-    h.record_capacity(&fake_check("2026-07-02T10:00:00+00:00"))
-        .expect("the check is kept");
-    fixture
-}
-
 fn a_stored_fake_verdict_and_the_found_fake_mark_show(app: &Application) {
     let fixture = fake_fixture();
     let window = history_window(app, &fixture.path);
@@ -476,25 +375,25 @@ fn a_stored_fake_verdict_and_the_found_fake_mark_show(app: &Application) {
     let marked: Vec<String> = view
         .drive_rows()
         .into_iter()
-        .filter(|(key, _, _)| *key == key_of(CARD))
+        .filter(|(drive, _, _)| *drive == key(CARD))
         .map(|(_, title, _)| title)
         .collect();
     assert_eq!(marked.len(), 1);
     assert!(
-        view.drive_has_found_fake(&key_of(CARD)),
+        view.drive_has_found_fake(&key(CARD)),
         "the card's row is marked"
     );
     assert!(
-        !view.drive_has_found_fake(&key_of(STICK)),
+        !view.drive_has_found_fake(&key(STICK)),
         "the stick's is not"
     );
-    view.open_drive(&key_of(CARD));
+    view.open_drive(&key(CARD));
     settle(&window);
     assert!(view.shows_found_fake(), "the card's page is marked");
     let checks = view.check_rows();
     assert_eq!(checks.len(), 1, "{checks:?}");
     assert_eq!(checks[0].1, "Fake: claims 31.9 GB, keeps only about 8.6 GB");
-    view.open_check(&format!("{:032x}", 0xfa4e_u32));
+    view.open_check(&FAKE_CHECK_ID);
     settle(&window);
     assert_eq!(view.visible_page(), HistoryPage::Check);
     let shown = view.check_view();
@@ -518,17 +417,13 @@ fn a_stored_fake_verdict_and_the_found_fake_mark_show(app: &Application) {
     assert_eq!(view.visible_page(), HistoryPage::Drive);
 }
 
-fn key_of(id: &str) -> agnostics::model::history_store::DriveKey {
-    key(id)
-}
-
 /// The card of the fixture is not connected here: its **Check Capacity…** is off, and says
 /// why (tooltip and description).
 fn the_check_button_of_a_drive_not_connected_is_off_with_the_reason(app: &Application) {
     let fixture = fake_fixture();
     let window = history_window(app, &fixture.path);
     let view = window.history_view();
-    view.open_drive(&key_of(CARD));
+    view.open_drive(&key(CARD));
     settle(&window);
     let button = view.check_capacity_button();
     assert!(button.is_mapped());
@@ -561,7 +456,7 @@ fn a_screen_reader_hears_the_names_and_the_verdict(app: &Application) {
     // A stored fake verdict on the History page.
     window.set_tab(Tab::History);
     let view = window.history_view();
-    view.open_drive(&key_of(CARD));
+    view.open_drive(&key(CARD));
     settle(&window);
     let nodes = tree::read();
     let names: Vec<String> = nodes.iter().map(|n| n.name.clone()).collect();
@@ -575,7 +470,7 @@ fn a_screen_reader_hears_the_names_and_the_verdict(app: &Application) {
             .any(|n| n == "push button: Check Capacity…"),
         "the drive page's button is named"
     );
-    view.open_check(&format!("{:032x}", 0xfa4e_u32));
+    view.open_check(&FAKE_CHECK_ID);
     settle(&window);
     let nodes = tree::read();
     let problems = tree::problems(&nodes);
@@ -628,61 +523,14 @@ fn renders_capacity_screenshots(app: &Application) -> Ran {
         set_width(&window, width);
         let view = window.history_view();
         save_png(&window, &png("drives"));
-        view.open_drive(&key_of(CARD));
+        view.open_drive(&key(CARD));
         settle(&window);
         save_png(&window, &png("drive"));
-        view.open_check(&format!("{:032x}", 0xfa4e_u32));
+        view.open_check(&FAKE_CHECK_ID);
         settle(&window);
         save_png(&window, &png("fake"));
         window.close();
         iterate_briefly();
     }
     Ok(())
-}
-
-/// Makes the window's content `width` pixels wide (480 high).
-fn set_width(window: &Window, width: i32) {
-    let content = window.content().expect("content");
-    let extra = window.default_size().0 - content.width();
-    window.set_default_size(width + extra, window.default_size().1);
-    wait_until("the width", || content.width() == width);
-    iterate_briefly();
-}
-
-/// The window's content with `dialog` drawn over its middle, as the screen shows them.
-fn save_with_dialog(window: &Window, dialog: &adw::MessageDialog, path: &Path) {
-    use gtk::{gdk, graphene};
-    let content = window.content().expect("content");
-    let (w, h) = (content.width() as f32, content.height() as f32);
-    let snapshot = gtk::Snapshot::new();
-    #[allow(deprecated)] // StyleContext::lookup_color: the GTK 4.8 way.
-    let background = content
-        .style_context()
-        .lookup_color("window_bg_color")
-        .unwrap_or(gdk::RGBA::WHITE);
-    let bounds = graphene::Rect::new(0.0, 0.0, w, h);
-    snapshot.append_color(&background, &bounds);
-    content
-        .parent()
-        .unwrap()
-        .snapshot_child(&content, &snapshot);
-    snapshot.append_color(&gdk::RGBA::new(0.0, 0.0, 0.0, 0.3), &bounds);
-    // The dialog window as a display without a compositor (VNC, Xvfb) shows it: with its
-    // solid frame.
-    let paintable = gtk::WidgetPaintable::new(Some(dialog));
-    let (dw, dh) = (dialog.width() as f32, dialog.height() as f32);
-    snapshot.save();
-    snapshot.translate(&graphene::Point::new(
-        ((w - dw) / 2.0).max(0.0),
-        ((h - dh) / 2.0).max(0.0),
-    ));
-    paintable.snapshot(&snapshot, f64::from(dw), f64::from(dh));
-    snapshot.restore();
-    let node = snapshot.to_node().expect("something was drawn");
-    let texture = window
-        .renderer()
-        .expect("realized")
-        .render_texture(&node, Some(&bounds));
-    texture.save_to_png(path).expect("the PNG");
-    println!("  wrote {} ({w}×{h})", path.display());
 }

@@ -183,24 +183,7 @@ pub fn drive_page(path: &Path, key: &DriveKey, profile: Option<&str>) -> Result<
         .into_iter()
         .find(|d| d.id == *id)
     else {
-        // A drive whose capacity was checked but that no test ran on.
-        let checked = h
-            .checked_only_drives()
-            .map_err(|e| e.to_string())?
-            .into_iter()
-            .find(|d| d.id == *id)
-            .ok_or_else(not_found)?;
-        return Ok(DrivePage {
-            id: Some(checked.id),
-            label: checked.label,
-            name: checked.name,
-            kind: None,
-            runs: Vec::new(),
-            profiles: Vec::new(),
-            profile: String::new(),
-            series: Vec::new(),
-            checks,
-        });
+        return checked_only_page(&h, id, checks)?.ok_or_else(not_found);
     };
     let runs = h
         .runs(&RunFilter {
@@ -226,6 +209,30 @@ pub fn drive_page(path: &Path, key: &DriveKey, profile: Option<&str>) -> Result<
         series,
         checks,
     })
+}
+
+/// The page of drive `id` when only capacity checks ran on it (`None` when it is not such a
+/// drive either).
+fn checked_only_page(
+    h: &History,
+    id: &DriveId,
+    checks: DriveChecks,
+) -> Result<Option<DrivePage>, String> {
+    let checked = h.checked_only_drives().map_err(|e| e.to_string())?;
+    Ok(checked
+        .into_iter()
+        .find(|d| d.id == *id)
+        .map(|d| DrivePage {
+            id: Some(d.id),
+            label: d.label,
+            name: d.name,
+            kind: None,
+            runs: Vec::new(),
+            profiles: Vec::new(),
+            profile: String::new(),
+            series: Vec::new(),
+            checks,
+        }))
 }
 
 /// The name of the runs of drives not identified, for people.

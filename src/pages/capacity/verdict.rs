@@ -85,9 +85,8 @@ pub fn shown(report: &CapacityReport) -> Shown {
     let claimed = card_size(report.claimed_bytes);
     let verified = card_size(report.verified_bytes);
     let spots = &report.spots;
-    let (tone_of, title, body) = match report.verdict {
+    let (title, body) = match report.verdict {
         CapacityVerdict::Genuine => (
-            Tone::Good,
             fill(
                 // Translators: the capacity check's verdict, e.g. "This card is genuine:
                 // 29.7 GB verified of 32.0 GB claimed".
@@ -99,7 +98,6 @@ pub fn shown(report: &CapacityReport) -> Shown {
         CapacityVerdict::Fake => {
             let real = card_size(report.real_bytes.unwrap_or(report.verified_bytes));
             (
-                Tone::Bad,
                 fill(
                     &gettext("This card is fake: it claims {claimed} but keeps only about {real}"),
                     &[("claimed", &claimed), ("real", &real)],
@@ -108,7 +106,6 @@ pub fn shown(report: &CapacityReport) -> Shown {
             )
         }
         CapacityVerdict::LosesData => (
-            Tone::Bad,
             gettext("This card loses data"),
             fill(
                 &gettext("{bad} of {total} spots checked did not keep what was written there. Copy your files off it and stop using it."),
@@ -121,7 +118,6 @@ pub fn shown(report: &CapacityReport) -> Shown {
         CapacityVerdict::NotCheckedBeyond => {
             let percent = (report.coverage.share * 100.0).floor().clamp(0.0, 100.0);
             (
-                Tone::Caution,
                 fill(
                     // Translators: "{percent} %" is how far up the card the check reached.
                     // xgettext:no-c-format
@@ -140,7 +136,6 @@ pub fn shown(report: &CapacityReport) -> Shown {
                 .iter()
                 .any(|u| matches!(u, UnsureReason::ReadError { .. }));
             (
-                Tone::Caution,
                 if unreadable {
                     gettext("Unsure: some spots on the card could not be read")
                 } else {
@@ -150,9 +145,8 @@ pub fn shown(report: &CapacityReport) -> Shown {
             )
         }
     };
-    debug_assert_eq!(tone_of, tone(report.verdict));
     Shown {
-        tone: tone_of,
+        tone: tone(report.verdict),
         title,
         body,
         reasons: report.registers.iter().map(register_reason).collect(),

@@ -1,7 +1,8 @@
 //! The SD Card page's ready state: the introduction (file size and space needed), the drive
 //! chooser with **Choose another folder**, the profile row, the line naming the folder the
-//! test file goes in, why the chosen drive would be refused (when it would), and **Run SD
-//! Card Test**. The page owns its state: the list of drives ([`drives`]), the profile and the
+//! test file goes in, why the chosen drive would be refused (when it would), **Run SD
+//! Card Test**, and beside it, plain, **Check Capacity…** (the window's capacity check of the
+//! chosen drive). The page owns its state: the list of drives ([`drives`]), the profile and the
 //! pre-flight checks of the chosen drive ([`profiles`]), the focus at launch and the choices
 //! remembered between launches ([`remembered`]). Its buttons use the window's `win.run` and
 //! `win.choose-folder` actions; it tells the window what changed by its signals: `changed`
