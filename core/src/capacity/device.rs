@@ -23,6 +23,7 @@ use super::{
 };
 use crate::drive::identity::Volume;
 use crate::drive_lock::{Drive, DriveLock};
+use crate::i18n::{fill, gettext};
 use crate::sysfs::{dir_of_dev, read_attr};
 use crate::target_dir::{device as stack, mounts};
 
@@ -135,10 +136,15 @@ fn in_use(dir: &Path, dev: &str) -> Option<String> {
             } else {
                 part.clone()
             };
-            return Some(format!("{what} is mounted on {}", m.mount_point.display()));
+            return Some(fill(
+                &gettext("{what} is mounted on {path}"),
+                &[("what", &what), ("path", &m.mount_point.display())],
+            ));
         }
     }
-    holders.first().map(|h| format!("{h} uses it"))
+    holders
+        .first()
+        .map(|h| fill(&gettext("{holder} uses it"), &[("holder", h)]))
 }
 
 /// The largest partition of the disk at `dir`, else the disk: where its filesystem identity is.
@@ -214,7 +220,7 @@ fn open_for_check(
     let file = open_exclusive(device).map_err(|e| match e.raw_os_error() {
         Some(libc::EBUSY) => CapacityError::InUse {
             device: device.to_path_buf(),
-            why: "the kernel or another program holds it".into(),
+            why: gettext("the kernel or another program holds it"),
         },
         _ => CapacityError::io(format!("open {}", device.display()), e),
     })?;

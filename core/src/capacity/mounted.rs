@@ -234,7 +234,9 @@ pub(crate) fn check(
         return Err(CapacityError::RecoveryFailed {
             disk: facts.disk.clone(),
             file,
-            why: "the device is mounted now; unmount it and check it with --device".into(),
+            why: crate::i18n::gettext(
+                "the device is mounted now; unmount it and check it with --device",
+            ),
         });
     }
     let _lock = lock(&info, opts)?;

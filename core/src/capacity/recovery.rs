@@ -344,9 +344,9 @@ fn restore_one(
     let device = match super::device::open_exclusive(&node) {
         Ok(f) => f,
         Err(e) if e.raw_os_error() == Some(libc::EBUSY) => {
-            return Err(format!(
-                "{} is in use (mounted?); unmount it",
-                node.display()
+            return Err(crate::i18n::fill(
+                &crate::i18n::gettext("{device} is in use (mounted?); unmount it"),
+                &[("device", &node.display())],
             ))
         }
         Err(e) => return Err(format!("{}: {e}", node.display())),
