@@ -144,6 +144,31 @@ fn found_text(f: Found) -> String {
     }
 }
 
+/// The first bad and unsure spots (up to 8 of each), one line each.
+fn spot_lines(r: &CapacityReport) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut line = |s: String| out.push(s);
+    for b in r.bad_spots.iter().take(8) {
+        line(fill(
+            &gettext("  byte {address}: read back {found}"),
+            &[("address", &b.address), ("found", &found_text(b.found))],
+        ));
+    }
+    for u in r.unsure.iter().take(8) {
+        line(match u {
+            UnsureReason::RetriesDisagreed { address } => fill(
+                &gettext("  byte {address}: three reads disagreed"),
+                &[("address", address)],
+            ),
+            UnsureReason::ReadError { address, message } => fill(
+                &gettext("  byte {address}: read failed: {error}"),
+                &[("address", address), ("error", message)],
+            ),
+        });
+    }
+    out
+}
+
 /// The whole report as the CLI prints it.
 pub fn to_text(r: &CapacityReport) -> String {
     let mut out = String::new();
@@ -180,23 +205,8 @@ pub fn to_text(r: &CapacityReport) -> String {
             ("total", &r.spots.total),
         ],
     ));
-    for b in r.bad_spots.iter().take(8) {
-        line(fill(
-            &gettext("  byte {address}: read back {found}"),
-            &[("address", &b.address), ("found", &found_text(b.found))],
-        ));
-    }
-    for u in r.unsure.iter().take(8) {
-        line(match u {
-            UnsureReason::RetriesDisagreed { address } => fill(
-                &gettext("  byte {address}: three reads disagreed"),
-                &[("address", address)],
-            ),
-            UnsureReason::ReadError { address, message } => fill(
-                &gettext("  byte {address}: read failed: {error}"),
-                &[("address", address), ("error", message)],
-            ),
-        });
+    for l in spot_lines(r) {
+        line(l);
     }
     if !r.registers.is_empty() {
         let both = r.verdict.is_bad();
