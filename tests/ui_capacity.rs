@@ -52,6 +52,7 @@ fn main() {
         cancel_while_writing_removes_the_file,
         a_read_only_drive_is_refused_with_what_to_do,
         a_fake_that_wraps_is_called_fake_and_marked_in_the_history,
+        a_drive_that_drops_writes_loses_data,
         a_stored_fake_verdict_and_the_found_fake_mark_show,
         the_check_button_of_a_drive_not_connected_is_off_with_the_reason,
         a_screen_reader_hears_the_names_and_the_verdict,
@@ -362,8 +363,52 @@ fn a_fake_that_wraps_is_called_fake_and_marked_in_the_history(app: &Application)
     history_view.open_drive(&key);
     settle(&window);
     assert!(history_view.shows_found_fake());
-    // The drive is connected: its page can check it again.
+    // The drive is connected: its page checks it again, on the SD Card view.
     assert!(history_view.check_capacity_button().is_sensitive());
+    history_view.check_capacity_button().emit_clicked();
+    wait_until("the question", || window.capacity_question().is_some());
+    assert_eq!(window.tab(), Tab::SdCard);
+    assert_eq!(window.page(), Page::Capacity);
+    assert_eq!(
+        window.capacity_check().target().as_deref(),
+        Some(dir.as_path())
+    );
+    window.capacity_question().unwrap().response("cancel");
+    wait_until("the check to stop", || !window.capacity_check().is_busy());
+    assert!(files_in(&dir).is_empty(), "left: {:?}", files_in(&dir));
+    Ok(())
+}
+
+/// The testkit's fake drive that silently drops 2 % of its 4 KiB blocks: the check says it
+/// loses data, how many spots did, and what to do.
+fn a_drive_that_drops_writes_loses_data(app: &Application) -> Ran {
+    const MIB: u64 = 1 << 20;
+    let behaviour = Behaviour::Lossy {
+        seed: 7,
+        lost_per_million: 20_000,
+    };
+    let drive = FakeDrive::builder(1024 * MIB, behaviour)
+        .mounted()
+        .build()?;
+    let dir = drive.mount_dir().expect("mounted").to_path_buf();
+    let history = scratch_dir();
+    let window = window_on(app, &dir, &history.path().join("h.sqlite3"));
+    ask(&window).response("check");
+    wait_until("the verdict", || !window.capacity_check().is_busy());
+    let view = window.capacity_view();
+    assert_eq!(view.heading_text(), "This card loses data");
+    assert_eq!(view.tone_class(), Some("error"));
+    let report = window.capacity_check().report().expect("a report");
+    let s = report.spots;
+    let bad = s.zeros + s.garbage + s.stale + s.wrapped;
+    assert!(bad > 0);
+    assert_eq!(
+        view.body_text(),
+        format!(
+            "{bad} of {} spots checked did not keep what was written there. Copy your files off it and stop using it.",
+            s.total
+        )
+    );
     Ok(())
 }
 
