@@ -139,7 +139,7 @@ fn a_check_runs_to_a_genuine_verdict_with_its_progress_shown(app: &Application) 
     let history = scratch_dir();
     let history_path = history.path().join("h.sqlite3");
     let window = window_on(app, &fs.mount, &history_path);
-    let seen: Rc<RefCell<Vec<(Phase, u64, u64, String, f64)>>> = Rc::default();
+    let seen: Rc<RefCell<Vec<Seen>>> = Rc::default();
     let view = window.capacity_view();
     window.capacity_check().connect_progress({
         let seen = seen.clone();
@@ -204,6 +204,10 @@ fn a_check_runs_to_a_genuine_verdict_with_its_progress_shown(app: &Application) 
     assert_eq!(window.page(), Page::Ready);
     Ok(())
 }
+
+/// What the page showed at one progress event: the phase, spots done and in it, the spots
+/// line and the bar's fraction.
+type Seen = (Phase, u64, u64, String, f64);
 
 /// The check that ended in `window` is kept in the history at `path`, with `verdict`.
 fn assert_kept(window: &Window, path: &Path, verdict: CapacityVerdict) {
@@ -438,7 +442,7 @@ fn a_stored_fake_verdict_and_the_found_fake_mark_show(app: &Application) {
     let checks = view.check_rows();
     assert_eq!(checks.len(), 1, "{checks:?}");
     assert_eq!(checks[0].1, "Fake: claims 31.9 GB, keeps only about 8.6 GB");
-    view.open_check(&FAKE_CHECK_ID);
+    view.open_check(FAKE_CHECK_ID);
     settle(&window);
     assert_eq!(view.visible_page(), HistoryPage::Check);
     let shown = view.check_view();
@@ -515,7 +519,7 @@ fn a_screen_reader_hears_the_names_and_the_verdict(app: &Application) {
             .any(|n| n == "push button: Check Capacity…"),
         "the drive page's button is named"
     );
-    view.open_check(&FAKE_CHECK_ID);
+    view.open_check(FAKE_CHECK_ID);
     settle(&window);
     let nodes = tree::read();
     let problems = tree::problems(&nodes);
@@ -571,7 +575,7 @@ fn renders_capacity_screenshots(app: &Application) -> Ran {
         view.open_drive(&key(CARD));
         settle(&window);
         save_png(&window, &png("drive"));
-        view.open_check(&FAKE_CHECK_ID);
+        view.open_check(FAKE_CHECK_ID);
         settle(&window);
         save_png(&window, &png("fake"));
         window.close();
