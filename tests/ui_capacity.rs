@@ -51,6 +51,7 @@ fn main() {
         a_small_filesystem_is_checked_as_far_as_its_free_space_reaches,
         cancel_while_writing_removes_the_file,
         a_read_only_drive_is_refused_with_what_to_do,
+        closing_during_a_check_asks_then_removes_the_file_and_closes,
         a_fake_that_wraps_is_called_fake_and_marked_in_the_history,
         a_drive_that_drops_writes_loses_data,
         a_stored_fake_verdict_and_the_found_fake_mark_show,
@@ -280,6 +281,49 @@ fn cancel_while_writing_removes_the_file(app: &Application) -> Ran {
         files_in(disk.path())
     );
     assert!(window.open_dialog().is_none(), "a cancel is not an error");
+    Ok(())
+}
+
+/// Closing the window while the check writes asks first ("Stop the Check?"); **Keep
+/// Checking** goes on, **Stop and Close** removes the check's file and then closes.
+fn closing_during_a_check_asks_then_removes_the_file_and_closes(app: &Application) -> Ran {
+    let disk = match ThrottledDisk::new(256, 4 << 20, 64 << 20, 100, 5000) {
+        Ok(disk) => disk,
+        Err(reason) => return agnostics_testkit::skip(reason),
+    };
+    let history = scratch_dir();
+    let window = window_on(app, disk.path(), &history.path().join("h.sqlite3"));
+    ask(&window).response("check");
+    let check = window.capacity_check();
+    wait_until("some spots written", || {
+        check.progress().phase == Phase::Writing && check.progress().done > 0
+    });
+    window.close();
+    iterate_briefly();
+    assert!(
+        window.is_visible(),
+        "the window stays until the user says so"
+    );
+    let dialog = window.open_dialog().expect("a question");
+    assert_eq!(dialog.heading().as_deref(), Some("Stop the Check?"));
+    assert!(dialog.body().contains("its check file is removed"));
+    dialog.response("keep");
+    iterate_briefly();
+    assert!(window.is_visible());
+    assert_eq!(check.state(), CheckState::Checking);
+    window.close();
+    iterate_briefly();
+    window
+        .open_dialog()
+        .expect("the question again")
+        .response("stop");
+    wait_until("the window to close", || !window.is_visible());
+    assert!(!check.is_busy());
+    assert!(
+        files_in(disk.path()).is_empty(),
+        "left: {:?}",
+        files_in(disk.path())
+    );
     Ok(())
 }
 

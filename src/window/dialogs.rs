@@ -144,11 +144,13 @@ impl Window {
         } else {
             gettext("The SD card test is still running. If you close the window now, the test stops, its test file is removed and nothing is graded.")
         };
-        let dialog = self.message_dialog(&gettext("Stop the Test?"), &body);
-        dialog.add_responses(&[
-            ("keep", &gettext("_Keep Testing")),
-            ("stop", &gettext("_Stop and Close")),
-        ]);
+        let (heading, keep) = if self.is_checking_capacity() {
+            (gettext("Stop the Check?"), gettext("_Keep Checking"))
+        } else {
+            (gettext("Stop the Test?"), gettext("_Keep Testing"))
+        };
+        let dialog = self.message_dialog(&heading, &body);
+        dialog.add_responses(&[("keep", &keep), ("stop", &gettext("_Stop and Close"))]);
         dialog.set_response_appearance("stop", adw::ResponseAppearance::Destructive);
         dialog.set_default_response(Some("keep"));
         dialog.set_close_response("keep");
