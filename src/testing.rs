@@ -127,6 +127,10 @@ pub trait WindowProbe {
 
     /// The capacity check's question (time, size; **Cancel** / **Check**) while it is open.
     fn capacity_question(&self) -> Option<adw::MessageDialog>;
+
+    /// Starts the capacity check of the drive behind `dir`, as a connected drive's
+    /// **Check Capacity…** on the History page does (whatever the SD Card page thinks of it).
+    fn check_capacity_at(&self, dir: PathBuf);
 }
 
 impl WindowProbe for Window {
@@ -278,5 +282,9 @@ impl WindowProbe for Window {
 
     fn capacity_question(&self) -> Option<adw::MessageDialog> {
         self.imp().capacity_question.borrow().clone()
+    }
+
+    fn check_capacity_at(&self, dir: PathBuf) {
+        Window::check_capacity_at(self, dir);
     }
 }

@@ -327,19 +327,26 @@ fn closing_during_a_check_asks_then_removes_the_file_and_closes(app: &Applicatio
     Ok(())
 }
 
-/// A drive mounted read-only: the check is refused before anything is written, in a dialog
+/// A drive mounted read-only: **Check Capacity…** is off on the SD Card page (which says
+/// why); started another way, the check is refused before anything is written, in a dialog
 /// that says what happened and what to do, and the SD Card page is back.
 fn a_read_only_drive_is_refused_with_what_to_do(app: &Application) -> Ran {
     agnostics_testkit::require_root("a read-only loop-mounted ext4")?;
-    let fs = LoopFs::builder(64).options("ro").mount();
+    // Room for the SD card test's file: the page's refusal is that the drive is read-only.
+    let fs = LoopFs::builder(1024).options("ro").mount();
     let history = scratch_dir();
     let window = new_window(app);
     window.set_history_path(&history.path().join("h.sqlite3"));
     aim(&window, &fs.mount, None);
-    wait_until("Check Capacity on", || {
-        window.capacity_button().is_sensitive()
-    });
-    window.capacity_button().emit_clicked();
+    wait_until("the page's refusal", || window.ready_problem().is_some());
+    let problem = window.ready_problem().unwrap();
+    assert!(problem.contains("read-only"), "{problem}");
+    assert!(
+        !window.capacity_button().is_sensitive(),
+        "the SD Card page already says why the drive cannot be written"
+    );
+    // As a connected drive's History page starts it.
+    window.check_capacity_at(fs.mount.clone());
     wait_until("the refusal", || {
         window.capacity_check().state() == CheckState::Failed
     });

@@ -69,11 +69,11 @@ impl Window {
         let page = self.page();
         let listed = imp.ready_view.drives_loaded();
         self.action_set_enabled("win.run", !busy && imp.ready_view.can_run());
-        // The check has its own limits (no room for the test file does not stop it): it says
-        // itself what stops it.
+        // No room for the test's file does not stop a capacity check; a folder in memory or
+        // read-only does (the page says why).
         self.action_set_enabled(
             "win.check-capacity",
-            !busy && imp.ready_view.chosen_drive().is_some(),
+            !busy && imp.ready_view.can_check_capacity(),
         );
         self.action_set_enabled(
             "win.cancel-capacity",

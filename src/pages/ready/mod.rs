@@ -64,6 +64,8 @@ mod imp {
         pub run_when_ready: Cell<bool>,
         /// Why the chosen drive would be refused (what happened, then what to do), if it would.
         pub problem: RefCell<Option<String>>,
+        /// The chosen drive's only problem is too little room for the test's file.
+        pub only_space_lacks: Cell<bool>,
         /// Counts the checks started: a late answer about an earlier choice is dropped.
         pub check_generation: Cell<u64>,
         /// The first list of drives has not given the focus to **Run** yet.
