@@ -291,8 +291,8 @@ impl CapacityCheck {
 
     fn finish(&self, result: Result<Box<CapacityReport>, Failure>) {
         let imp = self.imp();
-        // The thread is ending: joining it is immediate once it has sent its last message,
-        // which `Recorded` may still be: keep it until then when there is a report.
+        // The thread may still send `Recorded`: it stays until the next check (or the
+        // window) drops it, when joining it is immediate.
         let state = match result {
             Ok(report) => {
                 imp.report.replace(Some(*report));
