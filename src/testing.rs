@@ -9,9 +9,10 @@ use agnostics_core::history::trend::Trend;
 use agnostics_core::profile::Profile;
 use agnostics_core::report::Report;
 
+use crate::model::capacity_check::CapacityCheck;
 use crate::model::test_run::TestRun;
 use crate::model::tests_session::TestsSession;
-use crate::pages::{HistoryView, ProgressView, ReadyView, ResultsView, TestsView};
+use crate::pages::{CapacityView, HistoryView, ProgressView, ReadyView, ResultsView, TestsView};
 use crate::widgets::DriveRow;
 use crate::window::{Page, Tab, Window};
 
@@ -114,6 +115,22 @@ pub trait WindowProbe {
 
     /// Shows `trend` on the results page, as a recorded test does.
     fn show_trend(&self, trend: Option<&Trend>);
+
+    /// The capacity check the window observes.
+    fn capacity_check(&self) -> CapacityCheck;
+
+    /// The capacity check's page.
+    fn capacity_view(&self) -> CapacityView;
+
+    /// **Check Capacity…** on the SD Card page.
+    fn capacity_button(&self) -> gtk::Button;
+
+    /// The capacity check's question (time, size; **Cancel** / **Check**) while it is open.
+    fn capacity_question(&self) -> Option<adw::MessageDialog>;
+
+    /// Starts the capacity check of the drive behind `dir`, as a connected drive's
+    /// **Check Capacity…** on the History page does (whatever the SD Card page thinks of it).
+    fn check_capacity_at(&self, dir: PathBuf);
 }
 
 impl WindowProbe for Window {
@@ -198,6 +215,8 @@ impl WindowProbe for Window {
     fn set_history_path(&self, path: &Path) {
         let imp = self.imp();
         imp.test_run.set_history_path(Some(path.to_path_buf()));
+        imp.capacity_check
+            .set_history_path(Some(path.to_path_buf()));
         imp.history_view.set_path(path);
     }
 
@@ -247,5 +266,25 @@ impl WindowProbe for Window {
 
     fn show_trend(&self, trend: Option<&Trend>) {
         self.imp().results_view.show_trend(trend);
+    }
+
+    fn capacity_check(&self) -> CapacityCheck {
+        self.imp().capacity_check.clone()
+    }
+
+    fn capacity_view(&self) -> CapacityView {
+        self.imp().capacity_view.get()
+    }
+
+    fn capacity_button(&self) -> gtk::Button {
+        self.imp().ready_view.capacity_button()
+    }
+
+    fn capacity_question(&self) -> Option<adw::MessageDialog> {
+        self.imp().capacity_question.borrow().clone()
+    }
+
+    fn check_capacity_at(&self, dir: PathBuf) {
+        Window::check_capacity_at(self, dir);
     }
 }

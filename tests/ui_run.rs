@@ -144,8 +144,9 @@ fn toasts_leave_the_bottom_buttons_clear(app: &Application) {
         results.run_again_button().upcast(),
         window.progress_view().cancel_button().upcast(),
         window.run_button().upcast(),
+        window.capacity_view().cancel_button().upcast(),
     ];
-    for (page, button) in [Page::Results, Page::Running, Page::Ready]
+    for (page, button) in [Page::Results, Page::Running, Page::Ready, Page::Capacity]
         .into_iter()
         .zip(buttons)
     {
@@ -154,6 +155,8 @@ fn toasts_leave_the_bottom_buttons_clear(app: &Application) {
             // The running page's layout, without a test: its Cancel button's place.
             Page::Running => window.show_page_for_test(Page::Running),
             Page::Results => {}
+            // The capacity check's page, without a check: its Cancel button's place.
+            Page::Capacity => window.show_page_for_test(Page::Capacity),
         }
         wait_until("the page transition to end", || window.page_settled());
         window.toast("Results copied");

@@ -41,6 +41,15 @@ pub enum Command {
     History(HistoryArgs),
     /// Compare two recorded runs figure by figure (the ratio of each, the links' ceilings).
     Compare(CompareArgs),
+    /// Is the card genuine? Check in seconds that it keeps data over its whole claimed
+    /// capacity (fake cards wrap or lose data beyond their real size).
+    ///
+    /// By default through a file of the program's own in the mounted card's filesystem (ext4
+    /// or XFS; nothing else on it is written); with --device, on the whole unmounted device
+    /// (root; every sector written is saved first and put back after). Exit status: 0 genuine,
+    /// 1 fake or loses data, 2 unsure, not checked far enough, or an error, 130/143 stopped by
+    /// SIGINT/SIGTERM.
+    Capacity(CapacityArgs),
     /// Write the man page or shell completions (for packagers).
     #[command(hide = true)]
     Generate(GenerateArgs),
@@ -145,6 +154,34 @@ pub struct ScriptsArgs {
 }
 
 #[derive(Debug, Clone, Args)]
+pub struct CapacityArgs {
+    /// Directory on the card to check through (default: as `run`: /var/tmp, or a mounted SD
+    /// card when /var/tmp is not on one).
+    #[arg(long, value_name = "DIR", conflicts_with = "device")]
+    pub target: Option<PathBuf>,
+    /// Check the whole unmounted device instead (e.g. /dev/sdb; root). Its partitions must not
+    /// be mounted; the original data at every spot is saved to a recovery file first and put
+    /// back after, also when stopped.
+    #[arg(long, value_name = "DEVICE")]
+    pub device: Option<PathBuf>,
+    /// With --device: write without asking (otherwise asked on a terminal, refused elsewhere).
+    #[arg(long, short = 'y', requires = "device")]
+    pub yes: bool,
+    /// Base spots spread over the drive (each brings its power-of-two aliases).
+    #[arg(long, value_name = "N", default_value_t = agnostics_core::capacity::plan::DEFAULT_SPOTS, value_parser = clap::value_parser!(u32).range(2..=4096))]
+    pub spots: u32,
+    /// Print one JSON document on stdout instead of text (see the README for its shape).
+    #[arg(long)]
+    pub json: bool,
+    /// Do not record this check in the history.
+    #[arg(long)]
+    pub no_history: bool,
+    /// Read sysfs from DIR instead of /sys.
+    #[arg(long, value_name = "DIR", default_value = "/sys", hide = true)]
+    pub sysfs_root: PathBuf,
+}
+
+#[derive(Debug, Clone, Args)]
 pub struct GenerateArgs {
     /// What to write: man, bash, zsh or fish.
     #[arg(value_parser = ["man", "bash", "zsh", "fish"])]
@@ -178,6 +215,18 @@ pub enum HistoryCommand {
     Export(HistoryExportArgs),
     /// Remove a run, every run of a drive, or the whole history.
     Forget(HistoryForgetArgs),
+    /// List the capacity checks (`agnostics-cli capacity`), newest first.
+    Capacity(HistoryCapacityArgs),
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct HistoryCapacityArgs {
+    /// Only this drive's checks: its id (or the first 6 or more characters of it) or its name.
+    #[arg(long, value_name = "ID")]
+    pub drive: Option<String>,
+    /// Print a JSON array instead of a table.
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// Which runs a list or an export covers.
@@ -206,7 +255,8 @@ pub struct HistoryListArgs {
 
 #[derive(Debug, Clone, Args)]
 pub struct HistoryShowArgs {
-    /// The run: its id, or the first 6 or more characters of it (as `history` lists it).
+    /// The run or capacity check: its id, or the first 6 or more characters of it (as
+    /// `history` and `history capacity` list them).
     #[arg(value_name = "RUN")]
     pub run: String,
     /// Print the report's JSON document instead of text.

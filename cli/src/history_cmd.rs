@@ -33,6 +33,7 @@ pub fn main(args: &HistoryArgs) -> i32 {
         Some(HistoryCommand::Import(a)) => import(a),
         Some(HistoryCommand::Export(a)) => export(a),
         Some(HistoryCommand::Forget(a)) => forget(a),
+        Some(HistoryCommand::Capacity(a)) => crate::history_capacity::list(a),
     }
 }
 
@@ -333,6 +334,9 @@ fn show(args: &HistoryShowArgs) -> i32 {
     };
     let report = match history.report(&args.run) {
         Ok(r) => r,
+        Err(HistoryError::NotFound(_)) if history.capacity_report(&args.run).is_ok() => {
+            return crate::history_capacity::show(&history, &args.run, args.json)
+        }
         Err(e) => return fail(&e),
     };
     if args.json {
@@ -360,8 +364,15 @@ fn drives(args: &HistoryDrivesArgs) -> i32 {
         Ok(None) => (None, Vec::new()),
         Err(e) => return fail(&e),
     };
+    let checked = match &history {
+        Some(h) => match h.checked_only_drives() {
+            Ok(c) => c,
+            Err(e) => return fail(&e),
+        },
+        None => Vec::new(),
+    };
     if args.json {
-        return print_json(&drives);
+        return crate::history_capacity::drives_json(&drives, &checked);
     }
     // The Label column: what the drive is (model and kind, from its latest run), beside the
     // Name column; the summary's own label is the name when it has one.
@@ -372,7 +383,7 @@ fn drives(args: &HistoryDrivesArgs) -> i32 {
             .map(|r| agnostics_core::history::compare::drive_label(&r))
             .unwrap_or_else(|| d.label.clone())
     };
-    if drives.is_empty() {
+    if drives.is_empty() && checked.is_empty() {
         let none =
             gettext("No drives recorded yet: each `agnostics-cli run` adds its result here.");
         return emit(To::Stdout, format!("{none}\n"));
@@ -384,9 +395,10 @@ fn drives(args: &HistoryDrivesArgs) -> i32 {
         gettext("Kind"),
         gettext("Latest run"),
         gettext("Verdict"),
+        gettext("Capacity"),
         gettext("Runs"),
     ];
-    let rows: Vec<Vec<String>> = drives
+    let mut rows: Vec<Vec<String>> = drives
         .iter()
         .map(|d| {
             vec![
@@ -396,11 +408,13 @@ fn drives(args: &HistoryDrivesArgs) -> i32 {
                 d.kind.as_str().to_owned(),
                 short_time(&d.last.started),
                 drive_verdict_cell(d),
+                crate::history_capacity::cell(d.last_capacity.as_ref(), d.found_fake),
                 d.runs.to_string(),
             ]
         })
         .collect();
-    emit(To::Stdout, aligned(&head, &rows, 6))
+    rows.extend(checked.iter().map(crate::history_capacity::checked_row));
+    emit(To::Stdout, aligned(&head, &rows, 7))
 }
 
 /// Opens the history for a change (creating the file when needed), or says why not. A damaged

@@ -3,13 +3,17 @@
 //! `agnostics-cli [run]` runs the standard test (or `--profile NAME|FILE`); `profiles` lists
 //! the built-in profiles; `targets` lists where it can run; `card`
 //! decodes the card's registers; `scripts` runs agnostics test scripts; `history` lists and
-//! manages the recorded runs and `compare` sets two of them side by side. Exit status: 0 PASS,
-//! 1 FAIL, 2 error or refused, 130 cancelled by SIGINT.
+//! manages the recorded runs and `compare` sets two of them side by side; `capacity` checks
+//! that a card keeps data over its whole claimed size. Exit status: 0 PASS (capacity: genuine),
+//! 1 FAIL (capacity: fake or loses data), 2 error or refused (capacity: also unsure or not
+//! checked far enough), 130 cancelled by SIGINT.
 
 mod args;
+mod capacity_cmd;
 mod card_cmd;
 mod compare_cmd;
 mod generate;
+mod history_capacity;
 mod history_cmd;
 mod output;
 mod profiles_cmd;
@@ -37,6 +41,7 @@ fn main() {
         Some(Command::Scripts(ref a)) => scripts_cmd::main(a),
         Some(Command::History(ref a)) => history_cmd::main(a),
         Some(Command::Compare(ref a)) => compare_cmd::main(a),
+        Some(Command::Capacity(ref a)) => capacity_cmd::main(a),
         Some(Command::Generate(ref a)) => generate::main(a),
     };
     std::process::exit(code);

@@ -13,6 +13,7 @@
 //! [`sample`] builds sample reports and phases for tests and examples.
 
 pub mod advice;
+pub mod capacity;
 pub mod card;
 pub mod drive;
 pub mod drive_lock;

@@ -6,9 +6,11 @@
 use std::path::{Path, PathBuf};
 
 use agnostics_core::history::{
-    self, Comparison, DriveId, DriveSummary, History, HistoryError, Recorded, RunFilter,
-    RunSummary, SeriesPoint,
+    self, CheckedDrive, Comparison, DriveId, DriveSummary, History, HistoryError, Recorded,
+    RunFilter, RunSummary, SeriesPoint,
 };
+
+use crate::model::capacity_history::{self, DriveChecks};
 use agnostics_core::report::Report;
 use agnostics_core::target_dir::Transport;
 
@@ -84,6 +86,8 @@ pub struct Listing {
     /// Runs without a drive identity (no CID, USB/NVMe serial or filesystem UUID), newest
     /// first.
     pub unidentified: Vec<RunSummary>,
+    /// The drives known only from capacity checks (no test ran on them), newest check first.
+    pub checked_only: Vec<CheckedDrive>,
 }
 
 /// The drives in the history and the runs of drives not identified; nothing when there is no
@@ -99,9 +103,11 @@ pub fn listing(path: &Path) -> Result<Listing, String> {
         .into_iter()
         .filter(|r| r.drive.is_none())
         .collect();
+    let checked_only = h.checked_only_drives().map_err(|e| e.to_string())?;
     Ok(Listing {
         drives,
         unidentified,
+        checked_only,
     })
 }
 
@@ -127,6 +133,8 @@ pub struct DrivePage {
     /// The figures of that profile's runs, oldest first (none for drives not identified: their
     /// runs may be of different drives).
     pub series: Vec<SeriesPoint>,
+    /// Its capacity checks and whether one found it fake.
+    pub checks: DriveChecks,
 }
 
 impl DrivePage {
@@ -165,14 +173,18 @@ pub fn drive_page(path: &Path, key: &DriveKey, profile: Option<&str>) -> Result<
             profile: profiles.first().cloned().unwrap_or_default(),
             profiles,
             series: Vec::new(),
+            checks: DriveChecks::default(),
         });
     };
-    let drive = h
+    let checks = capacity_history::checks_of(&h, id)?;
+    let Some(drive) = h
         .drives()
         .map_err(|e| e.to_string())?
         .into_iter()
         .find(|d| d.id == *id)
-        .ok_or_else(not_found)?;
+    else {
+        return checked_only_page(&h, id, checks)?.ok_or_else(not_found);
+    };
     let runs = h
         .runs(&RunFilter {
             drive: Some(drive.id.to_string()),
@@ -195,7 +207,32 @@ pub fn drive_page(path: &Path, key: &DriveKey, profile: Option<&str>) -> Result<
         profiles,
         profile,
         series,
+        checks,
     })
+}
+
+/// The page of drive `id` when only capacity checks ran on it (`None` when it is not such a
+/// drive either).
+fn checked_only_page(
+    h: &History,
+    id: &DriveId,
+    checks: DriveChecks,
+) -> Result<Option<DrivePage>, String> {
+    let checked = h.checked_only_drives().map_err(|e| e.to_string())?;
+    Ok(checked
+        .into_iter()
+        .find(|d| d.id == *id)
+        .map(|d| DrivePage {
+            id: Some(d.id),
+            label: d.label,
+            name: d.name,
+            kind: None,
+            runs: Vec::new(),
+            profiles: Vec::new(),
+            profile: String::new(),
+            series: Vec::new(),
+            checks,
+        }))
 }
 
 /// The name of the runs of drives not identified, for people.

@@ -3,6 +3,7 @@
 
 use std::cell::{Cell, RefCell};
 
+use agnostics_core::capacity::CapacityVerdict;
 use agnostics_core::i18n::{fill, gettext};
 use agnostics_core::scripts::ScriptVerdict;
 use agnostics_core::verdict::Verdict;
@@ -116,6 +117,39 @@ impl Badge {
             self,
             &fill(&gettext("Result: {verdict}"), &[("verdict", &text)]),
         );
+    }
+
+    /// The mark of a drive that a capacity check once found fake (or losing data): it stays
+    /// on the drive's History pages whatever later checks say.
+    pub fn found_fake() -> Badge {
+        let badge: Badge = glib::Object::new();
+        badge.show(
+            "dialog-error-symbolic",
+            "error",
+            &gettext("Found fake"),
+            None,
+        );
+        crate::a11y::set_label(
+            &badge,
+            &gettext(
+                "Found fake: a capacity check found that this drive does not keep all it claims",
+            ),
+        );
+        badge
+    }
+
+    /// A capacity check's verdict in a word ("Genuine", "Fake", …) with its icon and style.
+    pub fn capacity(verdict: CapacityVerdict) -> Badge {
+        use crate::pages::capacity::verdict::{tone, verdict_word};
+        let badge: Badge = glib::Object::new();
+        let tone = tone(verdict);
+        let word = verdict_word(verdict);
+        badge.show(tone.icon_name(), tone.css_class(), &word, None);
+        crate::a11y::set_label(
+            &badge,
+            &fill(&gettext("Capacity: {verdict}"), &[("verdict", &word)]),
+        );
+        badge
     }
 
     /// The verdict shown (`None` for an aborted test).

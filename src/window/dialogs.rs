@@ -116,7 +116,7 @@ impl Window {
 
     /// A modal dialog of this window, remembered until it is answered (see
     /// [`Window::open_dialog`]).
-    fn message_dialog(&self, heading: &str, body: &str) -> adw::MessageDialog {
+    pub(super) fn message_dialog(&self, heading: &str, body: &str) -> adw::MessageDialog {
         let dialog = adw::MessageDialog::new(Some(self), Some(heading), Some(body));
         dialog.set_modal(true);
         dialog.connect_response(
@@ -137,16 +137,20 @@ impl Window {
     }
 
     pub(super) fn confirm_close(&self) {
-        let body = if self.is_running_tests() && !self.imp().test_run.is_busy() {
+        let body = if self.is_checking_capacity() {
+            gettext("The capacity check is still running. If you close the window now, the check stops, its check file is removed and there is no verdict.")
+        } else if self.is_running_tests() && !self.imp().test_run.is_busy() {
             gettext("Tests are still running. If you close the window now, the running test is stopped and the tests after it do not run.")
         } else {
             gettext("The SD card test is still running. If you close the window now, the test stops, its test file is removed and nothing is graded.")
         };
-        let dialog = self.message_dialog(&gettext("Stop the Test?"), &body);
-        dialog.add_responses(&[
-            ("keep", &gettext("_Keep Testing")),
-            ("stop", &gettext("_Stop and Close")),
-        ]);
+        let (heading, keep) = if self.is_checking_capacity() {
+            (gettext("Stop the Check?"), gettext("_Keep Checking"))
+        } else {
+            (gettext("Stop the Test?"), gettext("_Keep Testing"))
+        };
+        let dialog = self.message_dialog(&heading, &body);
+        dialog.add_responses(&[("keep", &keep), ("stop", &gettext("_Stop and Close"))]);
         dialog.set_response_appearance("stop", adw::ResponseAppearance::Destructive);
         dialog.set_default_response(Some("keep"));
         dialog.set_close_response("keep");
@@ -177,6 +181,7 @@ impl Window {
         self.imp().close_when_stopped.set(true);
         self.cancel_tests();
         self.cancel_test();
+        self.cancel_capacity();
         self.sync_state();
     }
 

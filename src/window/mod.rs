@@ -3,7 +3,8 @@
 //! ([`ReadyView`]: choose a drive, **Run SD card test**) → running (phase, progress, live
 //! figure, chart, **Cancel**) → results (PASS/FAIL rows and advice, the card, **Run Again**,
 //! **Copy Results**, **Save report**); errors in a dialog that says what happened and what to
-//! do, then back to ready. **All Tests** ([`TestsView`]): upstream's list of tests with **Run
+//! do, then back to ready; and the capacity check from **Check Capacity…** (its question,
+//! progress and verdict; see [`capacity`]). **All Tests** ([`TestsView`]): upstream's list of tests with **Run
 //! Tests**, **Show Log** and **Reset**. **History** ([`HistoryView`]): the drives tested,
 //! their trend charts and runs, compare and save. The window owns the [`TestRun`] (the SD card
 //! test, started from the ready page, the results page or a **Run Tests** session), its
@@ -23,10 +24,12 @@ use agnostics_core::profile::Profile;
 use gtk::{gdk, gio, glib};
 
 use crate::config::APP_ID;
+use crate::model::capacity_check::CapacityCheck;
 use crate::model::test_run::TestRun;
-use crate::pages::{HistoryView, ProgressView, ReadyView, ResultsView, TestsView};
+use crate::pages::{CapacityView, HistoryView, ProgressView, ReadyView, ResultsView, TestsView};
 
 mod all_tests;
+mod capacity;
 mod dialogs;
 mod history;
 mod pages;
@@ -59,14 +62,19 @@ mod imp {
         #[template_child]
         pub results_view: TemplateChild<ResultsView>,
         #[template_child]
+        pub capacity_view: TemplateChild<CapacityView>,
+        #[template_child]
         pub tests_view: TemplateChild<TestsView>,
         #[template_child]
         pub history_view: TemplateChild<HistoryView>,
 
         pub test_run: TestRun,
+        pub capacity_check: CapacityCheck,
         pub inhibit_cookie: Cell<u32>,
         pub close_when_stopped: Cell<bool>,
         pub dialog: RefCell<Option<adw::MessageDialog>>,
+        /// The capacity check's question while it is not answered.
+        pub capacity_question: RefCell<Option<adw::MessageDialog>>,
         pub chooser: RefCell<Option<gtk::FileChooserNative>>,
         /// The SD card test started has not had its result logged yet.
         pub sd_log_pending: Cell<bool>,
@@ -82,6 +90,7 @@ mod imp {
             ReadyView::ensure_type();
             ProgressView::ensure_type();
             ResultsView::ensure_type();
+            CapacityView::ensure_type();
             TestsView::ensure_type();
             HistoryView::ensure_type();
             crate::resources::register();
@@ -92,6 +101,10 @@ mod imp {
                 win.start_test();
             });
             klass.install_action("win.cancel", None, |win, _, _| win.cancel_test());
+            klass.install_action("win.check-capacity", None, |win, _, _| win.check_capacity());
+            klass.install_action("win.cancel-capacity", None, |win, _, _| {
+                win.cancel_capacity()
+            });
             klass.install_action("win.copy-results", None, |win, _, _| win.copy_results());
             klass.install_action("win.save-report", None, |win, _, _| win.save_report());
             klass.install_action("win.back", None, |win, _, _| win.show_ready());
@@ -171,6 +184,7 @@ impl Window {
         self.restore_size();
         crate::a11y::name_mnemonic_buttons(self);
         self.setup_run();
+        self.setup_capacity();
         self.setup_ready();
         self.view_stack_follows();
         crate::focus_ring::follow(self);
@@ -219,7 +233,7 @@ impl Window {
 
     /// Back to the choice of drive (the `win.back` action).
     pub(crate) fn show_ready(&self) {
-        if !self.imp().test_run.is_busy() {
+        if !self.imp().test_run.is_busy() && !self.is_checking_capacity() {
             self.show_page(Page::Ready);
         }
     }

@@ -10,11 +10,13 @@ pub enum Page {
     Running,
     /// The verdicts, **Run Again**, **Copy Results**, **Save Report**.
     Results,
+    /// The capacity check: its progress and **Cancel**, then its verdict and **Done**.
+    Capacity,
 }
 
 impl Page {
     /// Every page, in the stack's order.
-    pub const ALL: [Page; 3] = [Page::Ready, Page::Running, Page::Results];
+    pub const ALL: [Page; 4] = [Page::Ready, Page::Running, Page::Results, Page::Capacity];
 
     /// The page's name in `window.ui`.
     pub fn name(self) -> &'static str {
@@ -22,6 +24,7 @@ impl Page {
             Page::Ready => "ready",
             Page::Running => "running",
             Page::Results => "results",
+            Page::Capacity => "capacity",
         }
     }
 

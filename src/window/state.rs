@@ -1,12 +1,14 @@
 //! The window following its state: the page shown, the header's back button, the focused
 //! (default) button, which actions are enabled, the test run's state turned into pages,
-//! toasts and dialogs, and suspend and logout inhibited while a test runs.
+//! toasts and dialogs, and suspend and logout inhibited while a test runs (the capacity
+//! check's own states are followed in [`super::capacity`]).
 
 use adw::prelude::*;
 use adw::subclass::prelude::*;
 use agnostics_core::i18n::gettext;
 
 use super::{Page, Tab, Window};
+use crate::model::capacity_check::CheckState;
 use crate::model::test_run::RunState;
 
 impl Window {
@@ -21,7 +23,8 @@ impl Window {
 
     /// The back button shows on the SD Card page's results.
     pub(super) fn sync_header(&self) {
-        let results = self.page() == Page::Results;
+        let results = self.page() == Page::Results
+            || (self.page() == Page::Capacity && !self.is_checking_capacity());
         self.imp()
             .back_button
             .set_visible(results && self.tab() == Tab::SdCard);
@@ -49,6 +52,13 @@ impl Window {
             (Tab::SdCard, Page::Results) => {
                 imp.results_view.copy_button().grab_focus();
             }
+            // Cancel while the check runs, Done after: neither writes anything.
+            (Tab::SdCard, Page::Capacity) if self.is_checking_capacity() => {
+                imp.capacity_view.cancel_button().grab_focus();
+            }
+            (Tab::SdCard, Page::Capacity) => {
+                imp.capacity_view.done_button().grab_focus();
+            }
             (Tab::SdCard, Page::Ready) => imp.ready_view.focus_default(),
         }
     }
@@ -59,6 +69,19 @@ impl Window {
         let page = self.page();
         let listed = imp.ready_view.drives_loaded();
         self.action_set_enabled("win.run", !busy && imp.ready_view.can_run());
+        // No room for the test's file does not stop a capacity check; a folder in memory or
+        // read-only does (the page says why).
+        self.action_set_enabled(
+            "win.check-capacity",
+            !busy && imp.ready_view.can_check_capacity(),
+        );
+        self.action_set_enabled(
+            "win.cancel-capacity",
+            matches!(
+                imp.capacity_check.state(),
+                CheckState::Preparing | CheckState::Asking | CheckState::Checking
+            ),
+        );
         self.action_set_enabled("win.run-tests", !busy && listed);
         self.action_set_enabled("win.cancel-tests", self.is_running_tests());
         self.action_set_enabled("win.reset-tests", !busy);
@@ -66,7 +89,10 @@ impl Window {
         let results = imp.test_run.report().is_some_and(|r| r.error.is_none());
         self.action_set_enabled("win.copy-results", results);
         self.action_set_enabled("win.save-report", results);
-        self.action_set_enabled("win.back", !busy && page == Page::Results);
+        self.action_set_enabled(
+            "win.back",
+            !busy && matches!(page, Page::Results | Page::Capacity),
+        );
         self.action_set_enabled("win.choose-folder", !busy && listed);
     }
 
@@ -115,9 +141,9 @@ impl Window {
         }
     }
 
-    /// True while the SD card test or a **Run Tests** session runs.
+    /// True while the SD card test, a **Run Tests** session or a capacity check runs.
     pub fn is_busy(&self) -> bool {
-        self.imp().test_run.is_busy() || self.is_running_tests()
+        self.imp().test_run.is_busy() || self.is_running_tests() || self.is_checking_capacity()
     }
 
     /// Inhibits suspend and logout, saying `reason` (once; a second call keeps the first).

@@ -159,6 +159,122 @@ impl BlkioThrottle {
     }
 }
 
+/// Reads and writes done on one block device: by its own counters (`/sys/block/NAME/stat`)
+/// or as a cgroup accounted them ([`BlkioThrottle::io_count`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct IoCount {
+    /// Read requests completed.
+    pub read_ios: u64,
+    /// Bytes read.
+    pub read_bytes: u64,
+    /// Write requests completed.
+    pub write_ios: u64,
+    /// Bytes written.
+    pub write_bytes: u64,
+}
+
+impl IoCount {
+    /// From the text of `/sys/block/NAME/stat` (fields 1, 3, 5 and 7: read I/Os, read
+    /// sectors, write I/Os, write sectors; a sector is 512 bytes there whatever the device's
+    /// sector size); `None` when it has fewer fields or one is not a number.
+    pub fn from_block_stat(text: &str) -> Option<IoCount> {
+        let fields: Vec<u64> = text
+            .split_whitespace()
+            .map(str::parse)
+            .collect::<Result<_, _>>()
+            .ok()?;
+        Some(IoCount {
+            read_ios: *fields.first()?,
+            read_bytes: fields.get(2)? * 512,
+            write_ios: *fields.get(4)?,
+            write_bytes: fields.get(6)? * 512,
+        })
+    }
+
+    /// The counts after `earlier`, field by field (saturating at zero).
+    pub fn since(&self, earlier: &IoCount) -> IoCount {
+        IoCount {
+            read_ios: self.read_ios.saturating_sub(earlier.read_ios),
+            read_bytes: self.read_bytes.saturating_sub(earlier.read_bytes),
+            write_ios: self.write_ios.saturating_sub(earlier.write_ios),
+            write_bytes: self.write_bytes.saturating_sub(earlier.write_bytes),
+        }
+    }
+}
+
+impl BlkioThrottle {
+    /// What this group has done on device `maj_min` so far: cgroup v2's `io.stat` line
+    /// (`rbytes`, `wbytes`, `rios`, `wios`), or v1's `blkio.throttle.io_service_bytes` and
+    /// `blkio.throttle.io_serviced` (`Read` and `Write` lines). Zero when the device has no
+    /// line yet.
+    ///
+    /// # Panics
+    /// When the group's files cannot be read.
+    pub fn io_count(&self, maj_min: &str) -> IoCount {
+        let read = |file: &str| {
+            let path = self.dir.join(file);
+            std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+        };
+        match self.hierarchy {
+            Hierarchy::V2(_) => v2_io_count(&read("io.stat"), maj_min),
+            Hierarchy::V1(_) => {
+                let (read_bytes, write_bytes) =
+                    v1_read_write(&read("blkio.throttle.io_service_bytes"), maj_min);
+                let (read_ios, write_ios) =
+                    v1_read_write(&read("blkio.throttle.io_serviced"), maj_min);
+                IoCount {
+                    read_ios,
+                    read_bytes,
+                    write_ios,
+                    write_bytes,
+                }
+            }
+        }
+    }
+}
+
+/// The counts of `maj_min` in cgroup v2's `io.stat` (`MAJ:MIN rbytes=N wbytes=N rios=N …`).
+fn v2_io_count(text: &str, maj_min: &str) -> IoCount {
+    let mut count = IoCount::default();
+    let Some(line) = text
+        .lines()
+        .find(|l| l.split_whitespace().next() == Some(maj_min))
+    else {
+        return count;
+    };
+    for pair in line.split_whitespace().skip(1) {
+        let Some((key, value)) = pair.split_once('=') else {
+            continue;
+        };
+        let value = value.parse().unwrap_or(0);
+        match key {
+            "rbytes" => count.read_bytes = value,
+            "wbytes" => count.write_bytes = value,
+            "rios" => count.read_ios = value,
+            "wios" => count.write_ios = value,
+            _ => {}
+        }
+    }
+    count
+}
+
+/// The `Read` and `Write` values of `maj_min` in a cgroup-v1 blkio file (`MAJ:MIN Read N`).
+fn v1_read_write(text: &str, maj_min: &str) -> (u64, u64) {
+    let (mut read, mut write) = (0, 0);
+    for line in text.lines() {
+        let mut words = line.split_whitespace();
+        if words.next() != Some(maj_min) {
+            continue;
+        }
+        match (words.next(), words.next().and_then(|v| v.parse().ok())) {
+            (Some("Read"), Some(v)) => read = v,
+            (Some("Write"), Some(v)) => write = v,
+            _ => {}
+        }
+    }
+    (read, write)
+}
+
 /// Adds `io` to `root/cgroup.subtree_control` unless it is already enabled there.
 fn enable_io(root: &Path) -> std::io::Result<()> {
     let control = root.join("cgroup.subtree_control");
@@ -302,6 +418,38 @@ mod tests {
                 "7:3 riops=1200 wiops=400 rbps=max wbps=12582912\n".to_owned()
             )]
         );
+    }
+
+    #[test]
+    fn io_counts_are_read_from_each_format() {
+        let v1 = "7:3 Read 8192\n7:3 Write 1048576\n7:3 Sync 0\n7:30 Write 5\nTotal 1056768\n";
+        assert_eq!(v1_read_write(v1, "7:3"), (8192, 1 << 20));
+        assert_eq!(v1_read_write(v1, "7:4"), (0, 0));
+        let v2 = "8:0 rbytes=1 wbytes=2 rios=3 wios=4 dbytes=0 dios=0\n\
+                  7:3 rbytes=4096 wbytes=65536 rios=1 wios=16 dbytes=0 dios=0\n";
+        assert_eq!(
+            v2_io_count(v2, "7:3"),
+            IoCount {
+                read_ios: 1,
+                read_bytes: 4096,
+                write_ios: 16,
+                write_bytes: 65536
+            }
+        );
+        let stat =
+            "     120        0     9600       40       32        0      256       10        0";
+        let count = IoCount::from_block_stat(stat).unwrap();
+        assert_eq!(
+            count,
+            IoCount {
+                read_ios: 120,
+                read_bytes: 9600 * 512,
+                write_ios: 32,
+                write_bytes: 256 * 512
+            }
+        );
+        assert_eq!(count.since(&count), IoCount::default());
+        assert_eq!(IoCount::from_block_stat("1 2"), None);
     }
 
     #[test]

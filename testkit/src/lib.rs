@@ -1,7 +1,8 @@
 //! Real-system fixtures shared by the integration tests of `agnostics-core`, `agnostics-cli`
 //! and `agnostics`: scratch folders on a disk filesystem, a loop-mounted ext4 filesystem,
 //! a tmpfs mount, a block-device throttle (cgroup v2 `io.max`, or cgroup v1 blkio) that gives a
-//! device a speed known by construction ([`ThrottledDisk`]), the sysfs tree of a card from
+//! device a speed known by construction ([`ThrottledDisk`]), a fake SD card or USB stick that
+//! wraps or loses writes ([`FakeDrive`]), the sysfs tree of a card from
 //! `testkit/fixtures/cards`, the listing of test files left behind, the shared test
 //! [`profiles`], and the project's translation catalogues ([`po`], [`locale`]).
 //!
@@ -14,6 +15,7 @@ use std::process::Command;
 
 mod blkio;
 mod card;
+pub mod fake_drive;
 pub mod harness;
 pub mod locale;
 mod loopfs;
@@ -22,11 +24,12 @@ pub mod profiles;
 mod throttled;
 mod tmpfs;
 
-pub use blkio::{BlkioThrottle, Hierarchy, Throttle, BLKIO_ROOT, CGROUP2_ROOT};
+pub use blkio::{BlkioThrottle, Hierarchy, IoCount, Throttle, BLKIO_ROOT, CGROUP2_ROOT};
 pub use card::{
     card_fixtures_dir, card_sysfs, fio_jobs_dir, fixture_files, ios_fixture, mmc_host_tree,
     pi_model_tree, write_card_tree, MmcHost, MMC_CARD_DIR,
 };
+pub use fake_drive::{Behaviour, FakeDrive, FakeDriveBuilder, Served, FAKE_BLOCK};
 pub use harness::{require, require_path, require_program, require_root, skip, Ran, Skip};
 pub use loopfs::{LoopFs, LoopFsBuilder};
 pub use throttled::{serve_child, ThrottledDisk, CHILD_DIR_ENV, CHILD_TASK_ENV};

@@ -115,21 +115,31 @@ impl ThrottledDisk {
         cmd.env(CHILD_TASK_ENV, task)
             .env(CHILD_DIR_ENV, self.path());
         edit(&mut cmd);
-        let out = cmd
-            .output()
-            .unwrap_or_else(|e| panic!("{task}: start the child: {e}"));
-        let stdout = String::from_utf8_lossy(&out.stdout);
-        assert!(
-            out.status.success(),
-            "{task}: child failed\n{stdout}\n{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let line = stdout
-            .lines()
-            .find_map(|l| l.find(RESULT_MARK).map(|at| &l[at + RESULT_MARK.len()..]))
-            .unwrap_or_else(|| panic!("{task}: no result in\n{stdout}"));
-        serde_json::from_str(line).unwrap_or_else(|e| panic!("{task}: result {line}: {e}"))
+        child_result(task, &mut cmd)
     }
+}
+
+/// Runs `cmd`, a child doing `task` that prints its result after [`RESULT_MARK`], and parses
+/// that result.
+///
+/// # Panics
+/// When the child cannot start, fails (with its output), prints no result or one that is not
+/// a `T`.
+pub(crate) fn child_result<T: serde::de::DeserializeOwned>(task: &str, cmd: &mut Command) -> T {
+    let out = cmd
+        .output()
+        .unwrap_or_else(|e| panic!("{task}: start the child: {e}"));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{task}: child failed\n{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let line = stdout
+        .lines()
+        .find_map(|l| l.find(RESULT_MARK).map(|at| &l[at + RESULT_MARK.len()..]))
+        .unwrap_or_else(|| panic!("{task}: no result in\n{stdout}"));
+    serde_json::from_str(line).unwrap_or_else(|e| panic!("{task}: result {line}: {e}"))
 }
 
 /// The child's side of [`ThrottledDisk::run_child`], first thing in a test binary's `main`:

@@ -52,5 +52,6 @@ pub use trend::{decline_advice, describe, trend, Change, FigureTrend, Trend};
 
 pub use figures::{figures, format_figure, is_graded_phase, phase_label, Figure};
 pub use records::{
-    DriveSummary, ImportOutcome, Outcome, RunFilter, RunId, RunSummary, SeriesPoint,
+    CapacitySummary, CheckedDrive, DriveSummary, ImportOutcome, Outcome, RunFilter, RunId,
+    RunSummary, SeriesPoint,
 };

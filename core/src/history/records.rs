@@ -4,6 +4,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::capacity::{CapacityVerdict, Mode};
 use crate::drive::{DriveId, IdentityBasis};
 use crate::engine::EngineKind;
 use crate::figure::Unit;
@@ -155,6 +156,56 @@ pub struct DriveSummary {
     /// check or an error since); `None` when no stored run of it was graded.
     #[serde(default)]
     pub last_graded: Option<RunSummary>,
+    /// Its latest capacity check (`agnostics-cli capacity`), if any.
+    #[serde(default)]
+    pub last_capacity: Option<CapacitySummary>,
+    /// True when a capacity check once found it fake or losing data (the mark stays).
+    #[serde(default)]
+    pub found_fake: bool,
+}
+
+/// One stored capacity check, for lists.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CapacitySummary {
+    /// The check's id, 32 hex digits.
+    pub check: String,
+    /// When it started, RFC 3339.
+    pub started: String,
+    /// The drive, when it was identified.
+    pub drive: Option<DriveId>,
+    /// The name the user gave the drive.
+    pub drive_name: Option<String>,
+    /// For people: the drive's name, else its model (or disk) and kind.
+    pub drive_label: String,
+    /// Mounted or device mode.
+    pub mode: Mode,
+    /// The verdict.
+    pub verdict: CapacityVerdict,
+    /// The size the drive claims, bytes.
+    pub claimed_bytes: u64,
+    /// The size verified, bytes.
+    pub verified_bytes: u64,
+    /// For a fake: its real size, bytes.
+    pub real_bytes: Option<u64>,
+}
+
+/// A drive known only from capacity checks (no test run on it).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CheckedDrive {
+    /// The drive's id.
+    pub id: DriveId,
+    /// What the id was made from.
+    pub basis: IdentityBasis,
+    /// The name the user gave it.
+    pub name: Option<String>,
+    /// For people: the name, else model (or disk) and kind.
+    pub label: String,
+    /// True when a capacity check once found it fake or losing data.
+    pub found_fake: bool,
+    /// Its stored checks.
+    pub checks: u32,
+    /// Its latest check.
+    pub last: CapacitySummary,
 }
 
 /// One figure of one run, for trend charts.

@@ -39,8 +39,28 @@ UPDATE runs SET transport = json_extract(document, '$.target.transport');
 CREATE INDEX runs_by_profile_hash ON runs (drive_id, profile_hash, started_unix);
 ";
 
+/// Version 3: capacity checks (`agnostics-cli capacity`), one row per check with its whole
+/// report, and on each drive the first check that found it fake (`found_fake`, the check's id),
+/// which later checks never clear.
+pub const V3: &str = "
+CREATE TABLE capacity_checks (
+    check_id       TEXT PRIMARY KEY NOT NULL, -- CapacityReport.check_id, 32 hex digits
+    drive_id       TEXT,                      -- DriveId, NULL when not identified
+    started        TEXT NOT NULL,             -- RFC 3339
+    started_unix   INTEGER NOT NULL,          -- seconds since 1970 (UTC)
+    mode           TEXT NOT NULL,             -- mounted | device
+    verdict        TEXT NOT NULL,             -- genuine | fake | loses_data | not_checked_beyond | unsure
+    verified_bytes INTEGER NOT NULL,
+    claimed_bytes  INTEGER NOT NULL,
+    real_bytes     INTEGER,                   -- a fake's real size, NULL otherwise
+    document       TEXT NOT NULL              -- the whole report, JSON
+);
+CREATE INDEX capacity_by_drive ON capacity_checks (drive_id, started_unix);
+ALTER TABLE drives ADD COLUMN found_fake TEXT;
+";
+
 /// Every migration, in order: `MIGRATIONS[n]` goes from version `n` to `n + 1`.
-pub const MIGRATIONS: [&str; 2] = [V1, V2];
+pub const MIGRATIONS: [&str; 3] = [V1, V2, V3];
 
 /// The newest schema version this program knows.
 pub const VERSION: u32 = MIGRATIONS.len() as u32;

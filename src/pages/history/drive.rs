@@ -35,6 +35,8 @@ pub struct DrivePage {
     pub(super) run_rows: RefCell<Vec<(String, adw::ActionRow, gtk::CheckButton)>>,
     /// The drive shown, as the history gave it.
     pub(super) shown: RefCell<Option<history_store::DrivePage>>,
+    /// The runs' heading, hint and list: hidden for a drive only checked for capacity.
+    pub(super) runs_parts: RefCell<Vec<gtk::Widget>>,
 }
 
 impl HistoryView {
@@ -43,7 +45,11 @@ impl HistoryView {
         let page = gtk::Box::new(gtk::Orientation::Vertical, 0);
         imp.drive.title.set_label("");
         let rename = imp.drive.rename_button.clone();
-        let (bar, back) = wrapping_top_bar(&gettext("All drives"), &imp.drive.title, &[&rename]);
+        let content = page_box();
+        self.build_fake_banner(&content);
+        let check = self.build_check_list_button();
+        let (bar, back) =
+            wrapping_top_bar(&gettext("All drives"), &imp.drive.title, &[&rename, &check]);
         back.connect_clicked(glib::clone!(
             #[weak(rename_to = view)]
             self,
@@ -62,7 +68,6 @@ impl HistoryView {
         page.append(&bar);
         page.append(&gtk::Separator::new(gtk::Orientation::Horizontal));
 
-        let content = page_box();
         imp.drive.profile_box.set_spacing(12);
         imp.drive.profile_box.set_visible(false);
         content.append(&imp.drive.profile_box);
@@ -78,7 +83,8 @@ impl HistoryView {
         imp.drive.trend_heading.replace(Some(trend));
         content.append(&imp.drive.rate_chart);
         content.append(&imp.drive.iops_chart);
-        content.append(&heading(&gettext("Runs")));
+        let runs_heading = heading(&gettext("Runs"));
+        content.append(&runs_heading);
         let hint = gtk::Label::new(Some(&gettext(
             "Choose a run for its results; tick two runs (of this drive or another, Space on a run ticks it) to compare them.",
         )));
@@ -92,6 +98,14 @@ impl HistoryView {
             .set_selection_mode(gtk::SelectionMode::None);
         imp.drive.runs_list.add_css_class("boxed-list");
         content.append(&imp.drive.runs_list);
+        for widget in [
+            runs_heading.upcast_ref::<gtk::Widget>(),
+            hint.upcast_ref(),
+            imp.drive.runs_list.upcast_ref(),
+        ] {
+            imp.drive.runs_parts.borrow_mut().push(widget.clone());
+        }
+        self.append_check_list(&content);
         page.append(&scrolled(&content));
         imp.stack.add_named(&page, Some(HistoryPage::Drive.name()));
     }
@@ -175,7 +189,13 @@ impl HistoryView {
             imp.drive.runs_list.append(&row);
             imp.drive.run_rows.borrow_mut().push((id, row, check));
         }
+        for part in imp.drive.runs_parts.borrow().iter() {
+            part.set_visible(!page.runs.is_empty());
+        }
         imp.drive.shown.replace(Some(page));
+        if let Some(page) = imp.drive.shown.borrow().as_ref() {
+            self.show_drive_capacity(page);
+        }
         crate::a11y::tidy(self);
     }
 

@@ -1,5 +1,6 @@
 //! The History view's first page: every drive tested (its name or label, kind, number of
-//! runs, last verdict and date), the runs of unidentified drives together, or "No Runs Yet".
+//! runs, last verdict and date, **Found fake** when a capacity check found it so), the runs of
+//! unidentified drives together, the drives only checked for capacity, or "No Runs Yet".
 
 use std::cell::RefCell;
 
@@ -81,6 +82,7 @@ impl HistoryView {
         let Listing {
             drives,
             unidentified,
+            checked_only,
         } = match listing {
             Ok(listing) => {
                 imp.drives.error_label.set_visible(false);
@@ -95,7 +97,7 @@ impl HistoryView {
                 Listing::default()
             }
         };
-        let none = drives.is_empty() && unidentified.is_empty();
+        let none = drives.is_empty() && unidentified.is_empty() && checked_only.is_empty();
         imp.drives
             .empty
             .set_visible(none && !imp.drives.error_label.is_visible());
@@ -122,8 +124,14 @@ impl HistoryView {
                 subtitle.push_str(&latest_run_note(&drive.last));
             }
             let key = DriveKey::Identified(drive.id.clone());
-            self.add_drive_row(key, &drive.label, &subtitle, shown);
+            let mut badges = Vec::new();
+            if drive.found_fake {
+                badges.push(Badge::found_fake());
+            }
+            badges.push(Badge::new(shown.verdict));
+            self.add_drive_row_with(key, &drive.label, &subtitle, &badges);
         }
+        self.add_checked_only_rows(&checked_only);
         if let Some(latest) = unidentified.first() {
             let runs = u32::try_from(unidentified.len()).unwrap_or(u32::MAX);
             let last = unidentified
@@ -146,17 +154,20 @@ impl HistoryView {
                 subtitle.push_str(&latest_run_note(latest));
             }
             let label = history_store::unidentified_label();
-            self.add_drive_row(DriveKey::Unidentified, &label, &subtitle, last);
+            let badges = [Badge::new(last.verdict)];
+            self.add_drive_row_with(DriveKey::Unidentified, &label, &subtitle, &badges);
         }
         crate::a11y::tidy(self);
     }
 
-    pub(super) fn add_drive_row(
+    /// A row of the list of drives: `badges` (the last verdict, **Found fake**) before the
+    /// arrow; activating it opens the drive's page.
+    pub(super) fn add_drive_row_with(
         &self,
         key: DriveKey,
         title: &str,
         subtitle: &str,
-        last: &RunSummary,
+        badges: &[Badge],
     ) {
         let imp = self.imp();
         {
@@ -165,7 +176,9 @@ impl HistoryView {
             row.set_title(title);
             row.set_subtitle(subtitle);
             row.set_activatable(true);
-            row.add_suffix(&Badge::new(last.verdict));
+            for badge in badges {
+                row.add_suffix(badge);
+            }
             let arrow = gtk::Image::builder()
                 .icon_name("go-next-symbolic")
                 .accessible_role(gtk::AccessibleRole::Presentation)

@@ -1,7 +1,8 @@
 //! The History view: every drive tested ([`drives`]); a drive's page with its trend charts and
 //! runs, **Rename** ([`drive`]); a stored run's results with **Save report** and **Forget
 //! Run** ([`run`]); and **Compare** of two chosen runs, from one drive or two ([`compare`]).
-//! Each page keeps its own widgets and state; [`HistoryView`] holds them in a stack, moves
+//! A drive's capacity checks, its **Found fake** mark and a stored check's page are in
+//! [`capacity`]. Each page keeps its own widgets and state; [`HistoryView`] holds them in a stack, moves
 //! between them by [`HistoryPage`], and keeps what they share: the history's path, the runs
 //! ticked for **Compare** (the bar at the bottom) and the loads under way. Everything the
 //! history stores is read and written off the main loop ([`crate::model::history_store`] in
@@ -17,6 +18,7 @@ use gtk::{gio, glib};
 
 use crate::model::history_store;
 
+pub mod capacity;
 pub mod compare;
 pub mod drive;
 pub mod drives;
@@ -38,15 +40,18 @@ pub enum HistoryPage {
     Run,
     /// Two runs side by side.
     Compare,
+    /// One stored capacity check's verdict.
+    Check,
 }
 
 impl HistoryPage {
     /// Every page, in the stack's order.
-    pub const ALL: [HistoryPage; 4] = [
+    pub const ALL: [HistoryPage; 5] = [
         HistoryPage::Drives,
         HistoryPage::Drive,
         HistoryPage::Run,
         HistoryPage::Compare,
+        HistoryPage::Check,
     ];
 
     /// The page's name in the view's stack.
@@ -56,6 +61,7 @@ impl HistoryPage {
             HistoryPage::Drive => "drive",
             HistoryPage::Run => "run",
             HistoryPage::Compare => "compare",
+            HistoryPage::Check => "check",
         }
     }
 
@@ -76,6 +82,7 @@ mod imp {
         pub drive: drive::DrivePage,
         pub run: run::RunPage,
         pub compare: compare::ComparePage,
+        pub capacity: capacity::CapacityParts,
         pub compare_bar: gtk::ActionBar,
         pub compare_label: gtk::Label,
         pub compare_button: gtk::Button,
@@ -97,6 +104,19 @@ mod imp {
     }
 
     impl ObjectImpl for HistoryView {
+        fn signals() -> &'static [glib::subclass::Signal] {
+            static SIGNALS: std::sync::OnceLock<Vec<glib::subclass::Signal>> =
+                std::sync::OnceLock::new();
+            SIGNALS.get_or_init(|| {
+                vec![
+                    // **Check Capacity…** on a connected drive's page: the folder to check.
+                    glib::subclass::Signal::builder("check-capacity")
+                        .param_types([String::static_type()])
+                        .build(),
+                ]
+            })
+        }
+
         fn constructed(&self) {
             self.parent_constructed();
             self.path.replace(history_store::default_path());
@@ -143,7 +163,7 @@ impl HistoryView {
         let to = match self.visible_page() {
             HistoryPage::Drives => return false,
             HistoryPage::Drive => HistoryPage::Drives,
-            HistoryPage::Run => HistoryPage::Drive,
+            HistoryPage::Run | HistoryPage::Check => HistoryPage::Drive,
             HistoryPage::Compare => self.imp().compare.back.get(),
         };
         self.show(to);
@@ -166,6 +186,7 @@ impl HistoryView {
         self.build_drive_page();
         self.build_run_page();
         self.build_compare_page();
+        self.build_check_page();
         self.build_compare_bar();
         // Alt+Left (GNOME's "back") or Escape leaves a drive's, a run's or the comparison's
         // page, as its back button does, wherever the focus is on it.

@@ -5,6 +5,7 @@
 
 use adw::prelude::*;
 use adw::subclass::prelude::*;
+use agnostics_core::error_kind::ErrorKind;
 use agnostics_core::sdtest::advice_for_target;
 use agnostics_core::target_dir;
 use gtk::{gio, glib};
@@ -18,12 +19,21 @@ impl ReadyView {
         self.imp().problem.borrow().clone()
     }
 
+    /// True when the chosen drive can be checked for capacity as far as the page knows: the
+    /// test would take it, or would refuse it only for want of room for its file (the
+    /// capacity check needs far less). Memory, read-only and missing folders are not.
+    pub fn can_check_capacity(&self) -> bool {
+        self.chosen_drive().is_some()
+            && (self.imp().problem.borrow().is_none() || self.imp().only_space_lacks.get())
+    }
+
     /// Runs the pre-flight checks on the chosen drive on a helper thread (a hung network
     /// mount cannot freeze the window) and shows their refusal, if any, above **Run**.
     pub(super) fn check_target(&self) {
         let imp = self.imp();
         let generation = imp.check_generation.get() + 1;
         imp.check_generation.set(generation);
+        self.imp().only_space_lacks.set(false);
         self.set_problem(None);
         let Some(choice) = imp.drive_row.selected_choice() else {
             return;
@@ -34,7 +44,7 @@ impl ReadyView {
         let checking = gio::spawn_blocking(move || {
             target_dir::preflight(&dir, size, &sysfs)
                 .err()
-                .map(|e| (e.message(), advice_for_target(&e).text()))
+                .map(|e| (e.message(), advice_for_target(&e).text(), e.kind()))
         });
         glib::spawn_future_local(glib::clone!(
             #[weak(rename_to = view)]
@@ -42,10 +52,16 @@ impl ReadyView {
             async move {
                 let problem = checking.await.ok().flatten();
                 if view.imp().check_generation.get() == generation {
+                    // Too little room for the test's file leaves room for a capacity check.
+                    view.imp().only_space_lacks.set(
+                        problem
+                            .as_ref()
+                            .is_some_and(|(_, _, kind)| *kind == ErrorKind::NoSpace),
+                    );
                     // What happened and what to do, compactly (the heading the error
                     // dialog would show mostly says the same as the advice).
                     view.set_problem(
-                        problem.map(|(what, todo)| format!("{}. {todo}", sentence(&what))),
+                        problem.map(|(what, todo, _)| format!("{}. {todo}", sentence(&what))),
                     );
                 }
             }

@@ -1,7 +1,8 @@
 //! The SD Card page's ready state: the introduction (file size and space needed), the drive
 //! chooser with **Choose another folder**, the profile row, the line naming the folder the
-//! test file goes in, why the chosen drive would be refused (when it would), and **Run SD
-//! Card Test**. The page owns its state: the list of drives ([`drives`]), the profile and the
+//! test file goes in, why the chosen drive would be refused (when it would), **Run SD
+//! Card Test**, and beside it, plain, **Check Capacity…** (the window's capacity check of the
+//! chosen drive). The page owns its state: the list of drives ([`drives`]), the profile and the
 //! pre-flight checks of the chosen drive ([`profiles`]), the focus at launch and the choices
 //! remembered between launches ([`remembered`]). Its buttons use the window's `win.run` and
 //! `win.choose-folder` actions; it tells the window what changed by its signals: `changed`
@@ -44,6 +45,8 @@ mod imp {
         pub problem_label: TemplateChild<gtk::Label>,
         #[template_child]
         pub run_button: TemplateChild<gtk::Button>,
+        #[template_child]
+        pub capacity_button: TemplateChild<gtk::Button>,
 
         /// Where sysfs is (`/sys`; a fixture tree in tests).
         pub sysfs_root: RefCell<PathBuf>,
@@ -61,6 +64,8 @@ mod imp {
         pub run_when_ready: Cell<bool>,
         /// Why the chosen drive would be refused (what happened, then what to do), if it would.
         pub problem: RefCell<Option<String>>,
+        /// The chosen drive's only problem is too little room for the test's file.
+        pub only_space_lacks: Cell<bool>,
         /// Counts the checks started: a late answer about an earlier choice is dropped.
         pub check_generation: Cell<u64>,
         /// The first list of drives has not given the focus to **Run** yet.
@@ -77,6 +82,7 @@ mod imp {
 
         fn class_init(klass: &mut Self::Class) {
             DriveRow::ensure_type();
+            crate::widgets::WrapBox::ensure_type();
             crate::resources::register();
             klass.bind_template();
         }
@@ -161,6 +167,21 @@ impl ReadyView {
     /// **Run SD Card Test**.
     pub fn run_button(&self) -> gtk::Button {
         self.imp().run_button.get()
+    }
+
+    /// **Check Capacity…**.
+    pub fn capacity_button(&self) -> gtk::Button {
+        self.imp().capacity_button.get()
+    }
+
+    /// The drive holding the folder `dir` as the chooser names it, else the folder itself.
+    pub fn drive_name_of(&self, dir: &Path) -> String {
+        self.imp()
+            .drive_row
+            .choices()
+            .into_iter()
+            .find(|c| c.dir == dir)
+            .map_or_else(|| dir.display().to_string(), |c| c.label)
     }
 
     /// The drive chosen, once the drives are listed.

@@ -16,8 +16,9 @@ impl History {
             .execute("DELETE FROM runs WHERE run_id = ?1", [&id.0])
             .map_err(|e| from_sqlite(&self.path, e))?;
         tx.execute(
-            "DELETE FROM drives WHERE name IS NULL AND drive_id NOT IN \
-             (SELECT drive_id FROM runs WHERE drive_id IS NOT NULL)",
+            "DELETE FROM drives WHERE name IS NULL AND found_fake IS NULL AND drive_id NOT IN \
+             (SELECT drive_id FROM runs WHERE drive_id IS NOT NULL) AND drive_id NOT IN \
+             (SELECT drive_id FROM capacity_checks WHERE drive_id IS NOT NULL)",
             [],
         )
         .map_err(|e| from_sqlite(&self.path, e))?;
@@ -25,7 +26,8 @@ impl History {
         Ok(n)
     }
 
-    /// Deletes every run of the drive `drive` names, and its name; the number of runs deleted.
+    /// Deletes every run and capacity check of the drive `drive` names, its name and its mark of
+    /// a fake; the number of runs deleted.
     pub fn forget_drive(&mut self, drive: &str) -> Result<usize, HistoryError> {
         let id = self.resolve_drive(drive)?;
         let tx = self
@@ -35,13 +37,19 @@ impl History {
         let n = tx
             .execute("DELETE FROM runs WHERE drive_id = ?1", [id.as_str()])
             .map_err(|e| from_sqlite(&self.path, e))?;
+        tx.execute(
+            "DELETE FROM capacity_checks WHERE drive_id = ?1",
+            [id.as_str()],
+        )
+        .map_err(|e| from_sqlite(&self.path, e))?;
         tx.execute("DELETE FROM drives WHERE drive_id = ?1", [id.as_str()])
             .map_err(|e| from_sqlite(&self.path, e))?;
         tx.commit().map_err(|e| from_sqlite(&self.path, e))?;
         Ok(n)
     }
 
-    /// Deletes every run and every drive name; the number of runs deleted.
+    /// Deletes every run, every capacity check and every drive (names and marks); the number of
+    /// runs deleted.
     pub fn forget_all(&mut self) -> Result<usize, HistoryError> {
         let tx = self
             .conn
@@ -49,6 +57,8 @@ impl History {
             .map_err(|e| from_sqlite(&self.path, e))?;
         let n = tx
             .execute("DELETE FROM runs", [])
+            .map_err(|e| from_sqlite(&self.path, e))?;
+        tx.execute("DELETE FROM capacity_checks", [])
             .map_err(|e| from_sqlite(&self.path, e))?;
         tx.execute("DELETE FROM drives", [])
             .map_err(|e| from_sqlite(&self.path, e))?;

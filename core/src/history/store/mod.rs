@@ -2,6 +2,7 @@
 //! timeout, migrations, a damaged file moved aside), recording, listing, naming, importing and
 //! exporting, and forgetting runs each have their own module.
 
+mod capacity;
 mod forget;
 mod names;
 mod open;

@@ -200,6 +200,7 @@ impl History {
                 .find(|(_, _, r)| matches!(r.verdict, Verdict::Pass | Verdict::Fail))
                 .map(|(_, outcome, r)| summary(r, *outcome, &names));
             let kind = last_kind(&self.report(&last.run.0)?);
+            let (last_capacity, found_fake) = self.capacity_of(&id, &names)?;
             out.push(DriveSummary {
                 id: DriveId::from_str_unchecked(&id),
                 basis: IdentityBasis::parse(&basis).unwrap_or(IdentityBasis::FilesystemUuid),
@@ -209,6 +210,8 @@ impl History {
                 runs,
                 last,
                 last_graded,
+                last_capacity,
+                found_fake,
             });
         }
         Ok(out)
@@ -258,6 +261,11 @@ impl History {
 }
 
 impl DriveId {
+    /// A stored id (16 hex digits, written by this program).
+    pub(crate) fn from_stored(s: &str) -> DriveId {
+        DriveId::from_str_unchecked(s)
+    }
+
     /// A stored id (16 hex digits, written by this program).
     fn from_str_unchecked(s: &str) -> DriveId {
         s.parse()

@@ -1,0 +1,367 @@
+//! Mounted mode: the check through the program's own file. The file is the engine's private
+//! test file ([`TestFile`]: `O_CREAT|O_EXCL|O_NOFOLLOW` in a private folder the leftover sweep
+//! knows), `fallocate`d to a share of the free space (which writes no data) and mapped with
+//! FIEMAP; each spot is written and read through the file with O_DIRECT at its offset in it.
+//! Only filesystems that allocate in place and map their files to the drive linearly qualify:
+//! ext2/3/4 and XFS on a partition or a whole disk (not LVM, RAID or encryption).
+
+use std::fs::File;
+use std::io;
+use std::os::fd::AsRawFd;
+use std::os::unix::fs::FileExt;
+use std::path::Path;
+use std::sync::atomic::AtomicBool;
+use std::time::Instant;
+
+use super::fiemap::{self, FileExtent};
+use super::pattern::{Block, BLOCK_U64};
+use super::plan::{Plan, Ranges, Spot};
+use super::spots::{self, SpotIo};
+use super::{
+    recovery, registers, verdict, CapacityError, CapacityOptions, CapacityReport, Cost, DriveFacts,
+    Event, Mode, Phase, WRITE_4K_SECONDS,
+};
+use crate::drive_lock::{self, DriveLock};
+use crate::engine::testfile::{self, TestFile};
+use crate::sysfs::{dir_of_name, read_attr};
+use crate::target_dir::{self, TargetInfo};
+use crate::units::MIB;
+
+/// Filesystems whose files mounted mode can map to the drive.
+pub const MAPPABLE: [&str; 4] = ["ext4", "ext3", "ext2", "xfs"];
+/// The free space left to others: 5 % of the filesystem …
+pub const KEEP_SHARE: u64 = 20;
+/// … and at least 64 MiB, bytes.
+pub const KEEP_MIN: u64 = 64 * MIB;
+/// The time assumed for one 4 KiB read when the drive cannot be probed, seconds.
+pub const READ_4K_SECONDS: f64 = 0.001;
+
+/// The bytes of the check's file on a filesystem of `total` bytes with `free` free: all but
+/// 5 % of `total` and at least 64 MiB, in whole MiB (0 when nothing is left).
+pub fn file_bytes(free: u64, total: u64) -> u64 {
+    let keep = (total / KEEP_SHARE).max(KEEP_MIN);
+    free.saturating_sub(keep) / MIB * MIB
+}
+
+/// The check's file as the spots' way: each spot at its offset in the file.
+struct FileIo<'a> {
+    file: File,
+    /// The file's extents with drive addresses, ascending by address.
+    map: Vec<FileExtent>,
+    path: &'a Path,
+}
+
+impl FileIo<'_> {
+    fn offset(&self, spot: &Spot) -> io::Result<u64> {
+        let i = self.map.partition_point(|e| e.physical <= spot.address);
+        i.checked_sub(1)
+            .map(|i| &self.map[i])
+            .filter(|e| spot.address + BLOCK_U64 <= e.physical + e.length)
+            .map(|e| e.logical + (spot.address - e.physical))
+            .ok_or_else(|| io::Error::other("a spot outside the file"))
+    }
+}
+
+impl SpotIo for FileIo<'_> {
+    fn read(&mut self, spot: &Spot, buf: &mut Block) -> io::Result<()> {
+        let at = self.offset(spot)?;
+        self.file.read_exact_at(&mut buf.0, at)
+    }
+
+    fn write(&mut self, spot: &Spot, buf: &Block) -> io::Result<()> {
+        let at = self.offset(spot)?;
+        self.file.write_all_at(&buf.0, at)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.file.sync_data()
+    }
+
+    fn name(&self) -> String {
+        self.path.display().to_string()
+    }
+}
+
+/// The raw disk, read-only, for the speed probe (root or the `disk` group).
+struct DiskProbe(File);
+
+impl SpotIo for DiskProbe {
+    fn read(&mut self, spot: &Spot, buf: &mut Block) -> io::Result<()> {
+        self.0.read_exact_at(&mut buf.0, spot.address)
+    }
+    fn write(&mut self, _: &Spot, _: &Block) -> io::Result<()> {
+        Err(io::ErrorKind::PermissionDenied.into())
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+    fn name(&self) -> String {
+        String::new()
+    }
+}
+
+/// Seconds per 4 KiB read of `disk`, from 16 spots of `plan` read on the raw disk; the assumed
+/// [`READ_4K_SECONDS`] when the disk cannot be opened.
+fn read_cost(disk: &str, plan: &Plan) -> f64 {
+    let opened = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags_direct()
+        .open(Path::new("/dev").join(disk));
+    opened
+        .ok()
+        .and_then(|f| spots::probe_reads(&mut DiskProbe(f), plan, 16))
+        .unwrap_or(READ_4K_SECONDS)
+}
+
+trait DirectOpen {
+    fn custom_flags_direct(&mut self) -> &mut Self;
+}
+
+impl DirectOpen for std::fs::OpenOptions {
+    fn custom_flags_direct(&mut self) -> &mut Self {
+        use std::os::unix::fs::OpenOptionsExt;
+        self.custom_flags(libc::O_DIRECT | libc::O_CLOEXEC)
+    }
+}
+
+/// The drive under `info`: (facts, partition start in bytes, disk size in bytes).
+fn drive_of(info: &TargetInfo, sysfs: &Path) -> Result<(DriveFacts, u64, u64), CapacityError> {
+    let Some(dev) = &info.device else {
+        return Err(CapacityError::NoDrive {
+            path: info.path.clone(),
+        });
+    };
+    let linear = dev.stack.len() <= 2 && dev.disks.len() <= 1;
+    let disk_dir = dir_of_name(sysfs, &dev.disk);
+    let part_dir = dir_of_name(sysfs, &dev.name);
+    let (Some(disk_dir), Some(part_dir), true) = (disk_dir, part_dir, linear) else {
+        return Err(CapacityError::Unmappable {
+            path: info.path.clone(),
+            fs_type: format!("{} ({})", info.fs_type, dev.stack.join(" → ")),
+        });
+    };
+    let sectors = |dir: &Path, attr: &str| {
+        read_attr(&dir.join(attr))
+            .and_then(|s| s.parse::<u64>().ok())
+            .map(|n| n.saturating_mul(512))
+    };
+    let start = if dev.name == dev.disk {
+        0
+    } else {
+        sectors(&part_dir, "start").unwrap_or(0)
+    };
+    let size = sectors(&disk_dir, "size").unwrap_or(0);
+    let facts = DriveFacts {
+        disk: dev.disk.clone(),
+        dev: read_attr(&disk_dir.join("dev")).unwrap_or_else(|| dev.dev.clone()),
+        model: dev.model.clone(),
+        transport: info.transport,
+        partition: Some(dev.name.clone()),
+        partition_start: Some(start),
+        target: Some(info.path.clone()),
+        fs_type: Some(info.fs_type.clone()),
+    };
+    Ok((facts, start, size))
+}
+
+/// Takes the drives' lock of `info`; [`CapacityError::Busy`] when another check or test
+/// holds it too.
+pub(crate) fn lock(info: &TargetInfo, opts: &CapacityOptions) -> Result<DriveLock, CapacityError> {
+    let drives = drive_lock::drives(info, &opts.sysfs_root);
+    let (held, _errors) = DriveLock::take(&opts.lock_dir, &drives);
+    match held.shared() {
+        Some(d) => Err(CapacityError::Busy {
+            disk: d.name.clone(),
+        }),
+        None => Ok(held),
+    }
+}
+
+/// Reserves `bytes` for `file` without writing (fallocate mode 0); on ENOSPC, half as much, up
+/// to four times. Returns the bytes reserved.
+fn reserve(file: &File, mut bytes: u64, info: &TargetInfo) -> Result<u64, CapacityError> {
+    for _ in 0..4 {
+        if bytes < BLOCK_U64 {
+            return Ok(0);
+        }
+        let len = libc::off_t::try_from(bytes).unwrap_or(libc::off_t::MAX);
+        // SAFETY: plain syscall on a descriptor we own.
+        if unsafe { libc::fallocate(file.as_raw_fd(), 0, 0, len) } == 0 {
+            return Ok(bytes);
+        }
+        let e = io::Error::last_os_error();
+        match e.raw_os_error() {
+            Some(libc::ENOSPC) => bytes = bytes / 2 / MIB * MIB,
+            Some(libc::EOPNOTSUPP) => {
+                return Err(CapacityError::Unmappable {
+                    path: info.path.clone(),
+                    fs_type: info.fs_type.clone(),
+                })
+            }
+            _ => {
+                return Err(CapacityError::io(
+                    format!("fallocate in {}", info.path.display()),
+                    e,
+                ))
+            }
+        }
+    }
+    Ok(0)
+}
+
+/// [`super::check_mounted`].
+pub(crate) fn check(
+    target: &Path,
+    opts: &CapacityOptions,
+    on_event: &mut dyn FnMut(Event),
+    cancel: &AtomicBool,
+) -> Result<CapacityReport, CapacityError> {
+    let begun = Instant::now();
+    let started = super::now_rfc3339();
+    on_event(Event::Phase {
+        phase: Phase::Planning,
+        total: 0,
+    });
+    let info = target_dir::preflight(target, 0, &opts.sysfs_root)?;
+    if !MAPPABLE.contains(&info.fs_type.as_str()) {
+        return Err(CapacityError::Unmappable {
+            path: info.path.clone(),
+            fs_type: info.fs_type.clone(),
+        });
+    }
+    let (facts, start, claimed) = drive_of(&info, &opts.sysfs_root)?;
+    if let Some(file) = recovery::pending_for(&opts.recovery_dir, &facts.dev) {
+        return Err(CapacityError::RecoveryFailed {
+            disk: facts.disk.clone(),
+            file,
+            why: crate::i18n::gettext(
+                "the device is mounted now; unmount it and check it with --device",
+            ),
+        });
+    }
+    let _lock = lock(&info, opts)?;
+    testfile::remove_stale(&info.path);
+    let test_file = TestFile::create(&info.path, true, &info.fs_type).map_err(|e| {
+        CapacityError::io(
+            format!("create a file in {}", info.path.display()),
+            io::Error::other(e.to_string()),
+        )
+    })?;
+    let span = Span {
+        info: &info,
+        disk: &facts.disk,
+        start,
+        claimed,
+    };
+    let result = through_file(&test_file, &span, opts, on_event, cancel);
+    let removed = test_file.remove();
+    let (plan, readings, bytes_written, bytes_read) = result?;
+    removed.map_err(|e| CapacityError::io("remove the check's file", e))?;
+    let judged = verdict::judge(&plan, &readings, opts.covered_share);
+    let registers = registers::read(&opts.sysfs_root, &facts.disk, claimed, (&info).into());
+    Ok(super::Parts {
+        started,
+        begun,
+        mode: Mode::Mounted,
+        drive: facts,
+        plan,
+        judged,
+        registers,
+        bytes_written,
+        bytes_read,
+        restore: None,
+        recovered: Vec::new(),
+    }
+    .report())
+}
+
+/// Where the check's file is: its folder, the disk, the partition's start and the disk's
+/// size, bytes.
+struct Span<'a> {
+    info: &'a TargetInfo,
+    disk: &'a str,
+    start: u64,
+    claimed: u64,
+}
+
+/// Reserves and maps the check's file, plans the spots inside it, says the plan, writes and
+/// reads them back. Returns the plan, the readings and the bytes written and read.
+fn through_file(
+    test_file: &TestFile,
+    span: &Span<'_>,
+    opts: &CapacityOptions,
+    on_event: &mut dyn FnMut(Event),
+    cancel: &AtomicBool,
+) -> Result<(Plan, Vec<spots::Reading>, u64, u64), CapacityError> {
+    let info = span.info;
+    let file = test_file.open(true).map_err(|e| {
+        CapacityError::io(
+            format!("open {}", test_file.path().display()),
+            io::Error::other(e.to_string()),
+        )
+    })?;
+    let space = target_dir::fs::space(&info.path)
+        .map_err(|e| CapacityError::io(format!("statvfs {}", info.path.display()), e.into()))?;
+    let reserved = reserve(&file, file_bytes(space.free_bytes, space.total_bytes), info)?;
+    let extents = match fiemap::extents(&file) {
+        Ok(e) => e,
+        Err(e) if matches!(e.raw_os_error(), Some(libc::EOPNOTSUPP | libc::ENOTTY)) => {
+            return Err(CapacityError::Unmappable {
+                path: info.path.clone(),
+                fs_type: info.fs_type.clone(),
+            })
+        }
+        Err(e) => {
+            return Err(CapacityError::io(
+                format!("FIEMAP {}", test_file.path().display()),
+                e,
+            ))
+        }
+    };
+    let mut map: Vec<FileExtent> = extents
+        .into_iter()
+        .filter(|e| e.logical < reserved)
+        .map(|e| FileExtent {
+            physical: e.physical + span.start,
+            length: e.length.min(reserved - e.logical),
+            ..e
+        })
+        .collect();
+    map.sort_by_key(|e| e.physical);
+    let ranges = Ranges::new(map.iter().map(|e| (e.physical, e.length)).collect());
+    let plan = Plan::within(span.claimed, &ranges, opts.spots, opts.min_alias_bytes);
+    let mut io = FileIo {
+        file,
+        map,
+        path: test_file.path(),
+    };
+    let read_s = read_cost(span.disk, &plan);
+    on_event(Event::Planned(Cost {
+        spots: plan.spots.len() as u32,
+        base_spots: plan.base_spots,
+        bytes_written: plan.bytes(),
+        bytes_read: plan.bytes(),
+        estimated_seconds: plan.spots.len() as f64 * (read_s + WRITE_4K_SECONDS),
+        coverage: plan.reach() as f64 / span.claimed.max(1) as f64,
+    }));
+    let key = rand::random::<u64>();
+    let written = spots::write_all(&mut io, &plan, key, on_event, cancel)?;
+    let (readings, read) = spots::read_back(&mut io, &plan, key, on_event, cancel)?;
+    Ok((plan, readings, written, read))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_file_leaves_five_percent_and_at_least_64_mib() {
+        let gib = 1024 * MIB;
+        assert_eq!(
+            file_bytes(10 * gib, 32 * gib),
+            (10 * gib - 32 * gib / 20) / MIB * MIB
+        );
+        assert_eq!(file_bytes(100 * MIB, 256 * MIB), 36 * MIB);
+        assert_eq!(file_bytes(50 * MIB, 256 * MIB), 0);
+    }
+}

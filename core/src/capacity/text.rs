@@ -1,0 +1,256 @@
+//! A capacity check for people, translated: the plan before writing, the verdict in one line,
+//! the register findings, and the whole report as the CLI prints it.
+
+use super::{CapacityReport, CapacityVerdict, Cost, Found, Mode, RegisterFinding, UnsureReason};
+use crate::i18n::{fill, gettext, ngettext, number};
+use crate::units::si_bytes;
+
+/// The plan, said before anything is written: `Writing 3 328 spots (13.6 MB) …, about 20 s`.
+pub fn plan_text(cost: &Cost, mode: Mode) -> String {
+    let spots = fill(
+        &ngettext(
+            "{n} spot ({base} spread over the drive, the rest their aliases)",
+            "{n} spots ({base} spread over the drive, the rest their aliases)",
+            cost.spots,
+        ),
+        &[("n", &cost.spots), ("base", &cost.base_spots)],
+    );
+    let template = match mode {
+        // Translators: {spots} is "N spots (…)"; {written} a size like "13.6 MB"; {seconds} a
+        // number; {share} a percentage such as "90 %".
+        Mode::Mounted => gettext(
+            "Plan: {spots}, {written} written inside the program's own file, reaching {share} of \
+             the drive; about {seconds} s.",
+        ),
+        Mode::Device => gettext(
+            "Plan: {spots}; the original sectors are saved first and put back after: \
+             {written} written in all, reaching {share} of the drive; about {seconds} s.",
+        ),
+    };
+    fill(
+        &template,
+        &[
+            ("spots", &spots),
+            ("written", &si_bytes(cost.bytes_written)),
+            ("share", &percent(cost.coverage)),
+            ("seconds", &number(cost.estimated_seconds.ceil(), 0)),
+        ],
+    )
+}
+
+/// A share (0 to 1) as a whole percentage with the locale's digits: `90 %`.
+fn percent(share: f64) -> String {
+    format!("{} %", number(share * 100.0, 0))
+}
+
+/// The verdict in one line.
+pub fn verdict_text(r: &CapacityReport) -> String {
+    match r.verdict {
+        CapacityVerdict::Genuine => fill(
+            &gettext("Genuine: every spot held its data over the whole {claimed}."),
+            &[("claimed", &si_bytes(r.claimed_bytes))],
+        ),
+        CapacityVerdict::Fake => fill(
+            &gettext(
+                "FAKE: the drive claims {claimed} but keeps about {real}; data written from byte \
+                 {first} on overwrote earlier data.",
+            ),
+            &[
+                ("claimed", &si_bytes(r.claimed_bytes)),
+                ("real", &si_bytes(r.real_bytes.unwrap_or(r.verified_bytes))),
+                ("first", &r.first_bad_address.unwrap_or(0)),
+            ],
+        ),
+        CapacityVerdict::LosesData => fill(
+            &gettext(
+                "LOSES DATA: {bad} of {total} spots did not keep their data (the first at byte \
+                 {first}); only the first {verified} held.",
+            ),
+            &[
+                ("bad", &(r.spots.total - r.spots.intact - r.spots.unsure)),
+                ("total", &r.spots.total),
+                ("first", &r.first_bad_address.unwrap_or(0)),
+                ("verified", &si_bytes(r.verified_bytes)),
+            ],
+        ),
+        CapacityVerdict::NotCheckedBeyond => fill(
+            &gettext(
+                "Not checked beyond {share} ({bytes}): every spot checked held, but there was \
+                 too little free space to reach further. Free some space, or check the \
+                 unmounted card with --device.",
+            ),
+            &[
+                ("share", &percent(r.coverage.share)),
+                ("bytes", &si_bytes(r.coverage.bytes)),
+            ],
+        ),
+        CapacityVerdict::Unsure => fill(
+            &ngettext(
+                "Unsure: {n} spot read differently each time or could not be read; check again, \
+                 in another reader if you can.",
+                "Unsure: {n} spots read differently each time or could not be read; check again, \
+                 in another reader if you can.",
+                r.spots.unsure,
+            ),
+            &[("n", &r.spots.unsure)],
+        ),
+    }
+}
+
+/// A register finding for people.
+pub fn register_text(f: &RegisterFinding) -> String {
+    match f {
+        RegisterFinding::CsdSizeDiffers {
+            csd_bytes,
+            device_bytes,
+        } => fill(
+            &gettext("The card's CSD register says {csd}, but the system sees {device}."),
+            &[
+                ("csd", &si_bytes(*csd_bytes)),
+                ("device", &si_bytes(*device_bytes)),
+            ],
+        ),
+        RegisterFinding::PartitionsBeyondEnd {
+            partitions_end_bytes,
+            device_bytes,
+        } => fill(
+            &gettext("The partition table reaches {end}, beyond the drive's end at {device}."),
+            &[
+                ("end", &si_bytes(*partitions_end_bytes)),
+                ("device", &si_bytes(*device_bytes)),
+            ],
+        ),
+        RegisterFinding::UnknownMaker { mid } => fill(
+            &gettext("The card's maker ID 0x{mid} belongs to no known maker."),
+            &[("mid", &format!("{mid:02X}"))],
+        ),
+        RegisterFinding::ImplausibleOem { oid } => fill(
+            &gettext("The card's OEM ID {oid} is not two letters, as genuine cards have."),
+            &[("oid", oid)],
+        ),
+    }
+}
+
+fn found_text(f: Found) -> String {
+    match f {
+        Found::Intact => gettext("its own data"),
+        Found::Wrapped { holds } => fill(
+            &gettext("the data written at byte {holds}"),
+            &[("holds", &holds)],
+        ),
+        Found::Zeros => gettext("zeros"),
+        Found::Garbage => gettext("other data"),
+        Found::Stale => gettext("an earlier check's data"),
+    }
+}
+
+/// The first bad and unsure spots (up to 8 of each), one line each.
+fn spot_lines(r: &CapacityReport) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut line = |s: String| out.push(s);
+    for b in r.bad_spots.iter().take(8) {
+        line(fill(
+            &gettext("  byte {address}: read back {found}"),
+            &[("address", &b.address), ("found", &found_text(b.found))],
+        ));
+    }
+    for u in r.unsure.iter().take(8) {
+        line(match u {
+            UnsureReason::RetriesDisagreed { address } => fill(
+                &gettext("  byte {address}: three reads disagreed"),
+                &[("address", address)],
+            ),
+            UnsureReason::ReadError { address, message } => fill(
+                &gettext("  byte {address}: read failed: {error}"),
+                &[("address", address), ("error", message)],
+            ),
+        });
+    }
+    out
+}
+
+/// The whole report as the CLI prints it.
+pub fn to_text(r: &CapacityReport) -> String {
+    let mut out = String::new();
+    let mut line = |s: String| {
+        out.push_str(&s);
+        out.push('\n');
+    };
+    line(verdict_text(r));
+    line(fill(
+        &gettext("Drive: {disk}, claims {claimed}{csd}"),
+        &[
+            (
+                "disk",
+                &r.drive
+                    .model
+                    .clone()
+                    .unwrap_or_else(|| r.drive.disk.clone()),
+            ),
+            ("claimed", &si_bytes(r.claimed_bytes)),
+            (
+                "csd",
+                &r.claims
+                    .csd_bytes
+                    .map(|c| fill(&gettext(" (CSD register: {csd})"), &[("csd", &si_bytes(c))]))
+                    .unwrap_or_default(),
+            ),
+        ],
+    ));
+    line(fill(
+        &gettext("Verified: {verified}; spots: {intact} of {total} held."),
+        &[
+            ("verified", &si_bytes(r.verified_bytes)),
+            ("intact", &r.spots.intact),
+            ("total", &r.spots.total),
+        ],
+    ));
+    for l in spot_lines(r) {
+        line(l);
+    }
+    if !r.registers.is_empty() {
+        let both = r.verdict.is_bad();
+        line(if both {
+            gettext("The card's registers are implausible too:")
+        } else {
+            gettext("The card's registers are implausible:")
+        });
+        for f in &r.registers {
+            line(format!("  {}", register_text(f)));
+        }
+    }
+    if let Some(restore) = &r.restore {
+        line(fill(
+            &ngettext(
+                "Put back {n} saved sector and checked it.",
+                "Put back {n} saved sectors and checked them.",
+                restore.blocks,
+            ),
+            &[("n", &restore.blocks)],
+        ));
+    }
+    for rec in &r.recovered {
+        line(recovered_text(rec));
+    }
+    line(fill(
+        &gettext("Written {written}, read {read}, in {seconds} s."),
+        &[
+            ("written", &si_bytes(r.bytes_written)),
+            ("read", &si_bytes(r.bytes_read)),
+            ("seconds", &number(r.seconds, 1)),
+        ],
+    ));
+    out
+}
+
+/// An earlier, interrupted check's sectors put back.
+pub fn recovered_text(r: &super::Recovered) -> String {
+    fill(
+        &ngettext(
+            "An earlier check of {disk} was interrupted: put back its {n} saved sector.",
+            "An earlier check of {disk} was interrupted: put back its {n} saved sectors.",
+            r.blocks,
+        ),
+        &[("disk", &r.disk), ("n", &r.blocks)],
+    )
+}

@@ -1,0 +1,41 @@
+//! Which of the history's drives are connected now: the identity the core gives each mounted
+//! drive (its card's CID, its USB or NVMe serial, its filesystem's UUID), as a run of the
+//! SD card test would record it. Reads sysfs and the drives' superblocks, so it runs off the
+//! main loop.
+
+use std::path::{Path, PathBuf};
+
+use agnostics_core::history::DriveId;
+use agnostics_core::target_dir::TargetInfo;
+
+/// A mounted drive the history can know: its id and the folder to check it through.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Connected {
+    /// The drive's id in the history.
+    pub id: DriveId,
+    /// The folder on it (the chooser's choice).
+    pub dir: PathBuf,
+}
+
+/// The drives among `mounted` (a folder and what the core found out about it) that have an
+/// identity, with sysfs under `sysfs_root`; one folder a drive (the first given).
+pub fn identify(mounted: &[(PathBuf, TargetInfo)], sysfs_root: &Path) -> Vec<Connected> {
+    let mut out: Vec<Connected> = Vec::new();
+    for (dir, info) in mounted {
+        let card = info
+            .device
+            .as_ref()
+            .and_then(|d| agnostics_core::card::identify(sysfs_root, &d.disk));
+        let Some(identity) = agnostics_core::drive::identify(card.as_ref(), info, sysfs_root)
+        else {
+            continue;
+        };
+        if !out.iter().any(|c| c.id == identity.id) {
+            out.push(Connected {
+                id: identity.id,
+                dir: dir.clone(),
+            });
+        }
+    }
+    out
+}

@@ -1,0 +1,329 @@
+//! A capacity check's report in plain words, as the page shows it: the verdict in one
+//! sentence, what it means and what to do, what the card's registers claim that cannot be
+//! true, and a line of small print. Sizes are SI, as on the card's label ("32 GB"). No GTK
+//! here, so it is tested like any other function.
+
+use agnostics_core::capacity::{CapacityReport, CapacityVerdict, RegisterFinding, UnsureReason};
+use agnostics_core::history::CapacitySummary;
+use agnostics_core::i18n::{fill, gettext, ngettext, number};
+use agnostics_core::units;
+
+use super::{Shown, Tone};
+
+/// A size as a card's label gives it: "31.9 GB", "512 MB".
+pub fn card_size(bytes: u64) -> String {
+    let gb = bytes as f64 / units::GB;
+    if gb >= 1.0 {
+        fill(&gettext("{size} GB"), &[("size", &number(gb, 1))])
+    } else {
+        fill(
+            &gettext("{size} MB"),
+            &[("size", &number(bytes as f64 / units::MB, 0))],
+        )
+    }
+}
+
+/// A verdict in a word or two, for a list or a mark: "Genuine", "Fake", …
+pub fn verdict_word(verdict: CapacityVerdict) -> String {
+    match verdict {
+        CapacityVerdict::Genuine => gettext("Genuine"),
+        CapacityVerdict::Fake => gettext("Fake"),
+        CapacityVerdict::LosesData => gettext("Loses data"),
+        CapacityVerdict::NotCheckedBeyond => gettext("Partly checked"),
+        CapacityVerdict::Unsure => gettext("Unsure"),
+    }
+}
+
+/// How a verdict reads at a glance (icon and style class).
+pub fn tone(verdict: CapacityVerdict) -> Tone {
+    match verdict {
+        CapacityVerdict::Genuine => Tone::Good,
+        CapacityVerdict::Fake | CapacityVerdict::LosesData => Tone::Bad,
+        CapacityVerdict::NotCheckedBeyond | CapacityVerdict::Unsure => Tone::Caution,
+    }
+}
+
+/// A stored check in one line, for a drive's list of checks: "Fake: claims 128.0 GB, keeps
+/// about 8.6 GB".
+pub fn summary_line(check: &CapacitySummary) -> String {
+    let claimed = card_size(check.claimed_bytes);
+    match check.verdict {
+        CapacityVerdict::Genuine => fill(
+            &gettext("Genuine: {verified} verified of {claimed} claimed"),
+            &[
+                ("verified", &card_size(check.verified_bytes)),
+                ("claimed", &claimed),
+            ],
+        ),
+        CapacityVerdict::Fake => fill(
+            &gettext("Fake: claims {claimed}, keeps only about {real}"),
+            &[
+                ("claimed", &claimed),
+                (
+                    "real",
+                    &card_size(check.real_bytes.unwrap_or(check.verified_bytes)),
+                ),
+            ],
+        ),
+        CapacityVerdict::LosesData => fill(
+            &gettext("Loses data: some of its {claimed} do not keep what is written"),
+            &[("claimed", &claimed)],
+        ),
+        CapacityVerdict::NotCheckedBeyond => fill(
+            &gettext("Partly checked: {verified} of {claimed} kept its data"),
+            &[
+                ("verified", &card_size(check.verified_bytes)),
+                ("claimed", &claimed),
+            ],
+        ),
+        CapacityVerdict::Unsure => gettext("Unsure: some spots read back differently each time"),
+    }
+}
+
+/// The verdict of `report` as the page shows it.
+pub fn shown(report: &CapacityReport) -> Shown {
+    let claimed = card_size(report.claimed_bytes);
+    let verified = card_size(report.verified_bytes);
+    let spots = &report.spots;
+    let (title, body) = match report.verdict {
+        CapacityVerdict::Genuine => (
+            fill(
+                // Translators: the capacity check's verdict, e.g. "This card is genuine:
+                // 29.7 GB verified of 32.0 GB claimed".
+                &gettext("This card is genuine: {verified} verified of {claimed} claimed"),
+                &[("verified", &verified), ("claimed", &claimed)],
+            ),
+            gettext("Every spot checked across the card kept what was written there."),
+        ),
+        CapacityVerdict::Fake => {
+            let real = card_size(report.real_bytes.unwrap_or(report.verified_bytes));
+            (
+                fill(
+                    &gettext("This card is fake: it claims {claimed} but keeps only about {real}"),
+                    &[("claimed", &claimed), ("real", &real)],
+                ),
+                gettext("Data written beyond that overwrites earlier data. Copy your files off it and return it."),
+            )
+        }
+        CapacityVerdict::LosesData => (
+            gettext("This card loses data"),
+            fill(
+                &gettext("{bad} of {total} spots checked did not keep what was written there. Copy your files off it and stop using it."),
+                &[
+                    ("bad", &(spots.zeros + spots.garbage + spots.stale + spots.wrapped)),
+                    ("total", &spots.total),
+                ],
+            ),
+        ),
+        CapacityVerdict::NotCheckedBeyond => {
+            let percent = (report.coverage.share * 100.0).floor().clamp(0.0, 100.0);
+            (
+                fill(
+                    // Translators: "{percent} %" is how far up the card the check reached.
+                    // xgettext:no-c-format
+                    &gettext("Not enough free space to check beyond {percent} % of the card"),
+                    &[("percent", &number(percent, 0))],
+                ),
+                fill(
+                    &gettext("Everything checked up to there kept its data ({verified} of {claimed}). Free some space on the card and check again."),
+                    &[("verified", &verified), ("claimed", &claimed)],
+                ),
+            )
+        }
+        CapacityVerdict::Unsure => {
+            let unreadable = report
+                .unsure
+                .iter()
+                .any(|u| matches!(u, UnsureReason::ReadError { .. }));
+            (
+                if unreadable {
+                    gettext("Unsure: some spots on the card could not be read")
+                } else {
+                    gettext("Unsure: some spots read back differently each time")
+                },
+                gettext("Try again, or try another card reader."),
+            )
+        }
+    };
+    Shown {
+        tone: tone(report.verdict),
+        title,
+        body,
+        reasons: report.registers.iter().map(register_reason).collect(),
+        note: Some(note(report)),
+    }
+}
+
+/// One line for a register finding: what the card claims that cannot be true.
+pub fn register_reason(finding: &RegisterFinding) -> String {
+    match finding {
+        RegisterFinding::CsdSizeDiffers {
+            csd_bytes,
+            device_bytes,
+        } => fill(
+            &gettext("Its records give its size as {csd}, but it tells the system {device}"),
+            &[
+                ("csd", &card_size(*csd_bytes)),
+                ("device", &card_size(*device_bytes)),
+            ],
+        ),
+        RegisterFinding::PartitionsBeyondEnd {
+            partitions_end_bytes,
+            device_bytes,
+        } => fill(
+            &gettext("Its partitions reach to {end}, beyond its end at {device}"),
+            &[
+                ("end", &card_size(*partitions_end_bytes)),
+                ("device", &card_size(*device_bytes)),
+            ],
+        ),
+        RegisterFinding::UnknownMaker { mid } => fill(
+            // Translators: {id} is a number such as 0x00 from the card's register.
+            &gettext("Its maker number ({id}) belongs to no known card maker"),
+            &[("id", &format!("0x{mid:02X}"))],
+        ),
+        RegisterFinding::ImplausibleOem { oid } => fill(
+            &gettext("Its OEM code ({code}) is not one a real card has"),
+            &[("code", oid)],
+        ),
+    }
+}
+
+/// The small print: how many spots were checked, how long it took, and that only the
+/// check's own file was written.
+fn note(report: &CapacityReport) -> String {
+    let minutes = (report.seconds / 60.0).round().max(1.0) as u64;
+    let time = if report.seconds < 45.0 {
+        gettext("less than a minute")
+    } else {
+        fill(
+            &ngettext(
+                "{n} minute",
+                "{n} minutes",
+                u32::try_from(minutes).unwrap_or(u32::MAX),
+            ),
+            &[("n", &minutes)],
+        )
+    };
+    fill(
+        &ngettext(
+            "{spots} spot checked in {time}. Only the check’s own file was written, and it was deleted.",
+            "{spots} spots checked in {time}. Only the check’s own file was written, and it was deleted.",
+            report.spots.total,
+        ),
+        &[("spots", &report.spots.total), ("time", &time)],
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use agnostics_core::capacity::{Claims, Coverage, DriveFacts, Mode, SpotCounts};
+
+    use super::*;
+
+    const GB: u64 = 1_000_000_000;
+
+    fn report(verdict: CapacityVerdict) -> CapacityReport {
+        CapacityReport {
+            check_id: "0".repeat(32),
+            started: "2026-07-02T10:00:00+00:00".into(),
+            seconds: 30.0,
+            mode: Mode::Mounted,
+            verdict,
+            drive: DriveFacts::default(),
+            identity: None,
+            claims: Claims::default(),
+            claimed_bytes: 32 * GB,
+            verified_bytes: 32 * GB,
+            first_bad_address: None,
+            real_bytes: None,
+            coverage: Coverage {
+                bytes: 32 * GB,
+                share: 1.0,
+            },
+            powers: Vec::new(),
+            spots: SpotCounts {
+                total: 300,
+                base: 256,
+                intact: 300,
+                ..SpotCounts::default()
+            },
+            bad_spots: Vec::new(),
+            unsure: Vec::new(),
+            registers: Vec::new(),
+            bytes_written: 300 * 4096,
+            bytes_read: 300 * 4096,
+            restore: None,
+            recovered: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn sizes_read_as_on_a_card_s_label() {
+        assert_eq!(card_size(31_914_983_424), "31.9 GB");
+        assert_eq!(card_size(134_217_728), "134 MB");
+    }
+
+    #[test]
+    fn each_verdict_reads_in_plain_words_with_its_tone() {
+        let genuine = shown(&report(CapacityVerdict::Genuine));
+        assert_eq!(
+            genuine.title,
+            "This card is genuine: 32.0 GB verified of 32.0 GB claimed"
+        );
+        assert_eq!(genuine.tone, Tone::Good);
+        assert_eq!(
+            genuine.note.as_deref(),
+            Some("300 spots checked in less than a minute. Only the check’s own file was written, and it was deleted.")
+        );
+
+        let mut fake = report(CapacityVerdict::Fake);
+        fake.claimed_bytes = 128 * GB;
+        fake.real_bytes = Some(8 * GB);
+        fake.verified_bytes = 8 * GB;
+        fake.registers = vec![RegisterFinding::CsdSizeDiffers {
+            csd_bytes: 8 * GB,
+            device_bytes: 128 * GB,
+        }];
+        let fake = shown(&fake);
+        assert_eq!(
+            fake.title,
+            "This card is fake: it claims 128.0 GB but keeps only about 8.0 GB"
+        );
+        assert_eq!(
+            fake.body,
+            "Data written beyond that overwrites earlier data. Copy your files off it and return it."
+        );
+        assert_eq!(fake.tone, Tone::Bad);
+        assert_eq!(
+            fake.reasons,
+            ["Its records give its size as 8.0 GB, but it tells the system 128.0 GB"]
+        );
+
+        let mut partly = report(CapacityVerdict::NotCheckedBeyond);
+        partly.coverage.share = 0.409;
+        let partly = shown(&partly);
+        assert_eq!(
+            partly.title,
+            "Not enough free space to check beyond 40 % of the card"
+        );
+        assert_eq!(partly.tone, Tone::Caution);
+
+        let mut unsure = report(CapacityVerdict::Unsure);
+        unsure.unsure = vec![UnsureReason::RetriesDisagreed { address: 4096 }];
+        let unsure = shown(&unsure);
+        assert_eq!(
+            unsure.title,
+            "Unsure: some spots read back differently each time"
+        );
+        assert_eq!(unsure.body, "Try again, or try another card reader.");
+
+        let mut loses = report(CapacityVerdict::LosesData);
+        loses.spots.zeros = 3;
+        loses.spots.intact = 297;
+        assert_eq!(
+            shown(&loses).body,
+            "3 of 300 spots checked did not keep what was written there. Copy your files off it and stop using it."
+        );
+    }
+}
