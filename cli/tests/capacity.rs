@@ -412,12 +412,45 @@ fn check_fake(drive: &FakeDrive, mounted: bool) -> (serde_json::Value, Option<i3
     (json_of(&out), out.status.code())
 }
 
+/// Two files of the user's, for a mounted fake made holding them ([`FakeDriveBuilder::files`]:
+/// laid out by mkfs in the part the fake really keeps), and their checksums.
+fn users_files() -> (tempfile::TempDir, Vec<(PathBuf, String)>) {
+    let dir = support::scratch();
+    for (i, name) in ["notes.txt", "photo.jpg"].iter().enumerate() {
+        let bytes: Vec<u8> = (0..300_000u32)
+            .map(|n| (n.wrapping_mul(31) as u8) ^ i as u8)
+            .collect();
+        std::fs::write(dir.path().join(name), bytes).unwrap();
+    }
+    let sums = files_and_sums(dir.path());
+    (dir, sums)
+}
+
+/// The user's files on the mounted fake, read from the drive (after a remount, not from the
+/// page cache), with their checksums under the names `users_files` gave them.
+fn users_files_on(drive: &mut FakeDrive, users: &Path) -> Vec<(PathBuf, String)> {
+    drive.remount();
+    let mount = drive.mount_dir().unwrap().to_owned();
+    files_and_sums(&mount)
+        .into_iter()
+        .map(|(p, sum)| (users.join(p.strip_prefix(&mount).unwrap()), sum))
+        .collect()
+}
+
 fn wrap(claimed: u64, real: u64, mounted: bool) -> Ran {
+    let (users, sums) = users_files();
     let mut b = FakeDrive::builder(claimed, Behaviour::Wrap { real_bytes: real });
     if mounted {
-        b = b.mounted();
+        b = b.mounted().files(users.path());
     }
-    let drive = b.build()?;
+    let mut drive = b.build()?;
+    if mounted {
+        assert_eq!(
+            users_files_on(&mut drive, users.path()),
+            sums,
+            "the fake keeps them"
+        );
+    }
     let before = sha256(drive.device());
     let (doc, code) = check_fake(&drive, mounted);
     assert_eq!(doc["verdict"], "fake", "{doc:#}");
@@ -432,6 +465,11 @@ fn wrap(claimed: u64, real: u64, mounted: bool) -> Ran {
         assert_eq!(
             agnostics_testkit::test_files(drive.mount_dir().unwrap()),
             Vec::<String>::new()
+        );
+        assert_eq!(
+            users_files_on(&mut drive, users.path()),
+            sums,
+            "nothing of the user's changed"
         );
     }
     Ok(())
