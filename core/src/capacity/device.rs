@@ -23,6 +23,7 @@ use super::{
 };
 use crate::drive::identity::Volume;
 use crate::drive_lock::{Drive, DriveLock};
+use crate::i18n::{fill, gettext};
 use crate::sysfs::{dir_of_dev, read_attr};
 use crate::target_dir::{device as stack, mounts};
 
@@ -91,7 +92,7 @@ fn whole_disk(device: &Path, sysfs: &Path) -> Result<(String, String, PathBuf), 
             .unwrap_or_default()
     };
     if dir.join("partition").exists() {
-        let disk = dir.parent().map(|p| name(p)).unwrap_or_default();
+        let disk = dir.parent().map(&name).unwrap_or_default();
         return Err(CapacityError::Partition {
             device: device.to_path_buf(),
             disk: format!("/dev/{disk}"),
@@ -135,10 +136,15 @@ fn in_use(dir: &Path, dev: &str) -> Option<String> {
             } else {
                 part.clone()
             };
-            return Some(format!("{what} is mounted on {}", m.mount_point.display()));
+            return Some(fill(
+                &gettext("{what} is mounted on {path}"),
+                &[("what", &what), ("path", &m.mount_point.display())],
+            ));
         }
     }
-    holders.first().map(|h| format!("{h} uses it"))
+    holders
+        .first()
+        .map(|h| fill(&gettext("{holder} uses it"), &[("holder", h)]))
 }
 
 /// The largest partition of the disk at `dir`, else the disk: where its filesystem identity is.
@@ -168,19 +174,23 @@ fn ext_or_nothing(volume: &str) -> &'static str {
     }
 }
 
-/// [`super::check_device`].
-pub(crate) fn check(
+/// The device opened for a check: its disk's name, `MAJ:MIN` and sysfs folder, its lock, what
+/// was restored of an earlier check, and the device open O_EXCL.
+struct Opened {
+    disk: String,
+    dev: String,
+    dir: PathBuf,
+    _lock: DriveLock,
+    recovered: Vec<super::Recovered>,
+    file: File,
+}
+
+/// Root, a whole disk, its lock, not in use, any recovery file of it put back, opened O_EXCL.
+fn open_for_check(
     device: &Path,
     opts: &CapacityOptions,
     on_event: &mut dyn FnMut(Event),
-    cancel: &AtomicBool,
-) -> Result<CapacityReport, CapacityError> {
-    let begun = Instant::now();
-    let started = super::now_rfc3339();
-    on_event(Event::Phase {
-        phase: Phase::Planning,
-        total: 0,
-    });
+) -> Result<Opened, CapacityError> {
     if !nix::unistd::geteuid().is_root() {
         return Err(CapacityError::NeedsRoot {
             device: device.to_path_buf(),
@@ -210,17 +220,39 @@ pub(crate) fn check(
     let file = open_exclusive(device).map_err(|e| match e.raw_os_error() {
         Some(libc::EBUSY) => CapacityError::InUse {
             device: device.to_path_buf(),
-            why: "the kernel or another program holds it".into(),
+            why: gettext("the kernel or another program holds it"),
         },
         _ => CapacityError::io(format!("open {}", device.display()), e),
     })?;
-    let claimed = size_of(&file)
-        .map_err(|e| CapacityError::io(format!("size of {}", device.display()), e))?;
+    Ok(Opened {
+        disk,
+        dev,
+        dir,
+        _lock: lock,
+        recovered,
+        file,
+    })
+}
+
+/// [`super::check_device`].
+pub(crate) fn check(
+    device: &Path,
+    opts: &CapacityOptions,
+    on_event: &mut dyn FnMut(Event),
+    cancel: &AtomicBool,
+) -> Result<CapacityReport, CapacityError> {
+    let begun = Instant::now();
+    let started = super::now_rfc3339();
+    on_event(Event::Phase {
+        phase: Phase::Planning,
+        total: 0,
+    });
+    let opened = open_for_check(device, opts, on_event)?;
+    let file = &opened.file;
+    let claimed =
+        size_of(file).map_err(|e| CapacityError::io(format!("size of {}", device.display()), e))?;
     let plan = Plan::spread(claimed, opts.spots, opts.min_alias_bytes);
-    let mut io = DeviceIo {
-        file: &file,
-        path: device,
-    };
+    let mut io = DeviceIo { file, path: device };
     let (saved, read_s) = save(&mut io, &plan, on_event, cancel)?;
     on_event(Event::Planned(Cost {
         spots: plan.spots.len() as u32,
@@ -230,7 +262,7 @@ pub(crate) fn check(
         estimated_seconds: plan.spots.len() as f64 * 2.0 * (read_s + WRITE_4K_SECONDS),
         coverage: plan.reach() as f64 / claimed.max(1) as f64,
     }));
-    let header = Header::of(&opts.sysfs_root, &disk, &dev, claimed);
+    let header = Header::of(&opts.sysfs_root, &opened.disk, &opened.dev, claimed);
     let recovery_file = recovery::write(&opts.recovery_dir, &header, &saved).map_err(|e| {
         CapacityError::io(
             format!(
@@ -243,74 +275,73 @@ pub(crate) fn check(
     let key = rand::random::<u64>();
     let outcome = spots::write_all(&mut io, &plan, key, on_event, cancel)
         .and_then(|w| spots::read_back(&mut io, &plan, key, on_event, cancel).map(|r| (w, r)));
-    on_event(Event::Phase {
-        phase: Phase::Restoring,
-        total: saved.len() as u64,
-    });
-    let restored = recovery::put_back(&file, &saved);
-    let (rw, rr) = match restored {
-        Ok(bytes) => {
-            std::fs::remove_file(&recovery_file)
-                .map_err(|e| CapacityError::io(format!("remove {}", recovery_file.display()), e))?;
-            bytes
-        }
-        Err(why) => {
-            return Err(CapacityError::RestoreFailed {
-                disk,
-                file: recovery_file,
-                why,
-            })
-        }
-    };
-    on_event(Event::Progress {
-        phase: Phase::Restoring,
-        done: saved.len() as u64,
-        total: saved.len() as u64,
-    });
+    let (rw, rr) = put_back(file, &saved, &recovery_file, &opened.disk, on_event)?;
     let (written, (readings, read)) = outcome?;
     let judged = verdict::judge(&plan, &readings, opts.covered_share);
-    let volume_name = main_volume(&dir, &disk);
-    let fs_type = ext_or_nothing(&volume_name);
+    let volume_name = main_volume(&opened.dir, &opened.disk);
     let volume = Volume {
         path: Path::new("/nonexistent"),
         partition: Some(&volume_name),
-        fs_type,
+        fs_type: ext_or_nothing(&volume_name),
     };
-    let (claims, findings, identity) = registers::read(&opts.sysfs_root, &disk, claimed, volume);
-    let transport = stack::transport_of(&dir);
-    Ok(CapacityReport {
-        check_id: super::new_check_id(),
+    let registers = registers::read(&opts.sysfs_root, &opened.disk, claimed, volume);
+    let transport = stack::transport_of(&opened.dir);
+    let bytes_read = read + rr + plan.bytes();
+    Ok(super::Parts {
         started,
-        seconds: begun.elapsed().as_secs_f64(),
+        begun,
         mode: Mode::Device,
-        verdict: judged.verdict,
         drive: DriveFacts {
-            disk,
-            dev,
-            model: stack::model_of(&dir, transport),
+            disk: opened.disk.clone(),
+            dev: opened.dev.clone(),
+            model: stack::model_of(&opened.dir, transport),
             transport,
             ..DriveFacts::default()
         },
-        identity,
-        claims,
-        claimed_bytes: claimed,
-        verified_bytes: judged.verified_bytes,
-        first_bad_address: judged.first_bad_address,
-        real_bytes: judged.real_bytes,
-        coverage: judged.coverage,
-        powers: plan.powers.clone(),
-        spots: judged.counts,
-        bad_spots: judged.bad_spots,
-        unsure: judged.unsure,
-        registers: findings,
+        plan,
+        judged,
+        registers,
         bytes_written: written + rw,
-        bytes_read: read + rr + plan.bytes(),
+        bytes_read,
         restore: Some(Restore {
             blocks: saved.len() as u32,
             verified: true,
         }),
-        recovered,
-    })
+        recovered: opened.recovered,
+    }
+    .report())
+}
+
+/// Writes the saved blocks back (the Restoring phase), verifies them and removes the recovery
+/// file. Returns the bytes written and read.
+///
+/// Errors: [`CapacityError::RestoreFailed`] (the recovery file is kept), or
+/// [`CapacityError::Io`] when the file cannot be removed.
+fn put_back(
+    file: &File,
+    saved: &recovery::Saved,
+    recovery_file: &Path,
+    disk: &str,
+    on_event: &mut dyn FnMut(Event),
+) -> Result<(u64, u64), CapacityError> {
+    let total = saved.len() as u64;
+    on_event(Event::Phase {
+        phase: Phase::Restoring,
+        total,
+    });
+    let bytes = recovery::put_back(file, saved).map_err(|why| CapacityError::RestoreFailed {
+        disk: disk.to_owned(),
+        file: recovery_file.to_path_buf(),
+        why,
+    })?;
+    std::fs::remove_file(recovery_file)
+        .map_err(|e| CapacityError::io(format!("remove {}", recovery_file.display()), e))?;
+    on_event(Event::Progress {
+        phase: Phase::Restoring,
+        done: total,
+        total,
+    });
+    Ok(bytes)
 }
 
 /// Reads every spot's original block (the Saving phase). Returns them with the seconds per
@@ -323,7 +354,7 @@ fn save(
     plan: &Plan,
     on_event: &mut dyn FnMut(Event),
     cancel: &AtomicBool,
-) -> Result<(Vec<(u64, Box<Block>)>, f64), CapacityError> {
+) -> Result<(recovery::Saved, f64), CapacityError> {
     let total = plan.spots.len();
     on_event(Event::Phase {
         phase: Phase::Saving,

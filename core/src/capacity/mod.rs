@@ -132,6 +132,56 @@ pub fn restore_pending(opts: &CapacityOptions) -> Result<Vec<Recovered>, Capacit
     recovery::restore_pending(opts, None)
 }
 
+/// What a check found, put together into its report by [`Parts::report`].
+struct Parts {
+    started: String,
+    begun: std::time::Instant,
+    mode: Mode,
+    drive: DriveFacts,
+    plan: plan::Plan,
+    judged: verdict::Judgement,
+    registers: (
+        Claims,
+        Vec<RegisterFinding>,
+        Option<crate::drive::DriveIdentity>,
+    ),
+    bytes_written: u64,
+    bytes_read: u64,
+    restore: Option<Restore>,
+    recovered: Vec<Recovered>,
+}
+
+impl Parts {
+    fn report(self) -> CapacityReport {
+        let (claims, registers, identity) = self.registers;
+        let j = self.judged;
+        CapacityReport {
+            check_id: new_check_id(),
+            started: self.started,
+            seconds: self.begun.elapsed().as_secs_f64(),
+            mode: self.mode,
+            verdict: j.verdict,
+            drive: self.drive,
+            identity,
+            claims,
+            claimed_bytes: self.plan.claimed_bytes,
+            verified_bytes: j.verified_bytes,
+            first_bad_address: j.first_bad_address,
+            real_bytes: j.real_bytes,
+            coverage: j.coverage,
+            powers: self.plan.powers,
+            spots: j.counts,
+            bad_spots: j.bad_spots,
+            unsure: j.unsure,
+            registers,
+            bytes_written: self.bytes_written,
+            bytes_read: self.bytes_read,
+            restore: self.restore,
+            recovered: self.recovered,
+        }
+    }
+}
+
 /// A new check id: 32 lowercase hex digits.
 fn new_check_id() -> String {
     format!("{:032x}", rand::random::<u128>())

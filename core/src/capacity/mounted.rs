@@ -234,7 +234,9 @@ pub(crate) fn check(
         return Err(CapacityError::RecoveryFailed {
             disk: facts.disk.clone(),
             file,
-            why: "the device is mounted now; unmount it and check it with --device".into(),
+            why: crate::i18n::gettext(
+                "the device is mounted now; unmount it and check it with --device",
+            ),
         });
     }
     let _lock = lock(&info, opts)?;
@@ -245,96 +247,107 @@ pub(crate) fn check(
             io::Error::other(e.to_string()),
         )
     })?;
-    let result = (|| {
-        let file = test_file.open(true).map_err(|e| {
-            CapacityError::io(
-                format!("open {}", test_file.path().display()),
-                io::Error::other(e.to_string()),
-            )
-        })?;
-        let space = target_dir::fs::space(&info.path)
-            .map_err(|e| CapacityError::io(format!("statvfs {}", info.path.display()), e.into()))?;
-        let reserved = reserve(
-            &file,
-            file_bytes(space.free_bytes, space.total_bytes),
-            &info,
-        )?;
-        let extents = match fiemap::extents(&file) {
-            Ok(e) => e,
-            Err(e) if matches!(e.raw_os_error(), Some(libc::EOPNOTSUPP | libc::ENOTTY)) => {
-                return Err(CapacityError::Unmappable {
-                    path: info.path.clone(),
-                    fs_type: info.fs_type.clone(),
-                })
-            }
-            Err(e) => {
-                return Err(CapacityError::io(
-                    format!("FIEMAP {}", test_file.path().display()),
-                    e,
-                ))
-            }
-        };
-        let mut map: Vec<FileExtent> = extents
-            .into_iter()
-            .filter(|e| e.logical < reserved)
-            .map(|e| FileExtent {
-                physical: e.physical + start,
-                length: e.length.min(reserved - e.logical),
-                ..e
-            })
-            .collect();
-        map.sort_by_key(|e| e.physical);
-        let ranges = Ranges::new(map.iter().map(|e| (e.physical, e.length)).collect());
-        let plan = Plan::within(claimed, &ranges, opts.spots, opts.min_alias_bytes);
-        let mut io = FileIo {
-            file,
-            map,
-            path: test_file.path(),
-        };
-        let read_s = read_cost(&facts.disk, &plan);
-        on_event(Event::Planned(Cost {
-            spots: plan.spots.len() as u32,
-            base_spots: plan.base_spots,
-            bytes_written: plan.bytes(),
-            bytes_read: plan.bytes(),
-            estimated_seconds: plan.spots.len() as f64 * (read_s + WRITE_4K_SECONDS),
-            coverage: plan.reach() as f64 / claimed.max(1) as f64,
-        }));
-        let key = rand::random::<u64>();
-        let written = spots::write_all(&mut io, &plan, key, on_event, cancel)?;
-        let (readings, read) = spots::read_back(&mut io, &plan, key, on_event, cancel)?;
-        Ok((plan, readings, written, read))
-    })();
+    let span = Span {
+        info: &info,
+        disk: &facts.disk,
+        start,
+        claimed,
+    };
+    let result = through_file(&test_file, &span, opts, on_event, cancel);
     let removed = test_file.remove();
-    let (plan, readings, written, read) = result?;
+    let (plan, readings, bytes_written, bytes_read) = result?;
     removed.map_err(|e| CapacityError::io("remove the check's file", e))?;
     let judged = verdict::judge(&plan, &readings, opts.covered_share);
-    let (claims, findings, identity) =
-        registers::read(&opts.sysfs_root, &facts.disk, claimed, (&info).into());
-    Ok(CapacityReport {
-        check_id: super::new_check_id(),
+    let registers = registers::read(&opts.sysfs_root, &facts.disk, claimed, (&info).into());
+    Ok(super::Parts {
         started,
-        seconds: begun.elapsed().as_secs_f64(),
+        begun,
         mode: Mode::Mounted,
-        verdict: judged.verdict,
         drive: facts,
-        identity,
-        claims,
-        claimed_bytes: claimed,
-        verified_bytes: judged.verified_bytes,
-        first_bad_address: judged.first_bad_address,
-        real_bytes: judged.real_bytes,
-        coverage: judged.coverage,
-        powers: plan.powers.clone(),
-        spots: judged.counts,
-        bad_spots: judged.bad_spots,
-        unsure: judged.unsure,
-        registers: findings,
-        bytes_written: written,
-        bytes_read: read,
+        plan,
+        judged,
+        registers,
+        bytes_written,
+        bytes_read,
         restore: None,
         recovered: Vec::new(),
-    })
+    }
+    .report())
+}
+
+/// Where the check's file is: its folder, the disk, the partition's start and the disk's
+/// size, bytes.
+struct Span<'a> {
+    info: &'a TargetInfo,
+    disk: &'a str,
+    start: u64,
+    claimed: u64,
+}
+
+/// Reserves and maps the check's file, plans the spots inside it, says the plan, writes and
+/// reads them back. Returns the plan, the readings and the bytes written and read.
+fn through_file(
+    test_file: &TestFile,
+    span: &Span<'_>,
+    opts: &CapacityOptions,
+    on_event: &mut dyn FnMut(Event),
+    cancel: &AtomicBool,
+) -> Result<(Plan, Vec<spots::Reading>, u64, u64), CapacityError> {
+    let info = span.info;
+    let file = test_file.open(true).map_err(|e| {
+        CapacityError::io(
+            format!("open {}", test_file.path().display()),
+            io::Error::other(e.to_string()),
+        )
+    })?;
+    let space = target_dir::fs::space(&info.path)
+        .map_err(|e| CapacityError::io(format!("statvfs {}", info.path.display()), e.into()))?;
+    let reserved = reserve(&file, file_bytes(space.free_bytes, space.total_bytes), info)?;
+    let extents = match fiemap::extents(&file) {
+        Ok(e) => e,
+        Err(e) if matches!(e.raw_os_error(), Some(libc::EOPNOTSUPP | libc::ENOTTY)) => {
+            return Err(CapacityError::Unmappable {
+                path: info.path.clone(),
+                fs_type: info.fs_type.clone(),
+            })
+        }
+        Err(e) => {
+            return Err(CapacityError::io(
+                format!("FIEMAP {}", test_file.path().display()),
+                e,
+            ))
+        }
+    };
+    let mut map: Vec<FileExtent> = extents
+        .into_iter()
+        .filter(|e| e.logical < reserved)
+        .map(|e| FileExtent {
+            physical: e.physical + span.start,
+            length: e.length.min(reserved - e.logical),
+            ..e
+        })
+        .collect();
+    map.sort_by_key(|e| e.physical);
+    let ranges = Ranges::new(map.iter().map(|e| (e.physical, e.length)).collect());
+    let plan = Plan::within(span.claimed, &ranges, opts.spots, opts.min_alias_bytes);
+    let mut io = FileIo {
+        file,
+        map,
+        path: test_file.path(),
+    };
+    let read_s = read_cost(span.disk, &plan);
+    on_event(Event::Planned(Cost {
+        spots: plan.spots.len() as u32,
+        base_spots: plan.base_spots,
+        bytes_written: plan.bytes(),
+        bytes_read: plan.bytes(),
+        estimated_seconds: plan.spots.len() as f64 * (read_s + WRITE_4K_SECONDS),
+        coverage: plan.reach() as f64 / span.claimed.max(1) as f64,
+    }));
+    let key = rand::random::<u64>();
+    let written = spots::write_all(&mut io, &plan, key, on_event, cancel)?;
+    let (readings, read) = spots::read_back(&mut io, &plan, key, on_event, cancel)?;
+    Ok((plan, readings, written, read))
 }
 
 #[cfg(test)]

@@ -47,6 +47,9 @@ pub fn default_dir() -> PathBuf {
     state.join("agnostics/capacity-recovery")
 }
 
+/// Saved blocks: each block's drive address (bytes) and its original 4 KiB.
+pub type Saved = Vec<(u64, Box<Block>)>;
+
 /// A device's identity, as a recovery file records it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Header {
@@ -168,7 +171,7 @@ pub fn write(dir: &Path, header: &Header, saved: &[(u64, Box<Block>)]) -> io::Re
 ///
 /// Errors: the file system's; `InvalidData` for a file that is not whole (bad magic or
 /// checksum).
-pub fn load(path: &Path) -> io::Result<(Header, Vec<(u64, Box<Block>)>)> {
+pub fn load(path: &Path) -> io::Result<(Header, Saved)> {
     let mut bytes = Vec::new();
     File::open(path)?.read_to_end(&mut bytes)?;
     let bad = |why: &str| {
@@ -341,9 +344,9 @@ fn restore_one(
     let device = match super::device::open_exclusive(&node) {
         Ok(f) => f,
         Err(e) if e.raw_os_error() == Some(libc::EBUSY) => {
-            return Err(format!(
-                "{} is in use (mounted?); unmount it",
-                node.display()
+            return Err(crate::i18n::fill(
+                &crate::i18n::gettext("{device} is in use (mounted?); unmount it"),
+                &[("device", &node.display())],
             ))
         }
         Err(e) => return Err(format!("{}: {e}", node.display())),

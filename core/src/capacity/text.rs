@@ -17,14 +17,14 @@ pub fn plan_text(cost: &Cost, mode: Mode) -> String {
     );
     let template = match mode {
         // Translators: {spots} is "N spots (…)"; {written} a size like "13.6 MB"; {seconds} a
-        // number; {share} a percentage without the % sign.
+        // number; {share} a percentage such as "90 %".
         Mode::Mounted => gettext(
-            "Plan: {spots}, {written} written inside the program's own file, reaching {share} % \
-             of the drive; about {seconds} s.",
+            "Plan: {spots}, {written} written inside the program's own file, reaching {share} of \
+             the drive; about {seconds} s.",
         ),
         Mode::Device => gettext(
             "Plan: {spots}; the original sectors are saved first and put back after: \
-             {written} written in all, reaching {share} % of the drive; about {seconds} s.",
+             {written} written in all, reaching {share} of the drive; about {seconds} s.",
         ),
     };
     fill(
@@ -32,10 +32,15 @@ pub fn plan_text(cost: &Cost, mode: Mode) -> String {
         &[
             ("spots", &spots),
             ("written", &si_bytes(cost.bytes_written)),
-            ("share", &number(cost.coverage * 100.0, 0)),
+            ("share", &percent(cost.coverage)),
             ("seconds", &number(cost.estimated_seconds.ceil(), 0)),
         ],
     )
+}
+
+/// A share (0 to 1) as a whole percentage with the locale's digits: `90 %`.
+fn percent(share: f64) -> String {
+    format!("{} %", number(share * 100.0, 0))
 }
 
 /// The verdict in one line.
@@ -70,12 +75,12 @@ pub fn verdict_text(r: &CapacityReport) -> String {
         ),
         CapacityVerdict::NotCheckedBeyond => fill(
             &gettext(
-                "Not checked beyond {share} % ({bytes}): every spot checked held, but there was \
+                "Not checked beyond {share} ({bytes}): every spot checked held, but there was \
                  too little free space to reach further. Free some space, or check the \
                  unmounted card with --device.",
             ),
             &[
-                ("share", &number(r.coverage.share * 100.0, 0)),
+                ("share", &percent(r.coverage.share)),
                 ("bytes", &si_bytes(r.coverage.bytes)),
             ],
         ),
@@ -139,6 +144,31 @@ fn found_text(f: Found) -> String {
     }
 }
 
+/// The first bad and unsure spots (up to 8 of each), one line each.
+fn spot_lines(r: &CapacityReport) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut line = |s: String| out.push(s);
+    for b in r.bad_spots.iter().take(8) {
+        line(fill(
+            &gettext("  byte {address}: read back {found}"),
+            &[("address", &b.address), ("found", &found_text(b.found))],
+        ));
+    }
+    for u in r.unsure.iter().take(8) {
+        line(match u {
+            UnsureReason::RetriesDisagreed { address } => fill(
+                &gettext("  byte {address}: three reads disagreed"),
+                &[("address", address)],
+            ),
+            UnsureReason::ReadError { address, message } => fill(
+                &gettext("  byte {address}: read failed: {error}"),
+                &[("address", address), ("error", message)],
+            ),
+        });
+    }
+    out
+}
+
 /// The whole report as the CLI prints it.
 pub fn to_text(r: &CapacityReport) -> String {
     let mut out = String::new();
@@ -175,23 +205,8 @@ pub fn to_text(r: &CapacityReport) -> String {
             ("total", &r.spots.total),
         ],
     ));
-    for b in r.bad_spots.iter().take(8) {
-        line(fill(
-            &gettext("  byte {address}: read back {found}"),
-            &[("address", &b.address), ("found", &found_text(b.found))],
-        ));
-    }
-    for u in r.unsure.iter().take(8) {
-        line(match u {
-            UnsureReason::RetriesDisagreed { address } => fill(
-                &gettext("  byte {address}: three reads disagreed"),
-                &[("address", address)],
-            ),
-            UnsureReason::ReadError { address, message } => fill(
-                &gettext("  byte {address}: read failed: {error}"),
-                &[("address", address), ("error", message)],
-            ),
-        });
+    for l in spot_lines(r) {
+        line(l);
     }
     if !r.registers.is_empty() {
         let both = r.verdict.is_bad();
