@@ -249,6 +249,87 @@ fn sigint_mid_check_puts_everything_back() -> Ran {
     Ok(())
 }
 
+/// A mounted fake as slow as a slow card, holding the user's files.
+fn slow_mounted_drive(users: &Path) -> Result<FakeDrive, agnostics_testkit::Skip> {
+    FakeDrive::builder(512 * MIB, Behaviour::Genuine)
+        .throttle(Throttle {
+            write_iops: 50,
+            ..Throttle::default()
+        })
+        .mounted()
+        .files(users)
+        .build()
+}
+
+/// Starts a mounted check of `drive` and waits until its private folder is there and it has
+/// been writing spots for a moment.
+fn start_slow_mounted_check(drive: &FakeDrive) -> std::process::Child {
+    let dir = drive.mount_dir().unwrap().to_owned();
+    let mut c = capacity(
+        drive.command(cli_path()),
+        &recovery_dir(),
+        &["--target", dir.to_str().unwrap()],
+    );
+    let child = c
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let start = Instant::now();
+    while agnostics_testkit::test_files(&dir).is_empty() {
+        assert!(
+            start.elapsed() < Duration::from_secs(120),
+            "no check folder"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    std::thread::sleep(Duration::from_millis(500));
+    child
+}
+
+fn sigint_mid_mounted_check_removes_its_file_and_nothing_else() -> Ran {
+    let (users, sums) = users_files();
+    let mut drive = slow_mounted_drive(users.path())?;
+    let child = start_slow_mounted_check(&drive);
+    nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(child.id() as i32),
+        nix::sys::signal::Signal::SIGINT,
+    )
+    .unwrap();
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(130), "{err}");
+    let dir = drive.mount_dir().unwrap().to_owned();
+    assert_eq!(agnostics_testkit::test_files(&dir), Vec::<String>::new());
+    assert_eq!(users_files_on(&mut drive, users.path()), sums);
+    Ok(())
+}
+
+fn a_killed_mounted_check_leaves_a_file_the_next_check_removes() -> Ran {
+    let (users, sums) = users_files();
+    let mut drive = slow_mounted_drive(users.path())?;
+    let mut child = start_slow_mounted_check(&drive);
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let dir = drive.mount_dir().unwrap().to_owned();
+    assert!(
+        !agnostics_testkit::test_files(&dir).is_empty(),
+        "the killed check's folder stays"
+    );
+    let out = capacity(
+        plain(),
+        &recovery_dir(),
+        &["--target", dir.to_str().unwrap(), "--json"],
+    )
+    .output()
+    .unwrap();
+    let doc = json_of(&out);
+    assert_eq!(doc["verdict"], "genuine", "{doc:#}");
+    assert_eq!(agnostics_testkit::test_files(&dir), Vec::<String>::new());
+    assert_eq!(users_files_on(&mut drive, users.path()), sums);
+    Ok(())
+}
+
 fn sigkill_mid_check_is_put_back_by_the_next_check() -> Ran {
     let drive = slow_drive()?;
     let before = sha256(drive.device());
@@ -561,6 +642,8 @@ agnostics_testkit::main!(
     device_mode_needs_yes_without_a_terminal,
     sigint_mid_check_puts_everything_back,
     sigkill_mid_check_is_put_back_by_the_next_check,
+    sigint_mid_mounted_check_removes_its_file_and_nothing_else,
+    a_killed_mounted_check_leaves_a_file_the_next_check_removes,
     a_nearly_full_filesystem_is_not_checked_beyond,
     tmpfs_is_refused_clearly,
     btrfs_is_refused_clearly,
