@@ -194,6 +194,7 @@ pub struct FakeDriveBuilder {
     behaviour: Behaviour,
     throttle: Option<Throttle>,
     mounted: bool,
+    files: Option<PathBuf>,
 }
 
 impl FakeDriveBuilder {
@@ -211,10 +212,19 @@ impl FakeDriveBuilder {
     /// resize inode, no backup superblocks (`sparse_super2`, `num_backup_sb=0`), bitmaps and
     /// inode tables packed at the start (`flex_bg`, `packed_meta_blocks=1`), one inode per
     /// 256 KiB, inode tables left uninitialised (`lazy_itable_init=1`, mounted with
-    /// `noinit_itable`), no discard. Small files written to its root directory soon after
-    /// mounting land in the first part too.
+    /// `noinit_itable`), no discard. Files written after mounting may land anywhere, beyond a
+    /// wrapping drive's real size too (where the drive already overwrites them): give the
+    /// user's files with [`files`](FakeDriveBuilder::files) to have them kept.
     pub fn mounted(mut self) -> FakeDriveBuilder {
         self.mounted = true;
+        self
+    }
+
+    /// With [`mounted`](FakeDriveBuilder::mounted): the file system is made holding a copy of
+    /// the folder `dir` (`mkfs.ext4 -d`), whose files mkfs lays out right after the packed
+    /// metadata, in the drive's first part: files a fake card really keeps.
+    pub fn files(mut self, dir: &Path) -> FakeDriveBuilder {
+        self.files = Some(dir.to_owned());
         self
     }
 
@@ -289,7 +299,7 @@ impl FakeDriveBuilder {
             ])
             .arg(&drive.fuse_file)));
         if self.mounted {
-            drive.format_and_mount();
+            drive.format_and_mount(self.files.as_deref());
         }
         if let Some(throttle) = self.throttle {
             drive.group = Some(BlkioThrottle::new(&drive.maj_min(), throttle));
@@ -350,6 +360,7 @@ impl FakeDrive {
             behaviour,
             throttle: None,
             mounted: false,
+            files: None,
         }
     }
 
@@ -567,7 +578,7 @@ impl FakeDrive {
     }
 
     /// mkfs.ext4 on the loop device, then mount on a new folder beside the backing file.
-    fn format_and_mount(&mut self) {
+    fn format_and_mount(&mut self, files: Option<&Path>) {
         let dir = self.backing.with_file_name("mnt");
         std::fs::create_dir(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
         self.mount_dir = Some(dir.clone());
@@ -578,6 +589,12 @@ impl FakeDrive {
                 "-E",
                 "num_backup_sb=0,packed_meta_blocks=1,lazy_itable_init=1,nodiscard",
             ])
+            .args(
+                files
+                    .map(|d| [std::ffi::OsStr::new("-d"), d.as_os_str()])
+                    .into_iter()
+                    .flatten(),
+            )
             .arg(&self.device));
         self.mount_fs(&dir);
     }
