@@ -217,6 +217,21 @@ pub fn load(path: &Path) -> io::Result<(Header, Saved)> {
     Ok((header, saved))
 }
 
+/// The header of a recovery file that may not be whole (torn, truncated): the header is
+/// at its start, so it tells whose the file is even when its blocks cannot be used.
+fn header_of_torn(path: &Path) -> Option<Header> {
+    let mut start = vec![0u8; 12 + MAX_HEADER as usize];
+    let n = File::open(path)
+        .and_then(|f| f.read_at(&mut start, 0))
+        .ok()?;
+    let start = &start[..n];
+    if start.len() < 12 || &start[..8] != MAGIC {
+        return None;
+    }
+    let len = u32::from_le_bytes(start[8..12].try_into().ok()?) as usize;
+    serde_json::from_slice(start.get(12..12 + len)?).ok()
+}
+
 /// Writes every saved block back to `device` (open with O_DIRECT), flushes, reads each back
 /// and compares. Returns the bytes written and read.
 ///
@@ -308,8 +323,15 @@ pub(crate) fn restore_pending(
         let (header, saved) = match load(&path) {
             Ok(x) => x,
             Err(e) => {
+                // A torn file of another device does not stop the check of this one.
+                let header = header_of_torn(&path);
+                if let (Some(d), Some(h)) = (only, &header) {
+                    if !h.maybe_of(&opts.sysfs_root, d) {
+                        continue;
+                    }
+                }
                 first_error.get_or_insert(CapacityError::RecoveryFailed {
-                    disk: "?".into(),
+                    disk: header.map_or_else(|| "?".into(), |h| h.disk),
                     file: path.clone(),
                     why: e.to_string(),
                 });
