@@ -636,6 +636,137 @@ fn a_throttled_fake_at_10_mb_s_finishes() -> Ran {
     Ok(())
 }
 
+/// A drive whose check was killed and that comes back under another name (a USB stick plugged
+/// into another port: `sdc` instead of `sdb`, here a loop device other than the one the
+/// recovery file names) is the same drive: the next check of it puts the sectors back first,
+/// instead of checking it as it is and leaving the user's data overwritten.
+fn a_killed_check_is_put_back_when_the_drive_comes_back_under_another_name() -> Ran {
+    use agnostics_core::capacity::{pattern::Block, recovery};
+    use std::os::unix::fs::FileExt;
+    require_root("a loop device")?;
+    let drive = BareLoop::new(64);
+    let before = sha256(&drive.device);
+    let name = drive
+        .device
+        .file_name()
+        .unwrap()
+        .to_str()
+        .unwrap()
+        .to_owned();
+    let sys = Path::new("/sys/block").join(&name);
+    let backing = std::fs::read_to_string(sys.join("loop/backing_file")).unwrap();
+    // What a killed check leaves: the original blocks saved under the drive's old MAJ:MIN …
+    let disk = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open(&drive.device)
+        .unwrap();
+    let mut saved = Vec::new();
+    for address in [0, 16 * MIB, 32 * MIB + 4096] {
+        let mut b = Block::zeroed();
+        disk.read_exact_at(&mut b.0, address).unwrap();
+        saved.push((address, b));
+    }
+    let header = recovery::Header {
+        disk: "loop250".into(),
+        dev: "7:2000".into(),
+        size_bytes: 64 * MIB,
+        fingerprint: backing.trim().to_owned(),
+        created: "2026-01-01T00:00:00+00:00".into(),
+        blocks: 0,
+    };
+    let rec = recovery_dir();
+    recovery::write(&rec, &header, &saved).unwrap();
+    // … and its patterns on the drive.
+    for (address, _) in &saved {
+        disk.write_all_at(&[0xa5; 4096], *address).unwrap();
+    }
+    disk.sync_all().unwrap();
+    drop(disk);
+    let out = capacity(
+        plain(),
+        &rec,
+        &[
+            "--device",
+            drive.device.to_str().unwrap(),
+            "--yes",
+            "--json",
+        ],
+    )
+    .output()
+    .unwrap();
+    let doc = json_of(&out);
+    assert_eq!(doc["recovered"][0]["blocks"], 3, "{doc:#}");
+    assert_eq!(doc["verdict"], "genuine", "{doc:#}");
+    assert_eq!(sha256(&drive.device), before, "the user's data is back");
+    assert_eq!(support::entries(&rec), Vec::<String>::new());
+    Ok(())
+}
+
+/// A torn recovery file (truncated: a full disk, a hand that cut it) of another drive does not
+/// stop the check of this one (it would, for ever, with "an earlier check of ?"); one of this
+/// drive still does, and names the drive.
+fn a_torn_recovery_file_stops_only_the_check_of_its_own_drive() -> Ran {
+    use agnostics_core::capacity::{pattern::Block, recovery};
+    require_root("a loop device")?;
+    let drive = BareLoop::new(64);
+    let before = sha256(&drive.device);
+    let name = drive
+        .device
+        .file_name()
+        .unwrap()
+        .to_str()
+        .unwrap()
+        .to_owned();
+    let sys = Path::new("/sys/block").join(&name);
+    let dev = std::fs::read_to_string(sys.join("dev")).unwrap();
+    let backing = std::fs::read_to_string(sys.join("loop/backing_file")).unwrap();
+    let torn = |rec: &Path, dev: &str, fingerprint: &str| {
+        let header = recovery::Header {
+            disk: "loop251".into(),
+            dev: dev.into(),
+            size_bytes: 64 * MIB,
+            fingerprint: fingerprint.into(),
+            created: "2026-01-01T00:00:00+00:00".into(),
+            blocks: 0,
+        };
+        let saved = vec![(0, Block::zeroed()), (16 * MIB, Block::zeroed())];
+        let path = recovery::write(rec, &header, &saved).unwrap();
+        let len = std::fs::metadata(&path).unwrap().len();
+        std::fs::OpenOptions::new()
+            .write(true)
+            .open(&path)
+            .unwrap()
+            .set_len(len - 5000)
+            .unwrap();
+        path
+    };
+    let args = [
+        "--device",
+        drive.device.to_str().unwrap(),
+        "--yes",
+        "--json",
+    ];
+    let rec = recovery_dir();
+    let other = torn(&rec, "7:2001", "/nonexistent/another-card.img");
+    let out = capacity(plain(), &rec, &args).output().unwrap();
+    let doc = json_of(&out);
+    assert_eq!(doc["verdict"], "genuine", "{doc:#}");
+    assert_eq!(out.status.code(), Some(0));
+    assert!(other.exists(), "another drive's file is left alone");
+    assert_eq!(sha256(&drive.device), before);
+
+    let rec = recovery_dir();
+    torn(&rec, dev.trim(), backing.trim());
+    let out = capacity(plain(), &rec, &args).output().unwrap();
+    let doc = json_of(&out);
+    let message = doc["error"]["message"].as_str().unwrap_or_default();
+    assert!(message.contains("earlier check of loop251"), "{doc:#}");
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(sha256(&drive.device), before);
+    Ok(())
+}
+
 agnostics_testkit::main!(
     mounted_genuine_on_loop_ext4,
     device_genuine_puts_every_sector_back,
@@ -657,4 +788,6 @@ agnostics_testkit::main!(
     device_genuine_fake_drive,
     mounted_genuine_fake_drive,
     a_throttled_fake_at_10_mb_s_finishes,
+    a_killed_check_is_put_back_when_the_drive_comes_back_under_another_name,
+    a_torn_recovery_file_stops_only_the_check_of_its_own_drive,
 );

@@ -230,7 +230,7 @@ pub(crate) fn check(
         });
     }
     let (facts, start, claimed) = drive_of(&info, &opts.sysfs_root)?;
-    if let Some(file) = recovery::pending_for(&opts.recovery_dir, &facts.dev) {
+    if let Some(file) = recovery::pending_for(&opts.recovery_dir, &opts.sysfs_root, &facts.dev) {
         return Err(CapacityError::RecoveryFailed {
             disk: facts.disk.clone(),
             file,

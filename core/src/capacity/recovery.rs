@@ -89,11 +89,20 @@ impl Header {
         format!("{}.bin", crate::drive::identity::hex(&h[..8]))
     }
 
-    /// True when `other` (read from sysfs now) is the same device.
+    /// True when `other` (read from sysfs now) is the same device: the same size and serial
+    /// (CID, backing file) under any `MAJ:MIN` (a USB stick plugged back in comes back as
+    /// another disk), or, without a serial, the same size at the same `MAJ:MIN`.
     pub fn same_device(&self, other: &Header) -> bool {
-        self.dev == other.dev
-            && self.size_bytes == other.size_bytes
+        self.size_bytes == other.size_bytes
             && self.fingerprint == other.fingerprint
+            && (self.dev == other.dev || !self.fingerprint.is_empty())
+    }
+
+    /// True when this file may be of the device `dev` (`MAJ:MIN`) now: saved at that
+    /// `MAJ:MIN`, or with the serial the device has now.
+    fn maybe_of(&self, sysfs_root: &Path, dev: &str) -> bool {
+        self.dev == dev
+            || (!self.fingerprint.is_empty() && self.fingerprint == fingerprint(sysfs_root, dev))
     }
 }
 
@@ -208,6 +217,21 @@ pub fn load(path: &Path) -> io::Result<(Header, Saved)> {
     Ok((header, saved))
 }
 
+/// The header of a recovery file that may not be whole (torn, truncated): the header is
+/// at its start, so it tells whose the file is even when its blocks cannot be used.
+fn header_of_torn(path: &Path) -> Option<Header> {
+    let mut start = vec![0u8; 12 + MAX_HEADER as usize];
+    let n = File::open(path)
+        .and_then(|f| f.read_at(&mut start, 0))
+        .ok()?;
+    let start = &start[..n];
+    if start.len() < 12 || &start[..8] != MAGIC {
+        return None;
+    }
+    let len = u32::from_le_bytes(start[8..12].try_into().ok()?) as usize;
+    serde_json::from_slice(start.get(12..12 + len)?).ok()
+}
+
 /// Writes every saved block back to `device` (open with O_DIRECT), flushes, reads each back
 /// and compares. Returns the bytes written and read.
 ///
@@ -274,16 +298,19 @@ fn sweep_unfinished(dir: &Path) {
     }
 }
 
-/// The recovery file of the device `dev` (`MAJ:MIN`) in `dir`, if any.
-pub fn pending_for(dir: &Path, dev: &str) -> Option<PathBuf> {
+/// The recovery file of the device `dev` (`MAJ:MIN`, sysfs under `sysfs_root`) in `dir`, if
+/// any: one saved at that `MAJ:MIN`, or of the same serial under another.
+pub fn pending_for(dir: &Path, sysfs_root: &Path, dev: &str) -> Option<PathBuf> {
     files(dir)
         .into_iter()
-        .find(|p| load(p).is_ok_and(|(h, _)| h.dev == dev))
+        .find(|p| load(p).is_ok_and(|(h, _)| h.maybe_of(sysfs_root, dev)))
 }
 
-/// [`super::restore_pending`], or only the device `only` (`MAJ:MIN`) when given. A file of a
-/// device that is absent, or present with another size or serial, is left alone (another card
-/// in the reader now); one of the device `only` that cannot be restored is an error.
+/// [`super::restore_pending`], or only the device `only` (`MAJ:MIN`) when given: files saved at
+/// that `MAJ:MIN` or of its serial (the drive may have come back under another name), restored
+/// to it. A file of a device that is absent, or present with another size or serial, is left
+/// alone (another card in the reader now); one of the device `only` that cannot be restored is
+/// an error.
 pub(crate) fn restore_pending(
     opts: &CapacityOptions,
     only: Option<&str>,
@@ -296,18 +323,25 @@ pub(crate) fn restore_pending(
         let (header, saved) = match load(&path) {
             Ok(x) => x,
             Err(e) => {
+                // A torn file of another device does not stop the check of this one.
+                let header = header_of_torn(&path);
+                if let (Some(d), Some(h)) = (only, &header) {
+                    if !h.maybe_of(&opts.sysfs_root, d) {
+                        continue;
+                    }
+                }
                 first_error.get_or_insert(CapacityError::RecoveryFailed {
-                    disk: "?".into(),
+                    disk: header.map_or_else(|| "?".into(), |h| h.disk),
                     file: path.clone(),
                     why: e.to_string(),
                 });
                 continue;
             }
         };
-        if only.is_some_and(|d| d != header.dev) {
+        if only.is_some_and(|d| !header.maybe_of(&opts.sysfs_root, d)) {
             continue;
         }
-        match restore_one(opts, &path, &header, &saved) {
+        match restore_one(opts, &path, &header, &saved, only.unwrap_or(&header.dev)) {
             Ok(Some(r)) => done.push(r),
             Ok(None) => {}
             Err(why) => {
@@ -325,15 +359,16 @@ pub(crate) fn restore_pending(
     }
 }
 
-/// Restores one file's blocks when its device is present and the same; `Ok(None)` when the
-/// device is not there.
+/// Restores one file's blocks to the device `dev` (`MAJ:MIN`) when it is present and the
+/// file's; `Ok(None)` when the device is not there or another.
 fn restore_one(
     opts: &CapacityOptions,
     path: &Path,
     header: &Header,
     saved: &[(u64, Box<Block>)],
+    dev: &str,
 ) -> Result<Option<Recovered>, String> {
-    let Some(dir) = dir_of_dev(&opts.sysfs_root, &header.dev) else {
+    let Some(dir) = dir_of_dev(&opts.sysfs_root, dev) else {
         return Ok(None);
     };
     let disk = dir
@@ -352,7 +387,7 @@ fn restore_one(
         Err(e) => return Err(format!("{}: {e}", node.display())),
     };
     let size = super::device::size_of(&device).map_err(|e| e.to_string())?;
-    if !header.same_device(&Header::of(&opts.sysfs_root, &disk, &header.dev, size)) {
+    if !header.same_device(&Header::of(&opts.sysfs_root, &disk, dev, size)) {
         return Ok(None);
     }
     put_back(&device, saved)?;
@@ -394,8 +429,9 @@ mod tests {
         assert_eq!(back.len(), 2);
         assert_eq!(back[1].0, 1 << 29);
         assert_eq!(back[1].1 .0, saved[1].1 .0);
-        assert_eq!(pending_for(dir.path(), "8:240"), Some(path.clone()));
-        assert_eq!(pending_for(dir.path(), "8:0"), None);
+        let sysfs = dir.path().join("no-sysfs");
+        assert_eq!(pending_for(dir.path(), &sysfs, "8:240"), Some(path.clone()));
+        assert_eq!(pending_for(dir.path(), &sysfs, "8:0"), None);
         // A second file for the same device is refused: the first must be restored.
         assert_eq!(
             write(dir.path(), &header, &saved).unwrap_err().kind(),
