@@ -106,7 +106,10 @@ pub fn main(args: &CapacityArgs) -> i32 {
     if printed != 0 {
         return printed;
     }
-    exit_code(report.verdict)
+    // A signal that came once every spot was read back (while the saved sectors were put
+    // back) stopped nothing: the verdict stands and is printed, and the exit status still
+    // says that the program was asked to stop, as the help promises.
+    first.exit_code().unwrap_or(exit_code(report.verdict))
 }
 
 /// Says `message` (an error) on stderr, and with `--json` as `{"error": {"message": …}}` on
