@@ -616,48 +616,37 @@ fn mounted_genuine_fake_drive() -> Ran {
 /// A wrapping fake as slow as a 10 MB/s card is found in both modes; what each check wrote is
 /// counted (the time each took is printed, never asserted).
 fn a_throttled_fake_at_10_mb_s_finishes() -> Ran {
-    let drive = FakeDrive::builder(
-        1024 * MIB,
-        Behaviour::Wrap {
-            real_bytes: 128 * MIB,
-        },
-    )
-    .mounted()
-    .throttle(Throttle {
-        write_bps: 10_000_000,
-        read_bps: 10_000_000,
-        ..Throttle::default()
-    })
-    .build()?;
-    let (doc, code) = check_fake(&drive, true);
-    assert_eq!(doc["verdict"], "fake", "{doc:#}");
-    assert_eq!(code, Some(1));
-    let spots = doc["spots"]["total"].as_u64().unwrap();
-    assert_eq!(doc["bytes_written"].as_u64().unwrap(), spots * 4096);
-    println!("mounted: {} spots, {} s", spots, doc["seconds"]);
-    drop(drive);
-    // The same fake, unmounted, checked as a whole device: every sector put back.
-    let drive = FakeDrive::builder(
-        1024 * MIB,
-        Behaviour::Wrap {
-            real_bytes: 128 * MIB,
-        },
-    )
-    .throttle(Throttle {
-        write_bps: 10_000_000,
-        read_bps: 10_000_000,
-        ..Throttle::default()
-    })
-    .build()?;
-    let before = drive.backing_sha256(0..128 * MIB);
-    let (doc, code) = check_fake(&drive, false);
-    assert_eq!(doc["verdict"], "fake", "{doc:#}");
-    assert_eq!(code, Some(1));
-    assert_eq!(drive.backing_sha256(0..128 * MIB), before);
-    let spots = doc["spots"]["total"].as_u64().unwrap();
-    // Each spot's pattern, then what was there put back.
-    assert_eq!(doc["bytes_written"].as_u64().unwrap(), 2 * spots * 4096);
-    println!("device: {} spots, {} s", spots, doc["seconds"]);
+    // Claims 1 GiB, keeps 128 MiB, moves 10 MB/s each way.
+    let slow_fake = |mounted: bool| {
+        let b = FakeDrive::builder(
+            1024 * MIB,
+            Behaviour::Wrap {
+                real_bytes: 128 * MIB,
+            },
+        )
+        .throttle(Throttle {
+            write_bps: 10_000_000,
+            read_bps: 10_000_000,
+            ..Throttle::default()
+        });
+        if mounted { b.mounted() } else { b }.build()
+    };
+    for mounted in [true, false] {
+        let drive = slow_fake(mounted)?;
+        let before = drive.backing_sha256(0..128 * MIB);
+        let (doc, code) = check_fake(&drive, mounted);
+        assert_eq!(doc["verdict"], "fake", "{doc:#}");
+        assert_eq!(code, Some(1));
+        let spots = doc["spots"]["total"].as_u64().unwrap();
+        if mounted {
+            assert_eq!(doc["bytes_written"].as_u64().unwrap(), spots * 4096);
+        } else {
+            // Each spot's pattern, then what was there put back.
+            assert_eq!(doc["bytes_written"].as_u64().unwrap(), 2 * spots * 4096);
+            assert_eq!(drive.backing_sha256(0..128 * MIB), before);
+        }
+        println!("mounted {mounted}: {spots} spots, {} s", doc["seconds"]);
+    }
     Ok(())
 }
 
