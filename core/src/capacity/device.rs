@@ -27,8 +27,11 @@ use crate::i18n::{fill, gettext};
 use crate::sysfs::{dir_of_dev, read_attr};
 use crate::target_dir::{device as stack, mounts};
 
-/// `BLKGETSIZE64`: `_IOR(0x12, 114, size_t)`.
-const BLKGETSIZE64: libc::c_ulong = 0x8008_1272;
+/// `BLKGETSIZE64`: `_IOR(0x12, 114, size_t)`. The size of `size_t` is part of the number
+/// (0x80081272 on 64-bit programs, 0x80041272 on 32-bit ones such as armhf), although the
+/// kernel writes a u64 either way.
+const BLKGETSIZE64: libc::c_ulong =
+    (2 << 30) | ((std::mem::size_of::<libc::size_t>() as libc::c_ulong) << 16) | (0x12 << 8) | 114;
 
 /// Opens a block device read-write, O_DIRECT and O_EXCL (refused with `EBUSY` while it or a
 /// partition of it is mounted or held by the kernel).
@@ -42,6 +45,7 @@ pub fn open_exclusive(path: &Path) -> io::Result<File> {
 
 /// The size of the open block device `file`, bytes (`BLKGETSIZE64`).
 pub fn size_of(file: &File) -> io::Result<u64> {
+    const _: () = assert!(std::mem::size_of::<libc::size_t>() != 8 || BLKGETSIZE64 == 0x8008_1272);
     let mut size: u64 = 0;
     // SAFETY: BLKGETSIZE64 writes one u64 through the pointer, which is valid for the call.
     let rc = unsafe { libc::ioctl(file.as_raw_fd(), BLKGETSIZE64 as _, &mut size) };
