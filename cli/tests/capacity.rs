@@ -68,6 +68,11 @@ struct BareLoop {
 }
 
 impl BareLoop {
+    /// The loop device's folder in sysfs, `/sys/block/loopN`.
+    fn sysfs_dir(&self) -> PathBuf {
+        Path::new("/sys/block").join(self.device.file_name().unwrap())
+    }
+
     fn new(size_mib: u64) -> BareLoop {
         let dir = agnostics_testkit::scratch_dir();
         let image = dir.path().join("disk.img");
@@ -660,14 +665,7 @@ fn a_killed_check_is_put_back_when_the_drive_comes_back_under_another_name() -> 
     require_root("a loop device")?;
     let drive = BareLoop::new(64);
     let before = sha256(&drive.device);
-    let name = drive
-        .device
-        .file_name()
-        .unwrap()
-        .to_str()
-        .unwrap()
-        .to_owned();
-    let sys = Path::new("/sys/block").join(&name);
+    let sys = drive.sysfs_dir();
     let backing = std::fs::read_to_string(sys.join("loop/backing_file")).unwrap();
     // What a killed check leaves: the original blocks saved under the drive's old MAJ:MIN …
     let disk = std::fs::OpenOptions::new()
@@ -725,14 +723,7 @@ fn a_torn_recovery_file_stops_only_the_check_of_its_own_drive() -> Ran {
     require_root("a loop device")?;
     let drive = BareLoop::new(64);
     let before = sha256(&drive.device);
-    let name = drive
-        .device
-        .file_name()
-        .unwrap()
-        .to_str()
-        .unwrap()
-        .to_owned();
-    let sys = Path::new("/sys/block").join(&name);
+    let sys = drive.sysfs_dir();
     let dev = std::fs::read_to_string(sys.join("dev")).unwrap();
     let backing = std::fs::read_to_string(sys.join("loop/backing_file")).unwrap();
     let torn = |rec: &Path, dev: &str, fingerprint: &str| {
