@@ -155,7 +155,7 @@ fn popup_entries(row: &adw::ComboRow) -> Vec<(Option<String>, String)> {
                 .map(|l| l.label().to_string())
                 .filter(|t| !t.is_empty())
                 .collect();
-            (a11y::label_of(&w), shown.join(" "))
+            (a11y::list_entry_name(&w), shown.join(" "))
         })
         .collect();
     for popover in descendants(row.upcast_ref())
