@@ -96,7 +96,7 @@ pub(crate) fn wrapping_factory(popup: Option<&adw::ComboRow>) -> gtk::SignalList
         // The check mark follows the row's choice (as libadwaita's own entries do), not the
         // popup's keyboard focus.
         let check = gtk::Image::builder()
-            .icon_name("object-select-symbolic")
+            .icon_name("agnostics-check-symbolic")
             .accessible_role(gtk::AccessibleRole::Presentation)
             .build();
         entry.append(&check);

@@ -94,7 +94,7 @@ pub(super) fn top_bar(back_tooltip: &str) -> (gtk::Box, gtk::Button, gtk::Label)
         .margin_start(6)
         .margin_end(6)
         .build();
-    let back = gtk::Button::from_icon_name("go-previous-symbolic");
+    let back = gtk::Button::from_icon_name("agnostics-back-symbolic");
     back.set_tooltip_text(Some(back_tooltip));
     crate::a11y::set_label(&back, back_tooltip);
     back.add_css_class("flat");

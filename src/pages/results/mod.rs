@@ -191,11 +191,11 @@ impl ResultsView {
         // not the red of a failed card, and the note that they are a reference is right here.
         let reference_only = report.graded && !report.sd_graded && report.verdict != Verdict::Error;
         let (icon, class) = match report.verdict {
-            Verdict::Pass => ("emblem-ok-symbolic", "success"),
-            Verdict::Fail if reference_only => ("dialog-information-symbolic", "warning"),
-            Verdict::Fail => ("dialog-error-symbolic", "error"),
-            Verdict::Error => ("dialog-warning-symbolic", "warning"),
-            Verdict::NotGraded => ("emblem-ok-symbolic", "accent"),
+            Verdict::Pass => ("agnostics-pass-symbolic", "success"),
+            Verdict::Fail if reference_only => ("agnostics-info-symbolic", "warning"),
+            Verdict::Fail => ("agnostics-error-symbolic", "error"),
+            Verdict::Error => ("agnostics-warning-symbolic", "warning"),
+            Verdict::NotGraded => ("agnostics-pass-symbolic", "accent"),
         };
         imp.verdict_icon.set_icon_name(Some(icon));
         for old in ["success", "error", "warning", "accent"] {
@@ -272,7 +272,7 @@ impl ResultsView {
             if check.verdict == Verdict::Fail {
                 for advice in &report.advice {
                     if advice_for(metric, advice) && !placed.contains(&advice) {
-                        let advice_row = advice_row(&advice.text(), "dialog-information-symbolic");
+                        let advice_row = advice_row(&advice.text(), "agnostics-info-symbolic");
                         a1.add(&advice_row);
                         advice_rows.push(advice_row);
                         placed.push(advice);
@@ -481,10 +481,10 @@ impl ResultsView {
         }
         let notes = group(&gettext("Notes"), None);
         for a in advice {
-            notes.add(&advice_row(&a.text(), "dialog-information-symbolic"));
+            notes.add(&advice_row(&a.text(), "agnostics-info-symbolic"));
         }
         for w in &report.warnings {
-            notes.add(&advice_row(w, "dialog-warning-symbolic"));
+            notes.add(&advice_row(w, "agnostics-warning-symbolic"));
         }
         self.imp().groups.append(&notes);
     }
