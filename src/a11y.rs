@@ -389,7 +389,7 @@ pub fn list_entry_name(item_widget: &gtk::Widget) -> Option<String> {
 
 /// Names the drop-down `drop` `label` for screen readers where GTK 4.8 does not: on its
 /// button, which takes the focus ("Test shown in the chart: Quick check", the choice shown
-/// kept up to date), the choice inside the button hidden (the name says it).
+/// kept up to date), the choice inside the button hidden and never focused (the name says it).
 pub fn name_drop_down(drop: &gtk::DropDown, label: &str) {
     set_label(drop, label);
     let sync = {
@@ -408,7 +408,13 @@ pub fn name_drop_down(drop: &gtk::DropDown, label: &str) {
                     };
                     set_whole_label(&widget, &name);
                 } else if widget.type_().name() == "GtkListItemWidget" {
+                    // The choice shown in the button: GTK 4.12 and later make it a focusable
+                    // item of its own, which a screen reader would list as a nameless panel.
                     set_hidden(&widget, true);
+                    widget.set_focusable(false);
+                } else if widget.is::<gtk::Popover>() {
+                    // The popup's entries are the list's, named and focused as such.
+                    continue;
                 }
                 let mut child = widget.first_child();
                 while let Some(c) = child {
@@ -419,7 +425,22 @@ pub fn name_drop_down(drop: &gtk::DropDown, label: &str) {
         }
     };
     sync(drop);
-    drop.connect_selected_notify(sync);
+    let sync = std::rc::Rc::new(sync);
+    // GTK 4.12 and later fill the button when the drop-down is shown, and again after a
+    // choice, and point the button's name at the choice shown (labelled-by): named at once
+    // and again once GTK is done.
+    let later = move |drop: &gtk::DropDown| {
+        sync(drop);
+        let drop = drop.downgrade();
+        let sync = sync.clone();
+        glib::idle_add_local_once(move || {
+            if let Some(drop) = drop.upgrade() {
+                sync(&drop);
+            }
+        });
+    };
+    drop.connect_map(later.clone());
+    drop.connect_selected_notify(later);
 }
 
 /// Adds `toast` to `overlay` with its close button named for screen readers ("Close: Test

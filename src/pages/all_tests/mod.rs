@@ -245,6 +245,8 @@ impl TestsView {
         view.buffer().set_text(&text);
         crate::a11y::set_label(&view, &gettext("The test's output"));
         let scroller = gtk::ScrolledWindow::builder()
+            // A group (GTK 4.18 makes it generic, which cannot carry the pane's name).
+            .accessible_role(gtk::AccessibleRole::Group)
             .hscrollbar_policy(gtk::PolicyType::Never)
             .min_content_height(160)
             .max_content_height(220)

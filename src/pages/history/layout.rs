@@ -17,6 +17,8 @@ pub(super) fn scrolled(child: &impl IsA<gtk::Widget>) -> gtk::ScrolledWindow {
         .child(child)
         .build();
     let scrolled = gtk::ScrolledWindow::builder()
+        // A group (GTK 4.18 makes it generic, which cannot carry the pane's name).
+        .accessible_role(gtk::AccessibleRole::Group)
         .hscrollbar_policy(gtk::PolicyType::Never)
         .vexpand(true)
         .child(&clamp)
