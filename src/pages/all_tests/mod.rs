@@ -227,6 +227,7 @@ impl TestsView {
             )
         };
         let dialog = adw::MessageDialog::new(window.as_ref(), Some(&result.name), Some(&body));
+        crate::widgets::message_dialog::steady_heading(&dialog, &result.name);
         dialog.set_modal(true);
         let text = if result.output.is_empty() {
             gettext("(The test printed nothing.)")
