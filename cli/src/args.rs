@@ -50,6 +50,11 @@ pub enum Command {
     /// 1 fake or loses data, 2 unsure, not checked far enough, or an error, 130/143 stopped by
     /// SIGINT/SIGTERM.
     Capacity(CapacityArgs),
+    /// How healthy is the drive? What the kernel logged about it since boot, its own wear
+    /// report, its speed against its first tests and any capacity check that found it fake,
+    /// weighed into one verdict with what to do; in seconds, writing nothing. Exit status: 0
+    /// healthy or unknown, 1 worn or failing, 2 an error.
+    Health(HealthArgs),
     /// Write the man page or shell completions (for packagers).
     #[command(hide = true)]
     Generate(GenerateArgs),
@@ -179,6 +184,27 @@ pub struct CapacityArgs {
     /// Read sysfs from DIR instead of /sys.
     #[arg(long, value_name = "DIR", default_value = "/sys", hide = true)]
     pub sysfs_root: PathBuf,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct HealthArgs {
+    /// Directory on the drive (default: as `run`: /var/tmp, or a mounted SD card when
+    /// /var/tmp is not on one).
+    #[arg(long, value_name = "DIR", conflicts_with = "device")]
+    pub target: Option<PathBuf>,
+    /// The disk instead (e.g. mmcblk0, sda); its runs in the history are found only when the
+    /// disk itself has an identity (an SD card's CID, a USB or NVMe serial).
+    #[arg(long, value_name = "NAME")]
+    pub device: Option<String>,
+    /// Print JSON instead of text (see the README for its shape).
+    #[arg(long)]
+    pub json: bool,
+    /// Read sysfs from DIR instead of /sys.
+    #[arg(long, value_name = "DIR", default_value = "/sys", hide = true)]
+    pub sysfs_root: PathBuf,
+    /// Read the kernel log from FILE (records as /dev/kmsg gives them) instead of /dev/kmsg.
+    #[arg(long, value_name = "FILE", default_value = "/dev/kmsg", hide = true)]
+    pub kernel_log: PathBuf,
 }
 
 #[derive(Debug, Clone, Args)]

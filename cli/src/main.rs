@@ -4,15 +4,17 @@
 //! the built-in profiles; `targets` lists where it can run; `card`
 //! decodes the card's registers; `scripts` runs agnostics test scripts; `history` lists and
 //! manages the recorded runs and `compare` sets two of them side by side; `capacity` checks
-//! that a card keeps data over its whole claimed size. Exit status: 0 PASS (capacity: genuine),
-//! 1 FAIL (capacity: fake or loses data), 2 error or refused (capacity: also unsure or not
-//! checked far enough), 130 cancelled by SIGINT.
+//! that a card keeps data over its whole claimed size; `health` says how worn a drive is.
+//! Exit status: 0 PASS (capacity: genuine; health: healthy or unknown), 1 FAIL (capacity:
+//! fake or loses data; health: worn or failing), 2 error or refused (capacity: also unsure or
+//! not checked far enough), 130 cancelled by SIGINT.
 
 mod args;
 mod capacity_cmd;
 mod card_cmd;
 mod compare_cmd;
 mod generate;
+mod health_cmd;
 mod history_capacity;
 mod history_cmd;
 mod output;
@@ -42,6 +44,7 @@ fn main() {
         Some(Command::History(ref a)) => history_cmd::main(a),
         Some(Command::Compare(ref a)) => compare_cmd::main(a),
         Some(Command::Capacity(ref a)) => capacity_cmd::main(a),
+        Some(Command::Health(ref a)) => health_cmd::main(a),
         Some(Command::Generate(ref a)) => generate::main(a),
     };
     std::process::exit(code);
