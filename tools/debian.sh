@@ -3,11 +3,10 @@
 #
 #   debian_apt ARGS...            apt-get, non-interactive, waiting up to 10 min while another
 #                                 apt or dpkg holds the lock ($sudo in front when it is set)
-#   debian_sources DIST           Debian's three sources lines of DIST (main, -updates,
-#                                 -security), one a line
 #   debian_mmdebstrap DIST DIR MMDEBSTRAP-OPTIONS...
-#                                 mmdebstrap --quiet --mode=root of DIST into DIR from those
-#                                 sources (DIR may be a tarball's name)
+#                                 mmdebstrap --quiet --mode=root of DIST into DIR from Debian's
+#                                 three sources of DIST (main, -updates, -security; DIR may be
+#                                 a tarball's name)
 #   debian_sysroot ARCH DIST DIR  DIST's libc6-dev, libgtk-4-dev, libadwaita-1-dev and
 #                                 libsqlite3-dev of ARCH unpacked into DIR (--variant=extract,
 #                                 nothing of ARCH runs), absolute links pointed into DIR
@@ -24,17 +23,11 @@
 #                                 /dev/shm), a fresh /tmp, the host's resolv.conf, and each PATH
 #                                 bind-mounted at the same path inside
 #
-# The functions need root, except debian_sources and debian_apt (with sudo set). Their
+# The functions need root, except debian_apt (with sudo set). Their
 # variables start with _d so they do not touch the caller's.
 
 debian_apt() {
     DEBIAN_FRONTEND=noninteractive ${sudo:-} apt-get -o DPkg::Lock::Timeout=600 "$@"
-}
-
-debian_sources() {
-    echo "deb http://deb.debian.org/debian $1 main"
-    echo "deb http://deb.debian.org/debian $1-updates main"
-    echo "deb http://deb.debian.org/debian-security $1-security main"
 }
 
 debian_mmdebstrap() {
