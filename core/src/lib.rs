@@ -22,6 +22,7 @@ pub mod error_kind;
 pub mod figure;
 pub mod history;
 pub mod i18n;
+pub mod lock_dir;
 pub mod process_group;
 pub mod profile;
 pub mod references;
