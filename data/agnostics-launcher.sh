@@ -16,6 +16,7 @@ TEXTDOMAIN=agnostics
 export TEXTDOMAIN
 # Without gettext-base the message stays English.
 command -v gettext >/dev/null 2>&1 || gettext() { printf '%s' "$1"; }
+# shellcheck disable=SC1111 # the quotes around the command are the message's own
 message=$(gettext "Agnostics needs a Raspberry Pi 2 or later: this Raspberry Pi (Zero, Zero W or 1) has an ARMv6 processor. agnostics-cli works here and tests the SD card the same way: type “agnostics-cli run” in a terminal.")
 echo "agnostics: $message" >&2
 # Started from the menu: no terminal to read it on, so a window says it.

@@ -5,6 +5,7 @@
 # checks them (tools/pi/check.pl). /conf names the stage: STAGE=main (the card mounted: model,
 # card, targets, runs) or STAGE=capacity (the card never mounted: card without /var/tmp,
 # capacity on the whole device).
+# shellcheck source=/dev/null
 . /conf
 CLI=/usr/bin/agnostics-cli
 out=/tmp/agn
