@@ -2,7 +2,8 @@
 # Checks that po/POTFILES.in lists exactly the files with translatable strings: Rust sources
 # calling gettext(/ngettext(/pgettext(/gettext_noop( (outside // comments, fn definitions and
 # tests/), GtkBuilder .ui files
-# with translatable="yes", and the desktop entry and metainfo templates in data/.
+# with translatable="yes", shell scripts in data/ calling $(gettext "…"), and the desktop entry
+# and metainfo templates in data/.
 #
 # usage: check-potfiles.sh [SOURCE_ROOT]      (prints the expected list with --print)
 set -eu
@@ -26,6 +27,10 @@ trap 'rm -f "$expected" "$listed"' EXIT
     find core cli src data -type f -name '*.ui' -print |
         while read -r f; do
             if grep -q 'translatable="yes"' "$f"; then echo "$f"; fi
+        done
+    find data -maxdepth 1 -type f -name '*.sh' -print |
+        while read -r f; do
+            if grep -q '$(gettext "' "$f"; then echo "$f"; fi
         done
     find data -maxdepth 1 -type f \( -name '*.desktop.in.in' -o -name '*.metainfo.xml.in.in' \) -print
 } | LC_ALL=C sort >"$expected"

@@ -18,28 +18,13 @@ use crate::output::{emit, To};
 pub fn main(args: &CardArgs) -> i32 {
     let disk = match &args.device {
         Some(d) => d.trim_start_matches("/dev/").to_owned(),
-        None => {
-            let dir = target_dir::default_target(&args.sysfs_root);
-            match target_dir::inspect(&dir, &args.sysfs_root) {
-                Ok(info) => match info.device {
-                    Some(d) => d.disk,
-                    None => {
-                        emit(To::Stderr, format!(
-                            "agnostics-cli: {}\n",
-                            fill(
-                                &gettext("{path} is not on a block device ({fs_type}); name one with --device, e.g. --device mmcblk0"),
-                                &[("path", &dir.display()), ("fs_type", &info.fs_type)],
-                            )
-                        ));
-                        return 2;
-                    }
-                },
-                Err(e) => {
-                    emit(To::Stderr, format!("agnostics-cli: {e}\n"));
-                    return 2;
-                }
+        None => match default_disk(&args.sysfs_root) {
+            Ok(disk) => disk,
+            Err(message) => {
+                emit(To::Stderr, format!("agnostics-cli: {message}\n"));
+                return 2;
             }
-        }
+        },
     };
     if disk.is_empty()
         || disk == "."
@@ -84,6 +69,24 @@ pub fn main(args: &CardArgs) -> i32 {
         };
     }
     emit(To::Stdout, to_text(&info))
+}
+
+/// The disk behind the default target; when that tells none (nothing mounted from the card,
+/// no `/var/tmp`, a folder not on a block device), the machine's one SD card. Errors: why no
+/// disk was found, in words, with the advice to name one.
+fn default_disk(sysfs_root: &std::path::Path) -> Result<String, String> {
+    let dir = target_dir::default_target(sysfs_root);
+    let problem = match target_dir::inspect(&dir, sysfs_root) {
+        Ok(info) => match info.device {
+            Some(d) => return Ok(d.disk),
+            None => fill(
+                &gettext("{path} is not on a block device ({fs_type}); name one with --device, e.g. --device mmcblk0"),
+                &[("path", &dir.display()), ("fs_type", &info.fs_type)],
+            ),
+        },
+        Err(e) => e.to_string(),
+    };
+    card::sole_sd_card(sysfs_root).ok_or(problem)
 }
 
 /// The card as JSON (the `CardInfo` document), with `cqe_quirk` added when the kernel's

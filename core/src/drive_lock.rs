@@ -145,6 +145,7 @@ impl DriveLock {
     pub fn take(dir: &Path, drives: &[Drive]) -> (DriveLock, Vec<LockError>) {
         let mut held = Vec::new();
         let mut errors = Vec::new();
+        let dir = crate::lock_dir::usable(dir);
         for drive in drives {
             match lock_one(&dir.join(drive.file_name())) {
                 Ok(file) => held.push((drive.clone(), file)),

@@ -23,6 +23,7 @@ pub mod figure;
 pub mod health;
 pub mod history;
 pub mod i18n;
+pub mod lock_dir;
 pub mod process_group;
 pub mod profile;
 pub mod references;

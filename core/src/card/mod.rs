@@ -227,3 +227,66 @@ pub fn identify(sysfs_root: &Path, disk: &str) -> Option<CardInfo> {
     }
     Some(info)
 }
+
+/// The one SD card this machine has, by kernel name (`mmcblk0`): the whole disks under
+/// `<sysfs_root>/block` (or `class/block`) whose device type is SD. `None` when there is no
+/// SD card or more than one. What `card` falls back on when the default target tells no disk
+/// (nothing mounted from the card, no `/var/tmp`).
+pub fn sole_sd_card(sysfs_root: &Path) -> Option<String> {
+    let mut found = Vec::new();
+    for dir in ["block", "class/block"] {
+        let Ok(entries) = std::fs::read_dir(sysfs_root.join(dir)) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            // A whole disk has a `device` link; its partitions and boot areas have none.
+            let disk_dir = entry.path();
+            if name.starts_with("mmcblk")
+                && disk_dir.join("device").exists()
+                && device::transport_of(&disk_dir) == Transport::Sd
+                && !found.contains(&name)
+            {
+                found.push(name);
+            }
+        }
+    }
+    match found.as_slice() {
+        [one] => Some(one.clone()),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod sole_card_tests {
+    use super::*;
+
+    fn disk(root: &Path, name: &str, kind: Option<&str>) {
+        let dir = root.join("block").join(name).join("device");
+        std::fs::create_dir_all(&dir).unwrap();
+        if let Some(kind) = kind {
+            std::fs::write(dir.join("type"), format!("{kind}\n")).unwrap();
+        }
+    }
+
+    #[test]
+    fn the_one_sd_card_is_found_among_other_disks() {
+        let root = tempfile::tempdir().unwrap();
+        disk(root.path(), "mmcblk0", Some("SD"));
+        disk(root.path(), "mmcblk1", Some("MMC"));
+        disk(root.path(), "sda", None);
+        std::fs::create_dir_all(root.path().join("block/mmcblk0p1")).unwrap();
+        assert_eq!(sole_sd_card(root.path()).as_deref(), Some("mmcblk0"));
+    }
+
+    #[test]
+    fn two_sd_cards_or_none_name_no_card() {
+        let root = tempfile::tempdir().unwrap();
+        assert_eq!(sole_sd_card(root.path()), None);
+        disk(root.path(), "mmcblk1", Some("MMC"));
+        assert_eq!(sole_sd_card(root.path()), None);
+        disk(root.path(), "mmcblk0", Some("SD"));
+        disk(root.path(), "mmcblk2", Some("SD"));
+        assert_eq!(sole_sd_card(root.path()), None);
+    }
+}

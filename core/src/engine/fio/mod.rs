@@ -127,7 +127,20 @@ fn run_fio(
     // it is removed.
     let _ = file.reclaim();
 
-    let results = results_from_output(profile, &stdout_text, &stderr_text, status)?;
+    let results = match results_from_output(profile, &stdout_text, &stderr_text, status) {
+        Ok(results) => results,
+        // fio skips a job whose exec_prerun hook fails, yet reports no error and exits 0:
+        // the job's values are missing. Name the hook rather than the missing value.
+        Err(e @ EngineError::FioFailed { .. }) => {
+            let counters = device.map(|d| d.maj_min);
+            let ran = |index: usize| {
+                file.take_hook_output(&format!("{}.prerun.txt", jobfile::section_name(index)))
+                    .is_some()
+            };
+            return Err(skipped_by_hook(profile, counters, ran).unwrap_or(e));
+        }
+        Err(e) => return Err(e),
+    };
     let mut results = live.finish(results);
     if let Some(device) = device {
         for (index, result) in results.iter_mut().enumerate() {
@@ -135,6 +148,30 @@ fn run_fio(
         }
     }
     Ok(results)
+}
+
+/// The error for a run whose job fio skipped because its `exec_prerun` hook failed: the first
+/// job that was given the hooks (`counters` set, one thread) and whose hook left no output
+/// (`ran(index)` false). fio runs a hook with `system()`, so a system without `/bin/sh` fails
+/// every hook. `None` when every hooked job's hook ran, or no job had hooks.
+fn skipped_by_hook(
+    profile: &Profile,
+    counters: Option<(u64, u64)>,
+    mut ran: impl FnMut(usize) -> bool,
+) -> Option<EngineError> {
+    let (major, minor) = counters?;
+    let (_, job) = profile
+        .jobs
+        .iter()
+        .enumerate()
+        .find(|(index, job)| job.numjobs <= 1 && !ran(*index))?;
+    Some(EngineError::FioFailed {
+        message: format!(
+            "fio skipped job {}: its exec_prerun hook `cat /sys/dev/block/{major}:{minor}/stat` \
+             did not run (fio runs hooks with /bin/sh: is it missing?)",
+            job.name
+        ),
+    })
 }
 
 /// What the device did in job `index`, from the counters its hooks copied before and after
@@ -169,4 +206,35 @@ fn prepare_file(profile: &Profile, file: &TestFile) -> Result<(), EngineError> {
     };
     let handle = file.open(job.direct)?;
     layout::lay_out(&handle, from, to, job, None)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_job_whose_prerun_hook_left_nothing_is_named_with_the_hook() {
+        let mut profile = Profile::sd_bench();
+        profile.jobs[0].numjobs = 2;
+        // job 0 has clones (no hooks); job 1 is the first hooked job, and its hook did not run.
+        let e = skipped_by_hook(&profile, Some((179, 0)), |index| index != 1).unwrap();
+        assert_eq!(
+            e.to_string(),
+            EngineError::FioFailed {
+                message: format!(
+                    "fio skipped job {}: its exec_prerun hook `cat /sys/dev/block/179:0/stat` \
+                     did not run (fio runs hooks with /bin/sh: is it missing?)",
+                    profile.jobs[1].name
+                )
+            }
+            .to_string()
+        );
+    }
+
+    #[test]
+    fn hooks_that_ran_or_no_hooks_name_nothing() {
+        let profile = Profile::sd_bench();
+        assert!(skipped_by_hook(&profile, Some((179, 0)), |_| true).is_none());
+        assert!(skipped_by_hook(&profile, None, |_| false).is_none());
+    }
 }
