@@ -74,11 +74,16 @@ impl Window {
             .collect();
         let sysfs = ready.sysfs_root();
         let finding = gio::spawn_blocking(move || connected::identify(&mounted, &sysfs));
+        let pending = &self.imp().finding_connected;
+        pending.set(pending.get() + 1);
         glib::spawn_future_local(glib::clone!(
             #[weak(rename_to = win)]
             self,
             async move {
-                if let Ok(list) = finding.await {
+                let found = finding.await;
+                let pending = &win.imp().finding_connected;
+                pending.set(pending.get() - 1);
+                if let Ok(list) = found {
                     win.imp().history_view.set_connected(list);
                 }
             }

@@ -72,7 +72,7 @@ impl HistoryView {
     /// **Check Capacity…** for the drive page's top bar.
     pub(super) fn build_check_list_button(&self) -> gtk::Button {
         let parts = &self.imp().capacity;
-        parts.button.set_label(&gettext("Check _Capacity…"));
+        parts.button.set_label(&gettext("Check Ca_pacity…"));
         parts.button.set_use_underline(true);
         parts.button.connect_clicked(glib::clone!(
             #[weak(rename_to = view)]
