@@ -20,6 +20,7 @@ pub mod drive_lock;
 pub mod engine;
 pub mod error_kind;
 pub mod figure;
+pub mod headline;
 pub mod history;
 pub mod i18n;
 pub mod process_group;
