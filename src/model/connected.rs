@@ -5,7 +5,8 @@
 
 use std::path::{Path, PathBuf};
 
-use agnostics_core::history::DriveId;
+use agnostics_core::headline::CapacityKnown;
+use agnostics_core::history::{DriveId, History};
 use agnostics_core::target_dir::TargetInfo;
 
 /// A mounted drive the history can know: its id and the folder to check it through.
@@ -35,6 +36,38 @@ pub fn identify(mounted: &[(PathBuf, TargetInfo)], sysfs_root: &Path) -> Vec<Con
                 id: identity.id,
                 dir: dir.clone(),
             });
+        }
+    }
+    out
+}
+
+/// What the capacity checks in the history at `history` say of the drive under each folder of
+/// `mounted` (only the folders whose drive a check ran on), with sysfs under `sysfs_root`.
+/// Nothing when there is no history or it cannot be read.
+pub fn capacity_known(
+    mounted: &[(PathBuf, TargetInfo)],
+    sysfs_root: &Path,
+    history: &Path,
+) -> Vec<(PathBuf, CapacityKnown)> {
+    if !history.exists() {
+        return Vec::new();
+    }
+    let Ok(h) = History::open_read_only(history) else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for (dir, info) in mounted {
+        let card = info
+            .device
+            .as_ref()
+            .and_then(|d| agnostics_core::card::identify(sysfs_root, &d.disk));
+        let Some(identity) = agnostics_core::drive::identify(card.as_ref(), info, sysfs_root)
+        else {
+            continue;
+        };
+        match CapacityKnown::of(&h, &identity.id) {
+            Ok(known) if known.checked() => out.push((dir.clone(), known)),
+            _ => {}
         }
     }
     out

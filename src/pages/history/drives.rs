@@ -1,10 +1,12 @@
 //! The History view's first page: every drive tested (its name or label, kind, number of
-//! runs, last verdict and date, **Found fake** when a capacity check found it so), the runs of
+//! runs, last verdict and date, and one word for it: **Found fake** when a capacity check
+//! found it so, else its last verdict), the runs of
 //! unidentified drives together, the drives only checked for capacity, or "No Runs Yet".
 
 use std::cell::RefCell;
 
 use adw::prelude::*;
+use agnostics_core::headline::{headline, CapacityKnown, Headline};
 use agnostics_core::history::RunSummary;
 use agnostics_core::i18n::{fill, gettext, ngettext};
 use agnostics_core::verdict::Verdict;
@@ -17,6 +19,20 @@ use super::{HistoryPage, HistoryView};
 use crate::format::{transport_name, verdict_text};
 use crate::model::history_store::{self, DriveKey, Listing};
 use crate::widgets::Badge;
+
+/// The one word a drive's row shows: its headline ([`headline`]), where a capacity check that
+/// found it fake, or never reached all of it, outranks its last graded verdict.
+fn one_badge(capacity: CapacityKnown, shown: &RunSummary) -> Badge {
+    match headline(capacity, None) {
+        Headline::FoundFake => Badge::found_fake(),
+        Headline::CapacityUnproven => Badge::capacity(
+            capacity
+                .last
+                .unwrap_or(agnostics_core::capacity::CapacityVerdict::NotCheckedBeyond),
+        ),
+        _ => Badge::new(shown.verdict),
+    }
+}
 
 /// The list of drives' widgets and rows.
 #[derive(Debug, Default)]
@@ -83,6 +99,7 @@ impl HistoryView {
             drives,
             unidentified,
             checked_only,
+            capacity,
         } = match listing {
             Ok(listing) => {
                 imp.drives.error_label.set_visible(false);
@@ -123,13 +140,13 @@ impl HistoryView {
             if shown.run != drive.last.run {
                 subtitle.push_str(&latest_run_note(&drive.last));
             }
+            let known = capacity
+                .iter()
+                .find(|(id, _)| *id == drive.id)
+                .map(|(_, c)| *c)
+                .unwrap_or_default();
             let key = DriveKey::Identified(drive.id.clone());
-            let mut badges = Vec::new();
-            if drive.found_fake {
-                badges.push(Badge::found_fake());
-            }
-            badges.push(Badge::new(shown.verdict));
-            self.add_drive_row_with(key, &drive.label, &subtitle, &badges);
+            self.add_drive_row_with(key, &drive.label, &subtitle, &[one_badge(known, shown)]);
         }
         self.add_checked_only_rows(&checked_only);
         if let Some(latest) = unidentified.first() {

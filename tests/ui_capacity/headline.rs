@@ -1,0 +1,111 @@
+//! One headline for a drive: what its capacity checks found outranks any speed verdict, in
+//! the list of drives (one word), on a stored run's results, on the SD Card page before a
+//! test, and on the results of a new test (and for screen readers).
+
+use adw::prelude::*;
+use agnostics::testing::WindowProbe;
+use agnostics::window::Page;
+use agnostics::Application;
+use agnostics_testkit::{Behaviour, FakeDrive, Ran};
+
+use super::fixture::*;
+use super::support::history_fixture::*;
+use super::support::*;
+
+/// The headline of a drive found fake.
+const FAKE: &str = "This drive is fake: do not trust it with your files";
+
+/// The fixture's card, found fake by a stored check: its row says one word, **Found fake**
+/// (not beside a PASS), and its stored run is headed as fake with what to do, for screen
+/// readers too; the stick, never checked, keeps its speed verdict.
+pub fn a_drive_found_fake_has_one_word_and_its_runs_are_headed_fake(app: &Application) {
+    let fixture = fake_fixture();
+    let window = history_window(app, &fixture.path);
+    let view = window.history_view();
+    assert_eq!(view.drive_badges(&key(CARD)), ["Found fake"]);
+    let stick = view.drive_badges(&key(STICK));
+    assert_eq!(stick.len(), 1, "{stick:?}");
+    assert_ne!(stick[0], "Found fake");
+
+    view.open_run(&format!("{:032x}", 0xc0de_0002_usize));
+    settle(&window);
+    let results = view.run_results();
+    assert_eq!(results.title_text(), FAKE);
+    assert!(
+        results.verdict_style().split(' ').any(|c| c == "error"),
+        "{}",
+        results.verdict_style()
+    );
+    let note = results.reference_note_text().expect("what to do");
+    assert!(note.contains("Copy your files off it"), "{note}");
+    let said = results.announcement();
+    assert!(said.starts_with(FAKE), "{said}");
+    assert!(
+        !said.contains("PASS") && !said.contains("fast enough"),
+        "{said}"
+    );
+
+    view.open_run(&format!("{:032x}", 0x5717_0000_u32));
+    settle(&window);
+    assert_ne!(results.title_text(), FAKE);
+    assert!(!results.announcement().contains("fake"));
+}
+
+/// The testkit's fake drive (claims 1 GiB, wraps at 128 MiB): no warning before its check;
+/// once the check found it fake, the SD Card page warns of it above **Run** with what to do,
+/// and a speed test of it is headed as fake, whatever its speed.
+pub fn a_drive_found_fake_is_warned_of_before_a_test_and_headed_fake_after(
+    app: &Application,
+) -> Ran {
+    const MIB: u64 = 1 << 20;
+    let drive = FakeDrive::builder(
+        1024 * MIB,
+        Behaviour::Wrap {
+            real_bytes: 128 * MIB,
+        },
+    )
+    .mounted()
+    .build()?;
+    let dir = drive.mount_dir().expect("mounted").to_path_buf();
+    let history = scratch_dir();
+    let window = window_on(app, &dir, &history.path().join("h.sqlite3"));
+    let _stop = StopOnDrop(window.clone());
+    let ready = window.ready_view();
+    wait_until("the connected drives", || window.connected_known());
+    assert_eq!(ready.drive_warning(), None);
+
+    ask(&window).response("check");
+    wait_until("the verdict", || !window.capacity_check().is_busy());
+    wait_until("the check in the history", || {
+        window.capacity_check().recorded().is_some()
+    });
+    window.capacity_view().done_button().emit_clicked();
+    wait_until("the SD Card page", || window.page() == Page::Ready);
+    wait_until("the warning", || ready.drive_warning().is_some());
+    let warning = ready.drive_warning().unwrap();
+    assert!(warning.starts_with(FAKE), "{warning}");
+    assert!(warning.contains("Copy your files off it"), "{warning}");
+
+    let profile = profile_file(history.path(), "small.fio", SMALL_PROFILE);
+    aim(&window, &dir, Some(profile));
+    window.run_button().activate();
+    wait_until("the results", || {
+        window.page() == Page::Results || window.open_dialog().is_some()
+    });
+    assert!(window.open_dialog().is_none(), "no error dialog");
+    wait_until("the run in the history", || {
+        window.test_run().recorded().is_some()
+    });
+    iterate_briefly();
+    let results = window.results_view();
+    assert_eq!(results.title_text(), FAKE);
+    assert!(results.announcement().starts_with(FAKE));
+    assert!(
+        results
+            .reference_note_text()
+            .is_some_and(|n| n.contains("Copy your files off it")),
+        "{:?}",
+        results.reference_note_text()
+    );
+    Ok(())
+}
