@@ -5,7 +5,7 @@
 
 use std::path::PathBuf;
 
-use agnostics_core::headline::{headline, CapacityKnown};
+use agnostics_core::headline::{headline, CapacityKnown, Tone};
 use gtk::prelude::*;
 use gtk::subclass::prelude::*;
 
@@ -40,11 +40,15 @@ impl ReadyView {
         let label = &imp.drive_warning_label;
         label.set_label(&text);
         label.set_visible(!text.is_empty());
-        if text.is_empty() {
-            label.remove_css_class("error");
-        } else if weighed.tone() == agnostics_core::headline::Tone::Danger {
-            label.add_css_class("error");
+        // Red for a drive found fake, the warning colour for one never checked whole.
+        for old in ["error", "warning"] {
+            label.remove_css_class(old);
         }
+        label.add_css_class(if weighed.tone() == Tone::Danger {
+            "error"
+        } else {
+            "warning"
+        });
     }
 
     /// The warning above **Run** about the chosen drive, `None` when none is shown.
