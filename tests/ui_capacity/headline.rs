@@ -16,7 +16,7 @@ use super::support::*;
 const FAKE: &str = "This drive is fake: do not trust it with your files";
 
 /// The fixture's card, found fake by a stored check: its row says one word, **Found fake**
-/// (not beside a PASS), and its stored run is headed as fake with what to do, for screen
+/// (no PASS beside it, in a badge or the line under its name), and its stored run is headed as fake with what to do, for screen
 /// readers too; the stick, never checked, keeps its speed verdict.
 pub fn a_drive_found_fake_has_one_word_and_its_runs_are_headed_fake(app: &Application) {
     let fixture = fake_fixture();
@@ -26,6 +26,23 @@ pub fn a_drive_found_fake_has_one_word_and_its_runs_are_headed_fake(app: &Applic
     let stick = view.drive_badges(&key(STICK));
     assert_eq!(stick.len(), 1, "{stick:?}");
     assert_ne!(stick[0], "Found fake");
+    // Nor does the line under its name give a verdict beside the mark; the stick's does.
+    let subtitle = |k| {
+        view.drive_rows()
+            .into_iter()
+            .find(|(key, _, _)| *key == k)
+            .map(|(_, _, sub)| sub)
+            .unwrap()
+    };
+    let card = subtitle(key(CARD));
+    assert!(card.starts_with("SD card · 3 runs · last on "), "{card}");
+    let verdicts = ["PASS", "FAIL", "NOT GRADED", "ERROR"];
+    assert!(!verdicts.iter().any(|v| card.contains(v)), "{card}");
+    let stick_line = subtitle(key(STICK));
+    assert!(
+        verdicts.iter().any(|v| stick_line.contains(v)),
+        "{stick_line}"
+    );
 
     view.open_run(&format!("{:032x}", 0xc0de_0002_usize));
     settle(&window);

@@ -7,7 +7,7 @@ use std::cell::RefCell;
 
 use adw::prelude::*;
 use agnostics_core::headline::{headline, CapacityKnown, Headline};
-use agnostics_core::history::RunSummary;
+use agnostics_core::history::{DriveSummary, RunSummary};
 use agnostics_core::i18n::{fill, gettext, ngettext};
 use agnostics_core::verdict::Verdict;
 use gtk::glib;
@@ -31,6 +31,53 @@ fn one_badge(capacity: CapacityKnown, shown: &RunSummary) -> Badge {
                 .unwrap_or(agnostics_core::capacity::CapacityVerdict::NotCheckedBeyond),
         ),
         _ => Badge::new(shown.verdict),
+    }
+}
+
+/// True when what the capacity checks say of a drive (`capacity`) outranks its speed.
+fn outranks_speed(capacity: CapacityKnown) -> bool {
+    matches!(
+        headline(capacity, None),
+        Headline::FoundFake | Headline::CapacityUnproven
+    )
+}
+
+/// The line under a drive's name: its kind, number of runs and the date of the last one
+/// `shown`, with its verdict unless what its capacity checks say (`known`) outranks it.
+fn drive_subtitle(drive: &DriveSummary, shown: &RunSummary, known: CapacityKnown) -> String {
+    if outranks_speed(known) {
+        // What a capacity check found is the drive's one word: no verdict beside it.
+        fill(
+            // Translators: a drive in the history whose capacity check outranks its
+            // speed (its badge says "Found fake"), e.g. "SD card · 4 runs · last on
+            // 2026-06-01 12:00".
+            &ngettext(
+                "{kind} · {runs} run · last on {date}",
+                "{kind} · {runs} runs · last on {date}",
+                drive.runs,
+            ),
+            &[
+                ("kind", &transport_name(drive.kind)),
+                ("runs", &drive.runs),
+                ("date", &date_text(&shown.started)),
+            ],
+        )
+    } else {
+        fill(
+            // Translators: a drive in the history, e.g. "SD card · 4 runs · last FAIL
+            // on 2026-06-01 12:00".
+            &ngettext(
+                "{kind} · {runs} run · last {verdict} on {date}",
+                "{kind} · {runs} runs · last {verdict} on {date}",
+                drive.runs,
+            ),
+            &[
+                ("kind", &transport_name(drive.kind)),
+                ("runs", &drive.runs),
+                ("verdict", &verdict_text(shown.verdict)),
+                ("date", &date_text(&shown.started)),
+            ],
+        )
     }
 }
 
@@ -120,31 +167,17 @@ impl HistoryView {
             .set_visible(none && !imp.drives.error_label.is_visible());
         imp.drives.list.set_visible(!none);
         for drive in drives {
-            // The verdict shown is the latest grade: a Quick check since does not hide a FAIL.
-            let shown = drive.last_graded.as_ref().unwrap_or(&drive.last);
-            let mut subtitle = fill(
-                // Translators: a drive in the history, e.g. "SD card · 4 runs · last FAIL on
-                // 2026-06-01 12:00".
-                &ngettext(
-                    "{kind} · {runs} run · last {verdict} on {date}",
-                    "{kind} · {runs} runs · last {verdict} on {date}",
-                    drive.runs,
-                ),
-                &[
-                    ("kind", &transport_name(drive.kind)),
-                    ("runs", &drive.runs),
-                    ("verdict", &verdict_text(shown.verdict)),
-                    ("date", &date_text(&shown.started)),
-                ],
-            );
-            if shown.run != drive.last.run {
-                subtitle.push_str(&latest_run_note(&drive.last));
-            }
             let known = capacity
                 .iter()
                 .find(|(id, _)| *id == drive.id)
                 .map(|(_, c)| *c)
                 .unwrap_or_default();
+            // The verdict shown is the latest grade: a Quick check since does not hide a FAIL.
+            let shown = drive.last_graded.as_ref().unwrap_or(&drive.last);
+            let mut subtitle = drive_subtitle(&drive, shown, known);
+            if shown.run != drive.last.run {
+                subtitle.push_str(&latest_run_note(&drive.last));
+            }
             let key = DriveKey::Identified(drive.id.clone());
             self.add_drive_row_with(key, &drive.label, &subtitle, &[one_badge(known, shown)]);
         }
