@@ -6,7 +6,8 @@ use adw::prelude::*;
 use agnostics::testing::WindowProbe;
 use agnostics::window::Page;
 use agnostics::Application;
-use agnostics_testkit::{Behaviour, FakeDrive, Ran};
+use agnostics_core::history::History;
+use agnostics_testkit::Ran;
 
 use super::fixture::*;
 use super::support::history_fixture::*;
@@ -68,52 +69,42 @@ pub fn a_drive_found_fake_has_one_word_and_its_runs_are_headed_fake(app: &Applic
     assert!(!results.announcement().contains("fake"));
 }
 
-/// The testkit's fake drive (claims 1 GiB, wraps at 128 MiB): no warning before its check;
-/// once the check found it fake, the SD Card page warns of it above **Run** with what to do,
-/// and a speed test of it is headed as fake, whatever its speed.
+/// A loop-mounted ext4 tested once (no warning, its speed verdict heads the results), then
+/// found fake by a capacity check kept in the history: the SD Card page warns of it above
+/// **Run** with what to do, and the next speed test of it is headed as fake, whatever its
+/// speed, for screen readers too.
 pub fn a_drive_found_fake_is_warned_of_before_a_test_and_headed_fake_after(
     app: &Application,
 ) -> Ran {
-    const MIB: u64 = 1 << 20;
-    let drive = FakeDrive::builder(
-        1024 * MIB,
-        Behaviour::Wrap {
-            real_bytes: 128 * MIB,
-        },
-    )
-    .mounted()
-    .build()?;
-    let dir = drive.mount_dir().expect("mounted").to_path_buf();
+    let fs = loop_fs(64)?;
     let history = scratch_dir();
-    let window = window_on(app, &dir, &history.path().join("h.sqlite3"));
+    let history_path = history.path().join("h.sqlite3");
+    let window = window_on(app, &fs.mount, &history_path);
     let _stop = StopOnDrop(window.clone());
     let ready = window.ready_view();
+    let profile = profile_file(history.path(), "small.fio", SMALL_PROFILE);
+    aim(&window, &fs.mount, Some(profile.clone()));
     wait_until("the connected drives", || window.connected_known());
     assert_eq!(ready.drive_warning(), None);
 
-    ask(&window).response("check");
-    wait_until("the verdict", || !window.capacity_check().is_busy());
-    wait_until("the check in the history", || {
-        window.capacity_check().recorded().is_some()
-    });
-    window.capacity_view().done_button().emit_clicked();
-    wait_until("the SD Card page", || window.page() == Page::Ready);
+    let first = run_to_results(&window);
+    assert_ne!(window.results_view().title_text(), FAKE);
+    let identity = first.drive.expect("an ext4 filesystem is identified");
+    let mut check = fake_check("2026-07-02T10:00:00+00:00");
+    check.identity = Some(identity);
+    History::open(&history_path)
+        .unwrap()
+        .record_capacity(&check)
+        .expect("the check is kept");
+
+    // The drives listed again (as after a check): the chosen one is warned of.
+    aim(&window, &fs.mount, Some(profile));
     wait_until("the warning", || ready.drive_warning().is_some());
     let warning = ready.drive_warning().unwrap();
     assert!(warning.starts_with(FAKE), "{warning}");
     assert!(warning.contains("Copy your files off it"), "{warning}");
 
-    let profile = profile_file(history.path(), "small.fio", SMALL_PROFILE);
-    aim(&window, &dir, Some(profile));
-    window.run_button().activate();
-    wait_until("the results", || {
-        window.page() == Page::Results || window.open_dialog().is_some()
-    });
-    assert!(window.open_dialog().is_none(), "no error dialog");
-    wait_until("the run in the history", || {
-        window.test_run().recorded().is_some()
-    });
-    iterate_briefly();
+    run_to_results(&window);
     let results = window.results_view();
     assert_eq!(results.title_text(), FAKE);
     assert!(results.announcement().starts_with(FAKE));
@@ -125,4 +116,25 @@ pub fn a_drive_found_fake_is_warned_of_before_a_test_and_headed_fake_after(
         results.reference_note_text()
     );
     Ok(())
+}
+
+/// Runs the SD card test from **Run** to its results, recorded in the history; its report.
+fn run_to_results(window: &agnostics::Window) -> agnostics_core::report::Report {
+    WidgetExt::activate_action(window, "win.run", None).expect("win.run");
+    wait_until("the test to start", || {
+        window.test_run().recorded().is_none()
+    });
+    wait_until("the run in the history", || {
+        window.test_run().recorded().is_some() || window.open_dialog().is_some()
+    });
+    if let Some(dialog) = window.open_dialog() {
+        panic!(
+            "an error dialog: {} {}",
+            dialog.heading().unwrap_or_default(),
+            dialog.body()
+        );
+    }
+    iterate_briefly();
+    assert_eq!(window.page(), Page::Results);
+    window.last_report().expect("the report")
 }
