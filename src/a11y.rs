@@ -346,9 +346,50 @@ fn name_pane(pane: &gtk::ScrolledWindow) {
     }
 }
 
+const ENTRY_KEY: &str = "agnostics-list-entry-name";
+
+/// Names the entry `item` of a list (a combo row's popup) `text` for screen readers: GTK 4.8
+/// leaves a list item's name empty.
+///
+/// GTK 4.12 and later have the list item's own `accessible-label`, which GTK gives the list's
+/// item widget; it is used whenever the running GTK has it. On older GTK the item widget is
+/// named itself, and only once it is in the list: a reference taken to a widget not yet
+/// parented (still floating, as GTK 4.12 and later bind an entry before they insert it)
+/// would sink it and free it when dropped, and GTK would then lay out a freed widget.
+pub fn name_list_item(item: &gtk::ListItem, text: &str) {
+    let Some(entry) = item.child() else { return };
+    // SAFETY: the key holds only Strings (read by `list_entry_name`).
+    unsafe { entry.set_data(ENTRY_KEY, text.to_owned()) };
+    if item.find_property("accessible-label").is_some() {
+        item.set_property("accessible-label", text);
+        return;
+    }
+    let pointer: *mut gtk::ffi::GtkWidget = entry.to_glib_none().0;
+    // SAFETY: a live widget; the parent is only looked at, no reference taken.
+    let parent = unsafe { gtk::ffi::gtk_widget_get_parent(pointer) };
+    // SAFETY: a non-null parent is a live GObject for the duration of this call.
+    if parent.is_null() || unsafe { glib::gobject_ffi::g_object_is_floating(parent.cast()) } != 0 {
+        return;
+    }
+    // SAFETY: a live, owned (not floating) widget: the reference taken here is given back.
+    let widget: gtk::Widget = unsafe { glib::translate::from_glib_none(parent) };
+    set_label(&widget, text);
+}
+
+/// The name given to the list entry held by `item_widget` (a list's item widget) with
+/// [`name_list_item`]: its own accessible label where it was named itself, else the name its
+/// list item carries for it.
+pub fn list_entry_name(item_widget: &gtk::Widget) -> Option<String> {
+    label_of(item_widget).or_else(|| {
+        let entry = item_widget.first_child()?;
+        // SAFETY: the key holds only Strings (set by `name_list_item`).
+        unsafe { entry.data::<String>(ENTRY_KEY).map(|p| p.as_ref().clone()) }
+    })
+}
+
 /// Names the drop-down `drop` `label` for screen readers where GTK 4.8 does not: on its
 /// button, which takes the focus ("Test shown in the chart: Quick check", the choice shown
-/// kept up to date), the choice inside the button hidden (the name says it).
+/// kept up to date), the choice inside the button hidden and never focused (the name says it).
 pub fn name_drop_down(drop: &gtk::DropDown, label: &str) {
     set_label(drop, label);
     let sync = {
@@ -367,7 +408,13 @@ pub fn name_drop_down(drop: &gtk::DropDown, label: &str) {
                     };
                     set_whole_label(&widget, &name);
                 } else if widget.type_().name() == "GtkListItemWidget" {
+                    // The choice shown in the button: GTK 4.12 and later make it a focusable
+                    // item of its own, which a screen reader would list as a nameless panel.
                     set_hidden(&widget, true);
+                    widget.set_focusable(false);
+                } else if widget.is::<gtk::Popover>() {
+                    // The popup's entries are the list's, named and focused as such.
+                    continue;
                 }
                 let mut child = widget.first_child();
                 while let Some(c) = child {
@@ -378,7 +425,22 @@ pub fn name_drop_down(drop: &gtk::DropDown, label: &str) {
         }
     };
     sync(drop);
-    drop.connect_selected_notify(sync);
+    let sync = std::rc::Rc::new(sync);
+    // GTK 4.12 and later fill the button when the drop-down is shown, and again after a
+    // choice, and point the button's name at the choice shown (labelled-by): named at once
+    // and again once GTK is done.
+    let later = move |drop: &gtk::DropDown| {
+        sync(drop);
+        let drop = drop.downgrade();
+        let sync = sync.clone();
+        glib::idle_add_local_once(move || {
+            if let Some(drop) = drop.upgrade() {
+                sync(&drop);
+            }
+        });
+    };
+    drop.connect_map(later.clone());
+    drop.connect_selected_notify(later);
 }
 
 /// Adds `toast` to `overlay` with its close button named for screen readers ("Close: Test

@@ -148,12 +148,15 @@ fn cut_labels(window: &Window) -> Vec<String> {
         .filter(|l| l.ancestor(adw::WindowTitle::static_type()).is_none())
         .filter(|l| l.is_mapped() && l.is_child_visible() && !l.label().is_empty())
         .filter_map(|l| {
-            let (_, natural, _, _) = l.measure(gtk::Orientation::Horizontal, -1);
+            // The text's own width against the label's content box: a label's measured size
+            // also counts its CSS padding and margins (libadwaita 1.7's view switcher gives
+            // its labels some), which are not text.
+            let text = l.layout().pixel_size().0;
             let b = bounds_in_content(window, &l);
             let why = if l.layout().is_ellipsized() {
                 "ellipsised".to_owned()
-            } else if !l.wraps() && l.width() < natural {
-                format!("{} of {natural} px", l.width())
+            } else if !l.wraps() && l.width() < text {
+                format!("{} of {text} px", l.width())
             } else if b.x() < 0.0 || b.x() + b.width() > width + 0.5 {
                 format!("from x {} to {}", b.x(), b.x() + b.width())
             } else {

@@ -146,8 +146,10 @@ fn popup_entries(row: &adw::ComboRow) -> Vec<(Option<String>, String)> {
     iterate_briefly();
     let entries = descendants(row.upcast_ref())
         .into_iter()
-        // The list's own item widgets (role list item), not the row itself.
+        // The list's own item widgets (role list item) in the popup, not the row itself nor
+        // the hidden, empty list libadwaita 1.4 and later keep in the row for its own use.
         .filter(|w| w.type_().name() == "GtkListItemWidget")
+        .filter(|w| w.ancestor(gtk::Popover::static_type()).is_some())
         .map(|w| {
             let shown: Vec<String> = descendants(&w)
                 .into_iter()
@@ -155,7 +157,7 @@ fn popup_entries(row: &adw::ComboRow) -> Vec<(Option<String>, String)> {
                 .map(|l| l.label().to_string())
                 .filter(|t| !t.is_empty())
                 .collect();
-            (a11y::label_of(&w), shown.join(" "))
+            (a11y::list_entry_name(&w), shown.join(" "))
         })
         .collect();
     for popover in descendants(row.upcast_ref())

@@ -73,10 +73,10 @@ impl Badge {
     /// Shows `verdict`: its text, its icon and its style class.
     pub fn set_verdict(&self, verdict: Verdict) {
         let (icon, class) = match verdict {
-            Verdict::Pass => ("object-select-symbolic", "success"),
-            Verdict::Fail => ("dialog-error-symbolic", "error"),
-            Verdict::Error => ("dialog-warning-symbolic", "warning"),
-            Verdict::NotGraded => ("dialog-information-symbolic", "accent"),
+            Verdict::Pass => ("agnostics-check-symbolic", "success"),
+            Verdict::Fail => ("agnostics-error-symbolic", "error"),
+            Verdict::Error => ("agnostics-warning-symbolic", "warning"),
+            Verdict::NotGraded => ("agnostics-info-symbolic", "accent"),
         };
         self.show(icon, class, &verdict_text(verdict), Some(verdict));
     }
@@ -88,13 +88,13 @@ impl Badge {
             ScriptVerdict::Pass => self.set_verdict(Verdict::Pass),
             ScriptVerdict::Fail => self.set_verdict(Verdict::Fail),
             ScriptVerdict::Timeout => self.show(
-                "dialog-error-symbolic",
+                "agnostics-error-symbolic",
                 "error",
                 &script_verdict_text(verdict),
                 Some(Verdict::Fail),
             ),
             ScriptVerdict::Aborted => self.show(
-                "process-stop-symbolic",
+                "agnostics-stop-symbolic",
                 "warning",
                 &script_verdict_text(verdict),
                 None,
@@ -124,7 +124,7 @@ impl Badge {
     pub fn found_fake() -> Badge {
         let badge: Badge = glib::Object::new();
         badge.show(
-            "dialog-error-symbolic",
+            "agnostics-error-symbolic",
             "error",
             &gettext("Found fake"),
             None,

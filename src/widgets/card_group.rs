@@ -59,7 +59,7 @@ pub fn card_group(card: Option<&CardInfo>, findings: &[Finding]) -> Option<CardG
         out.facts.push(row);
     }
     for warning in warnings {
-        let row = advice_row(warning, "dialog-warning-symbolic");
+        let row = advice_row(warning, "agnostics-warning-symbolic");
         out.group.add(&row);
         out.notes.push(row);
     }
@@ -68,9 +68,9 @@ pub fn card_group(card: Option<&CardInfo>, findings: &[Finding]) -> Option<CardG
             Finding::AppPerfClass { outcome, .. } | Finding::SpeedRating { outcome, .. }
                 if *outcome == Outcome::Meets =>
             {
-                "object-select-symbolic"
+                "agnostics-check-symbolic"
             }
-            _ => "dialog-warning-symbolic",
+            _ => "agnostics-warning-symbolic",
         };
         let row = advice_row(&finding.text(), icon);
         out.group.add(&row);

@@ -96,7 +96,7 @@ pub(crate) fn wrapping_factory(popup: Option<&adw::ComboRow>) -> gtk::SignalList
         // The check mark follows the row's choice (as libadwaita's own entries do), not the
         // popup's keyboard focus.
         let check = gtk::Image::builder()
-            .icon_name("object-select-symbolic")
+            .icon_name("agnostics-check-symbolic")
             .accessible_role(gtk::AccessibleRole::Presentation)
             .build();
         entry.append(&check);
@@ -121,10 +121,7 @@ pub(crate) fn wrapping_factory(popup: Option<&adw::ComboRow>) -> gtk::SignalList
         if let Some(label) = entry.first_child().and_downcast::<gtk::Label>() {
             label.set_label(&text);
         }
-        // The list's own item widget (role list item) holds the entry.
-        if let Some(list_item) = entry.parent() {
-            crate::a11y::set_label(&list_item, &text);
-        }
+        crate::a11y::name_list_item(item, &text);
         if let Some(row) = row.as_ref().and_then(|r| r.upgrade()) {
             show_check(&row, item);
         }

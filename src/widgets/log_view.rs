@@ -55,6 +55,8 @@ pub fn log_window(parent: &impl IsA<gtk::Window>, path: &Path, text: &str) -> ad
         &fill(&gettext("The log, {path}"), &[("path", &path.display())]),
     );
     let scrolled = gtk::ScrolledWindow::builder()
+        // A group (GTK 4.18 makes it generic, which cannot carry the pane's name).
+        .accessible_role(gtk::AccessibleRole::Group)
         .child(&view)
         .vexpand(true)
         .hscrollbar_policy(gtk::PolicyType::Never)

@@ -44,7 +44,7 @@ impl TestRow {
         let badge = Badge::new(Verdict::Pass);
         badge.set_visible(false);
         let output_button = gtk::Button::builder()
-            .icon_name("utilities-terminal-symbolic")
+            .icon_name("agnostics-terminal-symbolic")
             .valign(gtk::Align::Center)
             .tooltip_text(gettext("Show the test's output"))
             .visible(false)

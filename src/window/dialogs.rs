@@ -119,6 +119,7 @@ impl Window {
     pub(super) fn message_dialog(&self, heading: &str, body: &str) -> adw::MessageDialog {
         let dialog = adw::MessageDialog::new(Some(self), Some(heading), Some(body));
         dialog.set_modal(true);
+        crate::widgets::message_dialog::steady_heading(&dialog, heading);
         dialog.connect_response(
             None,
             glib::clone!(

@@ -227,6 +227,7 @@ impl TestsView {
             )
         };
         let dialog = adw::MessageDialog::new(window.as_ref(), Some(&result.name), Some(&body));
+        crate::widgets::message_dialog::steady_heading(&dialog, &result.name);
         dialog.set_modal(true);
         let text = if result.output.is_empty() {
             gettext("(The test printed nothing.)")
@@ -245,6 +246,8 @@ impl TestsView {
         view.buffer().set_text(&text);
         crate::a11y::set_label(&view, &gettext("The test's output"));
         let scroller = gtk::ScrolledWindow::builder()
+            // A group (GTK 4.18 makes it generic, which cannot carry the pane's name).
+            .accessible_role(gtk::AccessibleRole::Group)
             .hscrollbar_policy(gtk::PolicyType::Never)
             .min_content_height(160)
             .max_content_height(220)

@@ -38,9 +38,9 @@ impl Tone {
     /// The icon shown above the verdict.
     pub fn icon_name(self) -> &'static str {
         match self {
-            Tone::Good => "object-select-symbolic",
-            Tone::Bad => "dialog-error-symbolic",
-            Tone::Caution => "dialog-warning-symbolic",
+            Tone::Good => "agnostics-check-symbolic",
+            Tone::Bad => "agnostics-error-symbolic",
+            Tone::Caution => "agnostics-warning-symbolic",
         }
     }
 
@@ -151,7 +151,7 @@ impl CapacityView {
     pub fn reset(&self, drive: &str) {
         let imp = self.imp();
         self.set_tone(None);
-        imp.icon.set_icon_name(Some("media-flash-symbolic"));
+        imp.icon.set_icon_name(Some("agnostics-card-symbolic"));
         imp.heading
             .set_label(&gettext("Checking the card’s capacity"));
         imp.drive_label.set_label(drive);
@@ -315,7 +315,7 @@ impl CapacityView {
             row.set_title(reason);
             row.set_title_lines(0);
             let icon = gtk::Image::builder()
-                .icon_name("dialog-warning-symbolic")
+                .icon_name("agnostics-warning-symbolic")
                 .accessible_role(gtk::AccessibleRole::Presentation)
                 .build();
             icon.add_css_class("warning");

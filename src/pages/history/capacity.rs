@@ -48,7 +48,7 @@ impl HistoryView {
         banner.set_spacing(12);
         banner.add_css_class("card");
         let icon = gtk::Image::builder()
-            .icon_name("dialog-error-symbolic")
+            .icon_name("agnostics-error-symbolic")
             .pixel_size(32)
             .accessible_role(gtk::AccessibleRole::Presentation)
             .margin_start(12)
@@ -153,7 +153,7 @@ impl HistoryView {
         row.set_activatable(true);
         row.add_suffix(&Badge::capacity(check.verdict));
         let arrow = gtk::Image::builder()
-            .icon_name("go-next-symbolic")
+            .icon_name("agnostics-next-symbolic")
             .accessible_role(gtk::AccessibleRole::Presentation)
             .build();
         row.add_suffix(&arrow);

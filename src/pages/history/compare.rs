@@ -259,7 +259,7 @@ fn sides_group(comparison: &Comparison) -> adw::PreferencesGroup {
         row.set_title_lines(0);
         row.add_prefix(
             &gtk::Image::builder()
-                .icon_name("dialog-warning-symbolic")
+                .icon_name("agnostics-warning-symbolic")
                 .accessible_role(gtk::AccessibleRole::Presentation)
                 .build(),
         );

@@ -378,6 +378,7 @@ impl HistoryView {
                 "A name of your own for this drive, e.g. “Kitchen Pi card”. Leave it empty for the drive's own name.",
             )),
         );
+        crate::widgets::message_dialog::steady_heading(&dialog, &gettext("Rename Drive"));
         let entry = gtk::Entry::new();
         entry.set_text(&name);
         entry.set_activates_default(true);

@@ -118,7 +118,7 @@ impl HistoryView {
         content.append(&imp.drives.list);
         imp.drives
             .empty
-            .set_icon_name(Some("document-open-recent-symbolic"));
+            .set_icon_name(Some("agnostics-history-symbolic"));
         imp.drives.empty.set_title(&gettext("No Runs Yet"));
         imp.drives
             .empty
@@ -230,7 +230,7 @@ impl HistoryView {
                 row.add_suffix(badge);
             }
             let arrow = gtk::Image::builder()
-                .icon_name("go-next-symbolic")
+                .icon_name("agnostics-next-symbolic")
                 .accessible_role(gtk::AccessibleRole::Presentation)
                 .build();
             row.add_suffix(&arrow);

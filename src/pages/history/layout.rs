@@ -17,6 +17,8 @@ pub(super) fn scrolled(child: &impl IsA<gtk::Widget>) -> gtk::ScrolledWindow {
         .child(child)
         .build();
     let scrolled = gtk::ScrolledWindow::builder()
+        // A group (GTK 4.18 makes it generic, which cannot carry the pane's name).
+        .accessible_role(gtk::AccessibleRole::Group)
         .hscrollbar_policy(gtk::PolicyType::Never)
         .vexpand(true)
         .child(&clamp)
@@ -94,7 +96,7 @@ pub(super) fn top_bar(back_tooltip: &str) -> (gtk::Box, gtk::Button, gtk::Label)
         .margin_start(6)
         .margin_end(6)
         .build();
-    let back = gtk::Button::from_icon_name("go-previous-symbolic");
+    let back = gtk::Button::from_icon_name("agnostics-back-symbolic");
     back.set_tooltip_text(Some(back_tooltip));
     crate::a11y::set_label(&back, back_tooltip);
     back.add_css_class("flat");

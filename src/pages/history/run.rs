@@ -160,6 +160,7 @@ impl HistoryView {
                 "The run is removed from the history and from the drive's chart.",
             )),
         );
+        crate::widgets::message_dialog::steady_heading(&dialog, &gettext("Forget This Run?"));
         dialog.add_responses(&[
             ("cancel", &gettext("_Cancel")),
             ("forget", &gettext("_Forget")),

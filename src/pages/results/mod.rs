@@ -220,7 +220,7 @@ impl ResultsView {
             if check.verdict == Verdict::Fail {
                 for advice in &report.advice {
                     if advice_for(metric, advice) && !placed.contains(&advice) {
-                        let advice_row = advice_row(&advice.text(), "dialog-information-symbolic");
+                        let advice_row = advice_row(&advice.text(), "agnostics-info-symbolic");
                         a1.add(&advice_row);
                         advice_rows.push(advice_row);
                         placed.push(advice);
@@ -429,10 +429,10 @@ impl ResultsView {
         }
         let notes = group(&gettext("Notes"), None);
         for a in advice {
-            notes.add(&advice_row(&a.text(), "dialog-information-symbolic"));
+            notes.add(&advice_row(&a.text(), "agnostics-info-symbolic"));
         }
         for w in &report.warnings {
-            notes.add(&advice_row(w, "dialog-warning-symbolic"));
+            notes.add(&advice_row(w, "agnostics-warning-symbolic"));
         }
         self.imp().groups.append(&notes);
     }

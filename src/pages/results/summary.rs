@@ -56,11 +56,11 @@ impl ResultsView {
         // not the red of a failed card, and the note that they are a reference is right here.
         let reference_only = report.graded && !report.sd_graded && report.verdict != Verdict::Error;
         let (icon, class) = match report.verdict {
-            Verdict::Pass => ("emblem-ok-symbolic", "success"),
-            Verdict::Fail if reference_only => ("dialog-information-symbolic", "warning"),
-            Verdict::Fail => ("dialog-error-symbolic", "error"),
-            Verdict::Error => ("dialog-warning-symbolic", "warning"),
-            Verdict::NotGraded => ("emblem-ok-symbolic", "accent"),
+            Verdict::Pass => ("agnostics-pass-symbolic", "success"),
+            Verdict::Fail if reference_only => ("agnostics-info-symbolic", "warning"),
+            Verdict::Fail => ("agnostics-error-symbolic", "error"),
+            Verdict::Error => ("agnostics-warning-symbolic", "warning"),
+            Verdict::NotGraded => ("agnostics-pass-symbolic", "accent"),
         };
         self.set_icon(icon, class);
         let title = match (report.verdict, report.sd_graded) {
@@ -100,8 +100,8 @@ impl ResultsView {
     fn show_headline(&self, weighed: Headline) -> String {
         let imp = self.imp();
         let (icon, class) = match weighed.tone() {
-            Tone::Danger => ("dialog-error-symbolic", "error"),
-            _ => ("dialog-warning-symbolic", "warning"),
+            Tone::Danger => ("agnostics-error-symbolic", "error"),
+            _ => ("agnostics-warning-symbolic", "warning"),
         };
         self.set_icon(icon, class);
         let title = weighed.title();

@@ -51,7 +51,7 @@ impl ResultsView {
             trend.add(&marked_row(line, icon, class));
         }
         for text in advice {
-            trend.add(&advice_row(text, "dialog-warning-symbolic"));
+            trend.add(&advice_row(text, "agnostics-warning-symbolic"));
         }
         let after = imp.trend_after.borrow().clone();
         match after.filter(|w| w.parent().as_ref() == Some(imp.groups.upcast_ref())) {
@@ -77,8 +77,8 @@ impl ResultsView {
 /// the same the history's clock.
 fn change_icon(change: Change) -> (&'static str, Option<&'static str>) {
     match change {
-        Change::Down => ("go-down-symbolic", Some("warning")),
-        Change::Up => ("go-up-symbolic", Some("success")),
-        Change::Same => ("document-open-recent-symbolic", None),
+        Change::Down => ("agnostics-down-symbolic", Some("warning")),
+        Change::Up => ("agnostics-up-symbolic", Some("success")),
+        Change::Same => ("agnostics-history-symbolic", None),
     }
 }
