@@ -4,6 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
+use adw::prelude::*;
 use adw::subclass::prelude::*;
 use agnostics_core::history::trend::Trend;
 use agnostics_core::profile::Profile;
@@ -39,8 +40,14 @@ pub trait WindowProbe {
     /// The dialog shown and not yet answered, if any (error, or "stop the test?").
     fn open_dialog(&self) -> Option<adw::MessageDialog>;
 
-    /// True when no page transition is running (the page shown is fully drawn).
+    /// True when no page transition is running anywhere in the window (the SD Card view's
+    /// pages, History's pages, any other stack): the page shown is fully drawn and the page
+    /// left is no longer mapped.
     fn page_settled(&self) -> bool;
+
+    /// True once the History view knows which of its drives are connected, for the drives
+    /// listed now (no search for them is still running).
+    fn connected_known(&self) -> bool;
 
     /// The running page.
     fn progress_view(&self) -> ProgressView;
@@ -165,7 +172,25 @@ impl WindowProbe for Window {
     }
 
     fn page_settled(&self) -> bool {
-        !self.imp().stack.is_transition_running()
+        let mut widgets: Vec<gtk::Widget> = vec![self.clone().upcast()];
+        while let Some(widget) = widgets.pop() {
+            if widget
+                .downcast_ref::<gtk::Stack>()
+                .is_some_and(|stack| stack.is_transition_running())
+            {
+                return false;
+            }
+            let mut child = widget.first_child();
+            while let Some(c) = child {
+                child = c.next_sibling();
+                widgets.push(c);
+            }
+        }
+        true
+    }
+
+    fn connected_known(&self) -> bool {
+        self.drives_loaded() && self.imp().finding_connected.get() == 0
     }
 
     fn progress_view(&self) -> ProgressView {

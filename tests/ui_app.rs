@@ -3,10 +3,14 @@
 //! (mnemonic) in English or in any catalogue of `po/LINGUAS`.
 //!
 //! The mnemonic labels of each page are read from the real window, in English, in each state a
-//! user meets (ready, running, results, All Tests idle and running, History with a run, a
-//! drive's page, a run's page), and from the primary menu; each is then translated with every
-//! catalogue (`po/<lang>.po`; an untranslated message stays English, as gettext shows it) and
-//! the access keys compared, case-insensitively as GTK compares them.
+//! user meets (ready, running, results, the capacity check; All Tests idle, running and ended;
+//! History empty, with a run, a drive's page while it is connected and while it is not, with
+//! two runs ticked for Compare, the comparison, a run's page, a stored capacity check's page;
+//! the rename and forget dialogs), and from the primary menu; each is then translated with
+//! every catalogue (`po/<lang>.po`; an untranslated message stays English, as gettext shows it)
+//! and the access keys compared, case-insensitively as GTK compares them. Each state is
+//! awaited through the window's probe (its page transitions ended, the connected drives
+//! found), never raced: a page fading out is not counted with the page shown.
 //!
 //! The About window's icon comes from the app's own resources (nothing is installed here), and
 //! the primary menu has **Keyboard Shortcuts** (Ctrl+?, GTK's shortcuts window of the app's
@@ -15,6 +19,10 @@
 use agnostics_testkit::po;
 #[path = "ui_support/mod.rs"]
 mod support;
+// Not every part of the capacity fixture is used here.
+#[allow(dead_code)]
+#[path = "ui_capacity/fixture.rs"]
+mod fixture;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -26,6 +34,8 @@ use agnostics::window::{Page, Tab};
 use agnostics::{Application, Window};
 use gtk::gio;
 
+use fixture::{fake_check, fake_fixture, FAKE_CHECK_ID};
+use support::history_fixture::{key, CARD};
 use support::*;
 
 fn main() {
@@ -212,8 +222,10 @@ fn record_all_tests_pages(pages: &mut Pages, window: &Window, dir: &Path) {
     record(pages, window, "All Tests, ended");
 }
 
-/// The access keys of History, into `pages`: the list, the first drive's page and its newest
-/// run's page.
+/// The access keys of History, into `pages`: the list, the tested drive's page while it is
+/// connected (**Check Capacity…** on) and while it is not, and its newest run's page. Each
+/// state is awaited (the drives found connected, History's own page transitions ended), not
+/// raced.
 fn record_history_pages(pages: &mut Pages, window: &Window) {
     window.set_tab(Tab::History);
     let history = window.history_view();
@@ -226,13 +238,101 @@ fn record_history_pages(pages: &mut Pages, window: &Window) {
     wait_until("the drive's page", || {
         !history.is_loading() && !history.run_rows().is_empty()
     });
-    record(pages, window, "History, drive");
+    wait_until("the connected drives found", || window.connected_known());
+    assert!(
+        history.check_capacity_button().is_sensitive(),
+        "the drive just tested is connected"
+    );
+    record(pages, window, "History, drive, connected");
+    history.set_connected(Vec::new());
+    assert!(!history.check_capacity_button().is_sensitive());
+    record(pages, window, "History, drive, not connected");
+    history.start_rename();
+    record_dialog(pages, history.open_dialog(), "History, rename dialog");
     let run = history.run_rows()[0].0.clone();
     history.open_run(&run);
     wait_until("the run's page", || {
         !history.is_loading() && history.visible_page() == HistoryPage::Run
     });
     record(pages, window, "History, run");
+    let forget = button_labelled(window.upcast_ref(), "_Forget Run").expect("Forget Run");
+    forget.emit_clicked();
+    record_dialog(pages, history.open_dialog(), "History, forget dialog");
+}
+
+/// The access keys of the History states a tested drive alone does not reach, into `pages`:
+/// an empty history; a card's page with a **Found fake** mark, two runs ticked (the Compare
+/// bar shown) and the comparison; a stored capacity check's page; the capacity check's page
+/// while it runs and with its verdict.
+fn record_history_fixture_pages(pages: &mut Pages, app: &Application) {
+    let empty = scratch_dir();
+    let window = new_window(app);
+    let _stop = StopOnDrop(window.clone());
+    window.set_history_path(&empty.path().join("history.sqlite3"));
+    window.set_tab(Tab::History);
+    let history = window.history_view();
+    wait_until("the history", || !history.is_loading());
+    record(pages, &window, "History, empty");
+
+    let fixture = fake_fixture();
+    window.set_history_path(&fixture.path);
+    wait_until("the history", || !history.is_loading());
+    history.open_drive(&key(CARD));
+    wait_until("the card's page", || !history.is_loading());
+    assert!(history.shows_found_fake());
+    let runs = history.run_rows();
+    history.choose(&runs[0].0, "ticked first", true);
+    history.choose(&runs[1].0, "ticked second", true);
+    record(pages, &window, "History, drive, two runs ticked");
+    history.compare_chosen();
+    wait_until("the comparison", || {
+        !history.is_loading() && history.visible_page() == HistoryPage::Compare
+    });
+    record(pages, &window, "History, Compare");
+    history.open_check(FAKE_CHECK_ID);
+    wait_until("the stored check", || {
+        !history.is_loading() && history.visible_page() == HistoryPage::Check
+    });
+    record(pages, &window, "History, capacity check");
+    window.set_tab(Tab::SdCard);
+    window.show_page_for_test(Page::Capacity);
+    let capacity = window.capacity_view();
+    capacity.reset("SC32G");
+    record(pages, &window, "capacity check");
+    let verdict =
+        agnostics::pages::capacity::verdict::shown(&fake_check("2026-07-02T10:00:00+00:00"));
+    capacity.show_verdict(&verdict);
+    assert!(capacity.done_button().is_visible());
+    record(pages, &window, "capacity check, verdict");
+}
+
+/// The first button under `root` whose label is `label` (underscores kept).
+fn button_labelled(root: &gtk::Widget, label: &str) -> Option<gtk::Button> {
+    let mut child = root.first_child();
+    while let Some(c) = child {
+        if let Some(button) = c.downcast_ref::<gtk::Button>() {
+            if button.label().as_deref() == Some(label) {
+                return Some(button.clone());
+            }
+        }
+        if let Some(found) = button_labelled(&c, label) {
+            return Some(found);
+        }
+        child = c.next_sibling();
+    }
+    None
+}
+
+/// The access keys of `dialog` (which must be open), into `pages`; then closes it.
+fn record_dialog(pages: &mut Pages, dialog: Option<adw::MessageDialog>, state: &str) {
+    let dialog = dialog.unwrap_or_else(|| panic!("{state}: no dialog"));
+    wait_until("the dialog shown", || dialog.is_mapped());
+    iterate_briefly();
+    let labels = shown_mnemonics(dialog.upcast_ref());
+    println!("  {state}: {labels:?}");
+    assert!(!labels.is_empty(), "{state}: no access keys at all");
+    pages.insert(state.to_owned(), labels);
+    dialog.response(&dialog.close_response());
 }
 
 fn no_page_has_two_controls_with_one_access_key_in_any_language(app: &Application) {
@@ -245,8 +345,10 @@ fn no_page_has_two_controls_with_one_access_key_in_any_language(app: &Applicatio
     record_sd_card_pages(&mut pages, &window, dir.path());
     // All Tests: idle, then running the slow script.
     record_all_tests_pages(&mut pages, &window, dir.path());
-    // History: the run above, its drive's page and the run's page.
+    // History: the run above, its drive's page (connected, then not) and the run's page.
     record_history_pages(&mut pages, &window);
+    // History of a fixture: empty, a fake card's runs compared, its stored check.
+    record_history_fixture_pages(&mut pages, app);
 
     let menu = app
         .menubar()

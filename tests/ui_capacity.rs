@@ -3,7 +3,8 @@
 //! Card page without the focus at launch; the question with the time and size; the core's
 //! real check on a loop-mounted ext4 (root) to a verdict of genuine with its progress shown;
 //! **Cancel** removing the check file; a stored fake verdict and the **Found fake** mark from a
-//! history fixture; what a screen reader is told (over AT-SPI, with `python3-pyatspi`).
+//! history fixture; what a screen reader is told (over AT-SPI, with `python3-pyatspi`); a
+//! drive found fake headed so everywhere, whatever its speed ([`headline`]).
 //!
 //! `AGNOSTICS_SCREENSHOTS=DIR` also renders the SD Card page with the button, the question,
 //! a check in progress (on a throttled disk), a genuine verdict and a stored fake one at
@@ -14,6 +15,8 @@ mod support;
 // Not every part of the tree reader is used here.
 #[path = "ui_capacity/fixture.rs"]
 mod fixture;
+#[path = "ui_capacity/headline.rs"]
+mod headline;
 #[allow(dead_code)]
 #[path = "ui_a11y/tree.rs"]
 mod tree;
@@ -33,6 +36,7 @@ use agnostics_core::history::History;
 use agnostics_testkit::{Behaviour, FakeDrive, LoopFs, Ran};
 
 use fixture::*;
+use headline::*;
 use support::history_fixture::*;
 use support::*;
 
@@ -57,6 +61,8 @@ fn main() {
         a_stored_fake_verdict_and_the_found_fake_mark_show,
         the_check_button_of_a_drive_not_connected_is_off_with_the_reason,
         a_screen_reader_hears_the_names_and_the_verdict,
+        a_drive_found_fake_has_one_word_and_its_runs_are_headed_fake,
+        a_drive_found_fake_is_warned_of_before_a_test_and_headed_fake_after,
     ];
     if std::env::var_os(SCREENSHOTS_ENV).is_some() {
         tests.extend(crate::ui_tests![renders_capacity_screenshots]);
@@ -73,7 +79,7 @@ fn the_button_is_there_and_does_not_take_the_focus(app: &Application) {
     let window = new_window(app);
     let button = window.capacity_button();
     assert!(button.is_mapped(), "Check Capacity is on the SD Card page");
-    assert_eq!(button.label().as_deref(), Some("Check _Capacity…"));
+    assert_eq!(button.label().as_deref(), Some("Check Ca_pacity…"));
     assert_eq!(
         agnostics::a11y::label_of(&button).as_deref(),
         Some("Check Capacity…"),

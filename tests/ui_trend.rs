@@ -128,7 +128,7 @@ fn a_run_in_the_app_is_recorded_and_the_next_shows_its_trend(app: &Application) 
 
     let second = run_small(&window, disk.path());
     assert_ne!(second.run_id, first.run_id);
-    let Some(RecordOutcome::Recorded(recorded, _)) = window.test_run().recorded() else {
+    let Some(RecordOutcome::Recorded(recorded, _, _)) = window.test_run().recorded() else {
         panic!("the second run is recorded");
     };
     let trend = window.results_view().shown_trend();

@@ -12,6 +12,7 @@ use std::sync::Arc;
 use agnostics_core::advice::Advice;
 use agnostics_core::engine::{EngineKind, Event};
 use agnostics_core::figure::nearest_text;
+use agnostics_core::headline::{headline, CapacityKnown, Speed};
 use agnostics_core::history::trend::{self, Trend};
 use agnostics_core::history::{History, HistoryError};
 use agnostics_core::i18n::{fill, gettext, ngettext};
@@ -72,7 +73,7 @@ pub fn main(args: &RunArgs) -> i32 {
     } else {
         record(&report)
     };
-    let code = print_report(args, &report, recorded.trend());
+    let code = print_report(args, &report, &recorded);
     log_report(args, &report);
     if let Some(warning) = recorded.warning() {
         let warning = fill(&gettext("warning: {error}"), &[("error", &warning)]);
@@ -93,9 +94,10 @@ enum Recorded {
     /// `--no-history`.
     Skipped,
     /// Stored (or not a run the history keeps, such as a refused one); the trend against the
-    /// drive's earlier runs of the same profile, when there are some, and a warning when the
-    /// store had to be started afresh (a damaged file moved aside).
-    Stored(Option<Trend>, Option<String>),
+    /// drive's earlier runs of the same profile, when there are some, a warning when the
+    /// store had to be started afresh (a damaged file moved aside), and what the drive's
+    /// capacity checks in the history say of it.
+    Stored(Option<Trend>, Option<String>, CapacityKnown),
     /// The store failed (locked, read-only, full, corrupt): the one warning to print. The run
     /// is still reported, logged and ends with its own exit status.
     Failed(String),
@@ -104,21 +106,30 @@ enum Recorded {
 impl Recorded {
     fn trend(&self) -> Option<&Trend> {
         match self {
-            Recorded::Stored(t, _) => t.as_ref(),
+            Recorded::Stored(t, _, _) => t.as_ref(),
             Recorded::Skipped | Recorded::Failed(_) => None,
+        }
+    }
+
+    /// What the history's capacity checks say of the drive (nothing when it was not read).
+    fn capacity(&self) -> CapacityKnown {
+        match self {
+            Recorded::Stored(_, _, c) => *c,
+            Recorded::Skipped | Recorded::Failed(_) => CapacityKnown::default(),
         }
     }
 
     fn warning(&self) -> Option<&str> {
         match self {
-            Recorded::Stored(_, w) => w.as_deref(),
+            Recorded::Stored(_, w, _) => w.as_deref(),
             Recorded::Failed(w) => Some(w),
             Recorded::Skipped => None,
         }
     }
 }
 
-/// Records `report` in the history file ([`History::default_path`]).
+/// Records `report` in the history file ([`History::default_path`]) and reads what the
+/// drive's capacity checks there say (nothing, when that cannot be read: the run still counts).
 fn record(report: &report::Report) -> Recorded {
     let path = History::default_path();
     let mut history = match History::open(&path) {
@@ -126,11 +137,32 @@ fn record(report: &report::Report) -> Recorded {
         Err(e) => return Recorded::Failed(e.warning()),
     };
     let moved = history.moved_aside().map(|e| e.warning());
+    let capacity = report
+        .drive
+        .as_ref()
+        .and_then(|d| CapacityKnown::of(&history, &d.id).ok())
+        .unwrap_or_default();
     match history.record(report) {
-        Ok(r) => Recorded::Stored(r.trend, moved),
-        Err(HistoryError::NotHistory(_)) => Recorded::Stored(None, moved),
+        Ok(r) => Recorded::Stored(r.trend, moved, capacity),
+        Err(HistoryError::NotHistory(_)) => Recorded::Stored(None, moved, capacity),
         Err(e) => Recorded::Failed(e.warning()),
     }
+}
+
+/// The text that leads the report when the history holds a capacity check of the drive: the
+/// one headline weighing the check with this run's verdict, and what to do when the check
+/// outranks the speed; empty when no check ran on the drive.
+fn headline_text(report: &report::Report, capacity: CapacityKnown) -> String {
+    if !capacity.checked() {
+        return String::new();
+    }
+    let h = headline(capacity, Some(Speed::of(report)));
+    let mut out = format!("{}\n", h.title());
+    if let Some(action) = h.action() {
+        out.push_str(&format!("{action}\n"));
+    }
+    out.push('\n');
+    out
 }
 
 /// The JSON document of a run: the report with a top-level `trend` (null when the history has
@@ -168,11 +200,13 @@ fn trend_text(t: &Trend) -> String {
     out
 }
 
-/// Prints the report: the JSON document (with `trend`), the Markdown, or the text (with the
-/// trend) with the error and its hint on stderr.
+/// Prints the report: the JSON document (with `trend`), the Markdown, or the text (led by the
+/// drive's headline when a capacity check ran on it, followed by the trend) with the error and
+/// its hint on stderr.
 /// Returns 0, or the status of a failed print (a closed or full stdout must not lose the log
 /// or the exit status, and never panics).
-fn print_report(args: &RunArgs, report: &report::Report, trend: Option<&Trend>) -> i32 {
+fn print_report(args: &RunArgs, report: &report::Report, recorded: &Recorded) -> i32 {
+    let trend = recorded.trend();
     if args.json {
         match document(report, trend) {
             Ok(text) => emit(To::Stdout, format!("{text}\n")),
@@ -185,11 +219,12 @@ fn print_report(args: &RunArgs, report: &report::Report, trend: Option<&Trend>) 
         let text = if args.markdown {
             report::table::to_markdown(report)
         } else {
-            let mut text = if args.verbose {
+            let mut text = headline_text(report, recorded.capacity());
+            text.push_str(&if args.verbose {
                 report::to_text_verbose(report)
             } else {
                 report::to_text(report)
-            };
+            });
             if let Some(t) = trend {
                 text.push_str(&trend_text(t));
             }

@@ -21,6 +21,7 @@ pub mod engine;
 pub mod error_kind;
 pub mod figure;
 pub mod health;
+pub mod headline;
 pub mod history;
 pub mod i18n;
 pub mod lock_dir;

@@ -11,6 +11,7 @@ use agnostics_core::history::{
 };
 
 use crate::model::capacity_history::{self, DriveChecks};
+use agnostics_core::headline::CapacityKnown;
 use agnostics_core::report::Report;
 use agnostics_core::target_dir::Transport;
 
@@ -22,9 +23,10 @@ pub fn default_path() -> PathBuf {
 /// What recording a finished run gave.
 #[derive(Debug, Clone)]
 pub enum RecordOutcome {
-    /// Stored; with the trend against the drive's earlier runs of the same profile, and a
-    /// warning when the history file was damaged and a new one started.
-    Recorded(Recorded, Option<String>),
+    /// Stored; with the trend against the drive's earlier runs of the same profile, a
+    /// warning when the history file was damaged and a new one started, and what the drive's
+    /// capacity checks say of it (for the results' headline).
+    Recorded(Recorded, Option<String>, CapacityKnown),
     /// Not a run the history keeps (refused before it measured anything).
     NotHistory,
     /// The store failed: the sentence says what happened (the result is still shown).
@@ -39,13 +41,24 @@ pub fn record(path: &Path, report: &Report) -> RecordOutcome {
     }
     let outcome = History::open(path).and_then(|mut h| {
         let warning = h.moved_aside().map(HistoryError::warning);
-        h.record(report).map(|r| (r, warning))
+        let recorded = h.record(report)?;
+        Ok((recorded, warning, capacity_of(&h, report)))
     });
     match outcome {
-        Ok((recorded, warning)) => RecordOutcome::Recorded(recorded, warning),
+        Ok((recorded, warning, capacity)) => RecordOutcome::Recorded(recorded, warning, capacity),
         Err(HistoryError::NotHistory(_)) => RecordOutcome::NotHistory,
         Err(e) => RecordOutcome::Failed(e.warning()),
     }
+}
+
+/// What the capacity checks in `h` say of the drive of `report` (nothing for a drive not
+/// identified, or when the history cannot be read: the speed verdict then stands alone).
+fn capacity_of(h: &History, report: &Report) -> CapacityKnown {
+    report
+        .drive
+        .as_ref()
+        .and_then(|d| CapacityKnown::of(h, &d.id).ok())
+        .unwrap_or_default()
 }
 
 fn open(path: &Path) -> Result<Option<History>, String> {
@@ -88,6 +101,8 @@ pub struct Listing {
     pub unidentified: Vec<RunSummary>,
     /// The drives known only from capacity checks (no test ran on them), newest check first.
     pub checked_only: Vec<CheckedDrive>,
+    /// What the capacity checks say of each drive in `drives` that had one.
+    pub capacity: Vec<(DriveId, CapacityKnown)>,
 }
 
 /// The drives in the history and the runs of drives not identified; nothing when there is no
@@ -104,10 +119,21 @@ pub fn listing(path: &Path) -> Result<Listing, String> {
         .filter(|r| r.drive.is_none())
         .collect();
     let checked_only = h.checked_only_drives().map_err(|e| e.to_string())?;
+    let mut capacity = Vec::new();
+    for d in drives
+        .iter()
+        .filter(|d| d.found_fake || d.last_capacity.is_some())
+    {
+        capacity.push((
+            d.id.clone(),
+            CapacityKnown::of(&h, &d.id).map_err(|e| e.to_string())?,
+        ));
+    }
     Ok(Listing {
         drives,
         unidentified,
         checked_only,
+        capacity,
     })
 }
 
@@ -254,6 +280,14 @@ fn profiles_of(runs: &[RunSummary]) -> Vec<String> {
 pub fn report(path: &Path, run: &str) -> Result<Report, String> {
     let h = open(path)?.ok_or_else(|| HistoryError::NotFound(run.to_owned()).to_string())?;
     h.report(run).map_err(|e| e.to_string())
+}
+
+/// [`report`], with what the capacity checks of its drive say of it (for its headline).
+pub fn report_with_capacity(path: &Path, run: &str) -> Result<(Report, CapacityKnown), String> {
+    let h = open(path)?.ok_or_else(|| HistoryError::NotFound(run.to_owned()).to_string())?;
+    let report = h.report(run).map_err(|e| e.to_string())?;
+    let capacity = capacity_of(&h, &report);
+    Ok((report, capacity))
 }
 
 /// The name the person gave the drive of `report` in the history at `path`; `None` without

@@ -58,12 +58,15 @@ impl Window {
                     win.toast(&why);
                 }
                 win.imp().history_view.reload();
+                // What the check found now heads the SD Card page's chosen drive.
+                win.find_connected();
             }
         ));
     }
 
-    /// Finds which of the history's drives are connected (on a helper thread: it reads sysfs
-    /// and superblocks) and tells the History view.
+    /// Finds which of the history's drives are connected (on a helper thread: it reads sysfs,
+    /// superblocks and the history) and tells the History view, and the SD Card page what
+    /// the capacity checks say of each listed drive.
     fn find_connected(&self) {
         let ready = &self.imp().ready_view;
         let mounted: Vec<(PathBuf, TargetInfo)> = ready
@@ -73,12 +76,23 @@ impl Window {
             .filter_map(|c| Some((c.dir, c.info?)))
             .collect();
         let sysfs = ready.sysfs_root();
-        let finding = gio::spawn_blocking(move || connected::identify(&mounted, &sysfs));
+        let history = self.imp().test_run.history_path();
+        let finding = gio::spawn_blocking(move || {
+            let list = connected::identify(&mounted, &sysfs);
+            let known = connected::capacity_known(&mounted, &sysfs, &history);
+            (list, known)
+        });
+        let pending = &self.imp().finding_connected;
+        pending.set(pending.get() + 1);
         glib::spawn_future_local(glib::clone!(
             #[weak(rename_to = win)]
             self,
             async move {
-                if let Ok(list) = finding.await {
+                let found = finding.await;
+                let pending = &win.imp().finding_connected;
+                pending.set(pending.get() - 1);
+                if let Ok((list, known)) = found {
+                    win.imp().ready_view.set_capacity_known(known);
                     win.imp().history_view.set_connected(list);
                 }
             }

@@ -1,7 +1,8 @@
 //! The window's side of the run history: a finished test's recording (done on the test's
-//! worker thread) turned into the results page's trend lines and decline advice, a toast when
-//! the history could not keep it (the results are shown all the same), the History page
-//! read again; and **Save report** for the results shown.
+//! worker thread) turned into the results page's headline (weighed with the drive's capacity
+//! checks), trend lines and decline advice, a toast when the history could not keep it (the
+//! results are shown all the same), the History page read again; and **Save report** for the
+//! results shown.
 
 use adw::subclass::prelude::*;
 use agnostics_core::i18n::{fill, gettext};
@@ -25,11 +26,12 @@ impl Window {
     fn test_recorded(&self) {
         let imp = self.imp();
         match imp.test_run.recorded() {
-            Some(RecordOutcome::Recorded(recorded, warning)) => {
+            Some(RecordOutcome::Recorded(recorded, warning, capacity)) => {
                 if let Some(warning) = warning {
                     self.toast(&warning);
                 }
                 if imp.test_run.report().is_some_and(|r| r.error.is_none()) {
+                    imp.results_view.show_capacity(capacity);
                     imp.results_view.show_trend(recorded.trend.as_ref());
                 }
                 imp.history_view.reload();

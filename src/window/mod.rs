@@ -78,6 +78,8 @@ mod imp {
         pub chooser: RefCell<Option<gtk::FileChooserNative>>,
         /// The SD card test started has not had its result logged yet.
         pub sd_log_pending: Cell<bool>,
+        /// How many searches for the history's connected drives have not answered yet.
+        pub finding_connected: Cell<u32>,
     }
 
     #[glib::object_subclass]

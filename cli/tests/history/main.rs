@@ -199,6 +199,7 @@ fn assert_private(what: &str, text: &str, home: &Path) {
 agnostics_testkit::main!(
     a_run_is_recorded_and_listed,
     a_fio_run_is_recorded_too,
+    a_run_on_a_drive_found_fake_is_headed_fake,
     no_history_records_nothing,
     a_refused_run_is_not_recorded,
     two_runs_at_once_are_both_recorded,

@@ -189,3 +189,93 @@ pub(crate) fn two_runs_at_once_are_both_recorded() -> Ran {
     assert_eq!(listed, ids);
     Ok(())
 }
+
+/// A run on a drive the history's capacity check found fake is headed as fake, whatever its
+/// speed; the same run on a drive without a check is not headed at all.
+pub(crate) fn a_run_on_a_drive_found_fake_is_headed_fake() -> Ran {
+    let env = Env::new()?;
+    let first = env.run(&[]);
+    let text = stdout(&first);
+    assert!(!text.contains("fake"), "no check yet, no headline:\n{text}");
+    let doc = env.run_json(&[]);
+    let identity: agnostics_core::history::DriveIdentity =
+        serde_json::from_value(doc["drive"].clone()).expect("the run's drive");
+    let mut history = agnostics_core::history::History::open(&env.history).unwrap();
+    history.record_capacity(&fake_check(identity)).unwrap();
+    drop(history);
+
+    let out = env.run(&[]);
+    let text = stdout(&out);
+    let mut lines = text.lines();
+    assert_eq!(
+        lines.next(),
+        Some("This drive is fake: do not trust it with your files"),
+        "{text}"
+    );
+    assert!(
+        lines
+            .next()
+            .unwrap_or("")
+            .starts_with("Found fake: a capacity check found"),
+        "{text}"
+    );
+    // The exit status is still the speed test's own.
+    let doc = env.run_json(&[]);
+    assert!(doc["error"].is_null(), "{doc:#}");
+    Ok(())
+}
+
+/// A capacity check of the drive `identity` that found it fake (8 GiB of a claimed 32 GB).
+fn fake_check(
+    identity: agnostics_core::history::DriveIdentity,
+) -> agnostics_core::capacity::CapacityReport {
+    use agnostics_core::capacity::*;
+    let claimed: u64 = 31_914_983_424;
+    let real: u64 = 8 << 30;
+    CapacityReport {
+        check_id: "0000000000000000000000000000fa4e".to_owned(),
+        started: "2026-01-02T03:04:05+00:00".to_owned(),
+        seconds: 94.0,
+        mode: Mode::Mounted,
+        verdict: CapacityVerdict::Fake,
+        drive: DriveFacts {
+            disk: "mmcblk0".into(),
+            dev: "179:0".into(),
+            model: None,
+            transport: agnostics_core::target_dir::Transport::Sd,
+            partition: None,
+            partition_start: None,
+            target: None,
+            fs_type: Some("ext4".into()),
+        },
+        identity: Some(identity),
+        claims: Claims {
+            device_bytes: claimed,
+            csd_bytes: None,
+            partitions_end_bytes: None,
+        },
+        claimed_bytes: claimed,
+        verified_bytes: real,
+        first_bad_address: Some(real),
+        real_bytes: Some(real),
+        coverage: Coverage {
+            bytes: claimed,
+            share: 1.0,
+        },
+        powers: vec![1 << 30, 8 << 30],
+        spots: SpotCounts {
+            total: 4,
+            base: 2,
+            intact: 2,
+            wrapped: 2,
+            ..SpotCounts::default()
+        },
+        bad_spots: Vec::new(),
+        unsure: Vec::new(),
+        registers: Vec::new(),
+        bytes_written: 4 * 4096,
+        bytes_read: 4 * 4096,
+        restore: None,
+        recovered: Vec::new(),
+    }
+}

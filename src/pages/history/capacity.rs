@@ -72,7 +72,7 @@ impl HistoryView {
     /// **Check Capacity…** for the drive page's top bar.
     pub(super) fn build_check_list_button(&self) -> gtk::Button {
         let parts = &self.imp().capacity;
-        parts.button.set_label(&gettext("Check _Capacity…"));
+        parts.button.set_label(&gettext("Check Ca_pacity…"));
         parts.button.set_use_underline(true);
         parts.button.connect_clicked(glib::clone!(
             #[weak(rename_to = view)]
@@ -287,25 +287,29 @@ impl HistoryView {
     /// True when the row of drive `key` in the list of drives has the **Found fake** mark.
     pub fn drive_has_found_fake(&self, key: &DriveKey) -> bool {
         let fake = gettext("Found fake");
+        self.drive_badges(key).contains(&fake)
+    }
+
+    /// The words of the badges on the row of drive `key` in the list of drives (one: the
+    /// drive's headline), empty when there is no such row.
+    pub fn drive_badges(&self, key: &DriveKey) -> Vec<String> {
         let rows = self.imp().drives.rows.borrow();
         let Some((_, row)) = rows.iter().find(|(k, _)| k == key) else {
-            return false;
+            return Vec::new();
         };
+        let mut found = Vec::new();
         let mut stack: Vec<gtk::Widget> = vec![row.clone().upcast()];
         while let Some(widget) = stack.pop() {
-            if widget
-                .downcast_ref::<Badge>()
-                .is_some_and(|b| b.text() == fake)
-            {
-                return true;
+            if let Some(badge) = widget.downcast_ref::<Badge>() {
+                found.push(badge.text());
             }
-            let mut child = widget.first_child();
+            let mut child = widget.last_child();
             while let Some(c) = child {
-                child = c.next_sibling();
+                child = c.prev_sibling();
                 stack.push(c);
             }
         }
-        false
+        found
     }
 
     /// True when the drive page shown has the **Found fake** mark.

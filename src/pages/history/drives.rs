@@ -1,11 +1,13 @@
 //! The History view's first page: every drive tested (its name or label, kind, number of
-//! runs, last verdict and date, **Found fake** when a capacity check found it so), the runs of
+//! runs, last verdict and date, and one word for it: **Found fake** when a capacity check
+//! found it so, else its last verdict), the runs of
 //! unidentified drives together, the drives only checked for capacity, or "No Runs Yet".
 
 use std::cell::RefCell;
 
 use adw::prelude::*;
-use agnostics_core::history::RunSummary;
+use agnostics_core::headline::{headline, CapacityKnown, Headline};
+use agnostics_core::history::{DriveSummary, RunSummary};
 use agnostics_core::i18n::{fill, gettext, ngettext};
 use agnostics_core::verdict::Verdict;
 use gtk::glib;
@@ -17,6 +19,67 @@ use super::{HistoryPage, HistoryView};
 use crate::format::{transport_name, verdict_text};
 use crate::model::history_store::{self, DriveKey, Listing};
 use crate::widgets::Badge;
+
+/// The one word a drive's row shows: its headline ([`headline`]), where a capacity check that
+/// found it fake, or never reached all of it, outranks its last graded verdict.
+fn one_badge(capacity: CapacityKnown, shown: &RunSummary) -> Badge {
+    match headline(capacity, None) {
+        Headline::FoundFake => Badge::found_fake(),
+        Headline::CapacityUnproven => Badge::capacity(
+            capacity
+                .last
+                .unwrap_or(agnostics_core::capacity::CapacityVerdict::NotCheckedBeyond),
+        ),
+        _ => Badge::new(shown.verdict),
+    }
+}
+
+/// True when what the capacity checks say of a drive (`capacity`) outranks its speed.
+fn outranks_speed(capacity: CapacityKnown) -> bool {
+    matches!(
+        headline(capacity, None),
+        Headline::FoundFake | Headline::CapacityUnproven
+    )
+}
+
+/// The line under a drive's name: its kind, number of runs and the date of the last one
+/// `shown`, with its verdict unless what its capacity checks say (`known`) outranks it.
+fn drive_subtitle(drive: &DriveSummary, shown: &RunSummary, known: CapacityKnown) -> String {
+    if outranks_speed(known) {
+        // What a capacity check found is the drive's one word: no verdict beside it.
+        fill(
+            // Translators: a drive in the history whose capacity check outranks its
+            // speed (its badge says "Found fake"), e.g. "SD card · 4 runs · last on
+            // 2026-06-01 12:00".
+            &ngettext(
+                "{kind} · {runs} run · last on {date}",
+                "{kind} · {runs} runs · last on {date}",
+                drive.runs,
+            ),
+            &[
+                ("kind", &transport_name(drive.kind)),
+                ("runs", &drive.runs),
+                ("date", &date_text(&shown.started)),
+            ],
+        )
+    } else {
+        fill(
+            // Translators: a drive in the history, e.g. "SD card · 4 runs · last FAIL
+            // on 2026-06-01 12:00".
+            &ngettext(
+                "{kind} · {runs} run · last {verdict} on {date}",
+                "{kind} · {runs} runs · last {verdict} on {date}",
+                drive.runs,
+            ),
+            &[
+                ("kind", &transport_name(drive.kind)),
+                ("runs", &drive.runs),
+                ("verdict", &verdict_text(shown.verdict)),
+                ("date", &date_text(&shown.started)),
+            ],
+        )
+    }
+}
 
 /// The list of drives' widgets and rows.
 #[derive(Debug, Default)]
@@ -83,6 +146,7 @@ impl HistoryView {
             drives,
             unidentified,
             checked_only,
+            capacity,
         } = match listing {
             Ok(listing) => {
                 imp.drives.error_label.set_visible(false);
@@ -103,33 +167,19 @@ impl HistoryView {
             .set_visible(none && !imp.drives.error_label.is_visible());
         imp.drives.list.set_visible(!none);
         for drive in drives {
+            let known = capacity
+                .iter()
+                .find(|(id, _)| *id == drive.id)
+                .map(|(_, c)| *c)
+                .unwrap_or_default();
             // The verdict shown is the latest grade: a Quick check since does not hide a FAIL.
             let shown = drive.last_graded.as_ref().unwrap_or(&drive.last);
-            let mut subtitle = fill(
-                // Translators: a drive in the history, e.g. "SD card · 4 runs · last FAIL on
-                // 2026-06-01 12:00".
-                &ngettext(
-                    "{kind} · {runs} run · last {verdict} on {date}",
-                    "{kind} · {runs} runs · last {verdict} on {date}",
-                    drive.runs,
-                ),
-                &[
-                    ("kind", &transport_name(drive.kind)),
-                    ("runs", &drive.runs),
-                    ("verdict", &verdict_text(shown.verdict)),
-                    ("date", &date_text(&shown.started)),
-                ],
-            );
+            let mut subtitle = drive_subtitle(&drive, shown, known);
             if shown.run != drive.last.run {
                 subtitle.push_str(&latest_run_note(&drive.last));
             }
             let key = DriveKey::Identified(drive.id.clone());
-            let mut badges = Vec::new();
-            if drive.found_fake {
-                badges.push(Badge::found_fake());
-            }
-            badges.push(Badge::new(shown.verdict));
-            self.add_drive_row_with(key, &drive.label, &subtitle, &badges);
+            self.add_drive_row_with(key, &drive.label, &subtitle, &[one_badge(known, shown)]);
         }
         self.add_checked_only_rows(&checked_only);
         if let Some(latest) = unidentified.first() {

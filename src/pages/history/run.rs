@@ -73,16 +73,17 @@ impl HistoryView {
         self.background(
             {
                 let run = run.clone();
-                move |path| history_store::report(path, &run)
+                move |path| history_store::report_with_capacity(path, &run)
             },
-            move |view, report| match report {
-                Ok(report) => {
+            move |view, found| match found {
+                Ok((report, capacity)) => {
                     let imp = view.imp();
                     imp.run.title.set_label(&fill(
                         &gettext("Run of {date}"),
                         &[("date", &date_text(&report.started))],
                     ));
                     imp.run.results.show_report(&report);
+                    imp.run.results.show_capacity(capacity);
                     imp.run.report.replace(Some(report));
                     imp.run.id.replace(Some(run));
                     view.show(HistoryPage::Run);

@@ -1,6 +1,7 @@
 //! The SD Card page's ready state: the introduction (file size and space needed), the drive
 //! chooser with **Choose another folder**, the profile row, the line naming the folder the
-//! test file goes in, why the chosen drive would be refused (when it would), **Run SD
+//! test file goes in, what a capacity check found of the chosen drive when it outranks its
+//! speed ([`warning`]), why the chosen drive would be refused (when it would), **Run SD
 //! Card Test**, and beside it, plain, **Check Capacity…** (the window's capacity check of the
 //! chosen drive). The page owns its state: the list of drives ([`drives`]), the profile and the
 //! pre-flight checks of the chosen drive ([`profiles`]), the focus at launch and the choices
@@ -15,6 +16,7 @@ use std::sync::OnceLock;
 
 use adw::prelude::*;
 use adw::subclass::prelude::*;
+use agnostics_core::headline::CapacityKnown;
 use agnostics_core::profile::Profile;
 use glib::subclass::Signal;
 use gtk::{gio, glib};
@@ -26,6 +28,7 @@ mod checks;
 mod drives;
 mod profiles;
 mod remembered;
+mod warning;
 
 mod imp {
     use super::*;
@@ -43,6 +46,11 @@ mod imp {
         pub folder_label: TemplateChild<gtk::Label>,
         #[template_child]
         pub problem_label: TemplateChild<gtk::Label>,
+        #[template_child]
+        pub drive_warning_label: TemplateChild<gtk::Label>,
+        /// What the history's capacity checks say of the drive under each folder listed
+        /// (only those a check ran on).
+        pub capacity_known: RefCell<Vec<(PathBuf, CapacityKnown)>>,
         #[template_child]
         pub run_button: TemplateChild<gtk::Button>,
         #[template_child]
@@ -130,6 +138,7 @@ mod imp {
                 obj,
                 move |_| {
                     obj.update_folder_label();
+                    obj.update_drive_warning();
                     obj.check_target();
                     crate::focus_ring::restore(&obj);
                 }

@@ -4,10 +4,11 @@
 //! several, which drive was tested, the card or drive with its claims against the
 //! measurements, and **Run Again** / **Copy Results**.
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 
 use adw::prelude::*;
 use agnostics_core::advice::Advice;
+use agnostics_core::headline::CapacityKnown;
 use agnostics_core::i18n::{fill, gettext, ngettext, number};
 use agnostics_core::report::{Report, RunReport};
 use agnostics_core::sdtest::UPSTREAM_RUNS;
@@ -16,7 +17,7 @@ use agnostics_core::verdict::{class_iops, target, Metric, Standard, Verdict};
 use gtk::glib;
 use gtk::subclass::prelude::*;
 
-use crate::format::{target_report_label, verdict_text};
+use crate::format::target_report_label;
 use crate::widgets::card_group::{card_group, CardGroup};
 use crate::widgets::results_rows::{
     add_check, advice_row, check_row, expander, fact_row, group, phase_row,
@@ -24,6 +25,7 @@ use crate::widgets::results_rows::{
 use crate::widgets::Badge;
 
 mod references;
+mod summary;
 mod trend;
 
 /// What one graded row shows, read back from the widgets (for tests and for people who
@@ -90,6 +92,10 @@ mod imp {
         pub trend_after: RefCell<Option<gtk::Widget>>,
         /// The published figures shown: (line, source address) a row each.
         pub references: RefCell<Vec<(String, String)>>,
+        /// The report shown (its headline is drawn again when the capacity facts come).
+        pub shown: RefCell<Option<Report>>,
+        /// What the drive's capacity checks say, weighed with the verdict in the headline.
+        pub capacity: Cell<CapacityKnown>,
     }
 
     #[glib::object_subclass]
@@ -155,6 +161,8 @@ impl ResultsView {
         imp.table_cells.borrow_mut().clear();
         imp.trend.replace(None);
         imp.references.borrow_mut().clear();
+        imp.capacity.set(CapacityKnown::default());
+        imp.shown.replace(Some(report.clone()));
 
         self.show_summary(report);
         let mut placed: Vec<&Advice> = Vec::new();
@@ -183,66 +191,6 @@ impl ResultsView {
         self.add_notes_group(report, &placed);
         imp.scroller.vadjustment().set_value(0.0);
         crate::a11y::tidy(self);
-    }
-
-    fn show_summary(&self, report: &Report) {
-        let imp = self.imp();
-        // The SD card targets only rate an SD card: another drive below them gets a warning,
-        // not the red of a failed card, and the note that they are a reference is right here.
-        let reference_only = report.graded && !report.sd_graded && report.verdict != Verdict::Error;
-        let (icon, class) = match report.verdict {
-            Verdict::Pass => ("agnostics-pass-symbolic", "success"),
-            Verdict::Fail if reference_only => ("agnostics-info-symbolic", "warning"),
-            Verdict::Fail => ("agnostics-error-symbolic", "error"),
-            Verdict::Error => ("agnostics-warning-symbolic", "warning"),
-            Verdict::NotGraded => ("agnostics-pass-symbolic", "accent"),
-        };
-        imp.verdict_icon.set_icon_name(Some(icon));
-        for old in ["success", "error", "warning", "accent"] {
-            imp.verdict_icon.remove_css_class(old);
-        }
-        imp.verdict_icon.add_css_class(class);
-        let title = match (report.verdict, report.sd_graded) {
-            (Verdict::Pass, true) => gettext("Your SD card is fast enough"),
-            (Verdict::Fail, true) => gettext("Your SD card is too slow"),
-            (Verdict::Pass, false) => gettext("This drive meets the SD card targets"),
-            (Verdict::Fail, false) => gettext("This drive is below the SD card targets"),
-            (Verdict::Error, _) => gettext("Some figures could not be measured"),
-            (Verdict::NotGraded, _) => gettext("Measured, not graded"),
-        };
-        imp.title_label.set_label(&title);
-        let note = if reference_only {
-            gettext("For reference only: this drive is not an SD card, so the SD card targets do not rate it.")
-        } else {
-            String::new()
-        };
-        imp.reference_label.set_label(&note);
-        imp.reference_label.set_visible(!note.is_empty());
-        let mut said = fill(
-            // Translators: what screen readers announce when a test ends, e.g.
-            // "PASS: Your SD card is fast enough".
-            &gettext("{verdict}: {title}"),
-            &[
-                ("verdict", &verdict_text(report.verdict)),
-                ("title", &title),
-            ],
-        );
-        if !note.is_empty() {
-            said.push(' ');
-            said.push_str(&note);
-        }
-        crate::a11y::set_label(&*imp.title_label, &said);
-        crate::a11y::announce(&*imp.title_label, &said);
-        imp.announced.replace(said);
-        let subtitle = match &report.target {
-            Some(t) => fill(
-                &gettext("Tested: {drive}, in {path}"),
-                &[("drive", &target_report_label(t)), ("path", &t.path)],
-            ),
-            None => String::new(),
-        };
-        imp.subtitle_label.set_label(&subtitle);
-        imp.subtitle_label.set_visible(!subtitle.is_empty());
     }
 
     fn add_a1_group<'a>(&self, report: &'a Report, run: &RunReport, placed: &mut Vec<&'a Advice>) {
