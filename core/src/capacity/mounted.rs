@@ -14,9 +14,10 @@ use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 
 use super::fiemap::{self, FileExtent};
-use super::pattern::{Block, BLOCK_U64};
-use super::plan::{Plan, Ranges, Spot};
+use super::pattern::{decode, Block, Content, BLOCK_U64};
+use super::plan::{Plan, Ranges, Spot, WRAP_STEP};
 use super::spots::{self, SpotIo};
+use super::verdict::Probe;
 use super::{
     recovery, registers, verdict, CapacityError, CapacityOptions, CapacityReport, Cost, DriveFacts,
     Event, Mode, Phase, WRITE_4K_SECONDS,
@@ -255,9 +256,9 @@ pub(crate) fn check(
     };
     let result = through_file(&test_file, &span, opts, on_event, cancel);
     let removed = test_file.remove();
-    let (plan, readings, bytes_written, bytes_read) = result?;
+    let (plan, readings, probes, bytes_written, bytes_read) = result?;
     removed.map_err(|e| CapacityError::io("remove the check's file", e))?;
-    let judged = verdict::judge(&plan, &readings, opts.covered_share);
+    let judged = verdict::judge(&plan, &readings, &probes, opts.covered_share);
     let registers = registers::read(&opts.sysfs_root, &facts.disk, claimed, (&info).into());
     Ok(super::Parts {
         started,
@@ -284,15 +285,20 @@ struct Span<'a> {
     claimed: u64,
 }
 
+/// What the spots found: the plan that ran, its readings, the raw probes, bytes written and
+/// read.
+type Found = (Plan, Vec<spots::Reading>, Vec<Probe>, u64, u64);
+
 /// Reserves and maps the check's file, plans the spots inside it, says the plan, writes and
-/// reads them back. Returns the plan, the readings and the bytes written and read.
+/// reads them back in two passes ([`two_passes`]) and, when every spot held, probes the raw
+/// drive for the wrap sizes no two spots rule out ([`probe`]).
 fn through_file(
     test_file: &TestFile,
     span: &Span<'_>,
     opts: &CapacityOptions,
     on_event: &mut dyn FnMut(Event),
     cancel: &AtomicBool,
-) -> Result<(Plan, Vec<spots::Reading>, u64, u64), CapacityError> {
+) -> Result<Found, CapacityError> {
     let info = span.info;
     let file = test_file.open(true).map_err(|e| {
         CapacityError::io(
@@ -302,14 +308,15 @@ fn through_file(
     })?;
     let space = target_dir::fs::space(&info.path)
         .map_err(|e| CapacityError::io(format!("statvfs {}", info.path.display()), e.into()))?;
-    let reserved = reserve(&file, file_bytes(space.free_bytes, space.total_bytes), info)?;
+    let reserved = reserve_high(&file, space.free_bytes, space.total_bytes, info)?;
+    let unmappable = || CapacityError::Unmappable {
+        path: info.path.clone(),
+        fs_type: info.fs_type.clone(),
+    };
     let extents = match fiemap::extents(&file) {
         Ok(e) => e,
         Err(e) if matches!(e.raw_os_error(), Some(libc::EOPNOTSUPP | libc::ENOTTY)) => {
-            return Err(CapacityError::Unmappable {
-                path: info.path.clone(),
-                fs_type: info.fs_type.clone(),
-            })
+            return Err(unmappable())
         }
         Err(e) => {
             return Err(CapacityError::io(
@@ -329,7 +336,13 @@ fn through_file(
         .collect();
     map.sort_by_key(|e| e.physical);
     let ranges = Ranges::new(map.iter().map(|e| (e.physical, e.length)).collect());
-    let plan = Plan::within(span.claimed, &ranges, opts.spots, opts.min_alias_bytes);
+    let first = Plan::within(span.claimed, &ranges, opts.spots, opts.min_alias_bytes);
+    let (grid, ruler) = Plan::ruler_within(&ranges);
+    let plan = Plan {
+        grid,
+        ..first.clone()
+    }
+    .with(ruler);
     let mut io = FileIo {
         file,
         map,
@@ -345,9 +358,153 @@ fn through_file(
         coverage: plan.reach() as f64 / span.claimed.max(1) as f64,
     }));
     let key = rand::random::<u64>();
-    let written = spots::write_all(&mut io, &plan, key, on_event, cancel)?;
-    let (readings, read) = spots::read_back(&mut io, &plan, key, on_event, cancel)?;
-    Ok((plan, readings, written, read))
+    let (ran, readings, written, read) =
+        two_passes(&mut io, [&first, &plan], key, on_event, cancel)?;
+    let probes = if readings.iter().all(|r| r.found == super::Found::Intact) {
+        probe(span.disk, &ran, key)
+    } else {
+        Vec::new()
+    };
+    Ok((ran, readings, probes, written, read))
+}
+
+/// Writes and reads `first` (spots whose power-of-two aliases are all inside the file: a drive
+/// that wraps at a power of two overwrites only the file itself), and only when every spot
+/// held, the rest of `all` (the ruler), reading every spot of `all` back. Returns the plan
+/// that ran, its readings and the bytes written and read.
+fn two_passes(
+    io: &mut FileIo<'_>,
+    [first, all]: [&Plan; 2],
+    key: u64,
+    on_event: &mut dyn FnMut(Event),
+    cancel: &AtomicBool,
+) -> Result<(Plan, Vec<spots::Reading>, u64, u64), CapacityError> {
+    let w1 = spots::write_all(io, first, key, on_event, cancel)?;
+    let (r1, read1) = spots::read_back(io, first, key, on_event, cancel)?;
+    let held = |r: &spots::Reading| r.found == super::Found::Intact && r.unsure.is_none();
+    if !r1.iter().all(held) {
+        return Ok((first.clone(), r1, w1, read1));
+    }
+    let rest: Vec<u64> = all
+        .spots
+        .iter()
+        .filter(|s| first.spot_at(s.address).is_none())
+        .map(|s| s.address)
+        .collect();
+    let second = Plan::from_bases(all.claimed_bytes, Vec::new(), Vec::new()).with(rest);
+    let w2 = spots::write_all(io, &second, key, on_event, cancel)?;
+    let (readings, read2) = spots::read_back(io, all, key, on_event, cancel)?;
+    Ok((all.clone(), readings, w1 + w2, read1 + read2))
+}
+
+/// The most raw reads [`probe`] makes.
+const MAX_PROBES: usize = 16_384;
+
+/// For each wrap size (a multiple of 1 MiB up to the highest spot) that no two spots of `plan`
+/// are apart, reads the raw disk (O_DIRECT, read-only) where a drive wrapping at that size
+/// put the block of the highest spot `s`: at `s mod size`. There it finds that block, or the
+/// block of a lower spot written later to the same place: either is one of this run's blocks
+/// written for another address. Nothing is written. Empty when the disk cannot be opened (not
+/// root and not in the `disk` group); a read that fails is left out (that size stays
+/// unchecked), and at most [`MAX_PROBES`] are made.
+fn probe(disk: &str, plan: &Plan, key: u64) -> Vec<Probe> {
+    let opened = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags_direct()
+        .open(Path::new("/dev").join(disk));
+    match opened {
+        Ok(raw) => probe_with(plan, key, &mut |at, block| {
+            raw.read_exact_at(&mut block.0, at)
+        }),
+        Err(_) => Vec::new(),
+    }
+}
+
+/// [`probe`] with `read` reading the 4 KiB block at a drive address.
+fn probe_with(
+    plan: &Plan,
+    key: u64,
+    read: &mut dyn FnMut(u64, &mut Block) -> io::Result<()>,
+) -> Vec<Probe> {
+    let Some(s) = plan.spots.last().map(|s| s.address) else {
+        return Vec::new();
+    };
+    let cover = plan.wrap_cover();
+    let mut out = Vec::new();
+    let mut block = Block::zeroed();
+    for d in 1..=s / WRAP_STEP {
+        if cover.get(d as usize).copied().unwrap_or(false) {
+            continue;
+        }
+        if out.len() >= MAX_PROBES {
+            break;
+        }
+        let size = d * WRAP_STEP;
+        let at = s % size;
+        if read(at, &mut block).is_err() {
+            continue;
+        }
+        let holds = match decode(&block, key) {
+            Content::Ours { address, .. } if address != at => Some(address),
+            _ => None,
+        };
+        out.push(Probe {
+            distance: size,
+            at,
+            holds,
+        });
+    }
+    out
+}
+
+/// Free space the check leaves while its file reaches the top of the filesystem, before the
+/// rest of the free share is given back: 16 MiB.
+const MARGIN: u64 = 16 * MIB;
+
+/// Reserves the check's file ([`file_bytes`] of the free space) so that it reaches as high up
+/// the drive as the free space does: reserves all but [`MARGIN`] (for a moment the filesystem is
+/// that full), then gives back the file's lowest blocks (by drive address) with
+/// `FALLOC_FL_PUNCH_HOLE` until the share others keep is free again. Where holes cannot be
+/// punched, the file is cut to its size instead (its top is given back). Returns the file's
+/// size, bytes; the holes are not in its extents.
+fn reserve_high(
+    file: &File,
+    free: u64,
+    total: u64,
+    info: &TargetInfo,
+) -> Result<u64, CapacityError> {
+    let want = file_bytes(free, total);
+    if want == 0 {
+        return Ok(0);
+    }
+    let reserved = reserve(file, free.saturating_sub(MARGIN) / MIB * MIB, info)?;
+    let mut give = reserved.saturating_sub(want);
+    if give == 0 {
+        return Ok(reserved);
+    }
+    let mut extents = fiemap::extents(file).unwrap_or_default();
+    extents.sort_by_key(|e| e.physical);
+    for e in extents {
+        if give == 0 {
+            break;
+        }
+        let len = e.length.min(give);
+        let mode = libc::FALLOC_FL_PUNCH_HOLE | libc::FALLOC_FL_KEEP_SIZE;
+        let (Ok(at), Ok(n)) = (libc::off_t::try_from(e.logical), libc::off_t::try_from(len)) else {
+            break;
+        };
+        // SAFETY: plain syscall on a descriptor we own.
+        if unsafe { libc::fallocate(file.as_raw_fd(), mode, at, n) } != 0 {
+            break;
+        }
+        give -= len;
+    }
+    if give > 0 {
+        file.set_len(reserved - give)
+            .map_err(|e| CapacityError::io(format!("truncate in {}", info.path.display()), e))?;
+        return Ok(reserved - give);
+    }
+    Ok(reserved)
 }
 
 #[cfg(test)]
@@ -363,5 +520,90 @@ mod tests {
         );
         assert_eq!(file_bytes(100 * MIB, 256 * MIB), 36 * MIB);
         assert_eq!(file_bytes(50 * MIB, 256 * MIB), 0);
+    }
+}
+
+#[cfg(test)]
+mod probe_tests {
+    use super::*;
+    use crate::capacity::plan::MIN_ALIAS_POWER;
+    use crate::capacity::spots::{classify, Reading};
+    use crate::capacity::{CapacityVerdict, Found};
+    use std::collections::HashMap;
+
+    const GIB: u64 = 1024 * MIB;
+
+    /// The plan of a check whose file holds only the top 70 MiB of a 1 GiB drive.
+    fn top_70_mib() -> Plan {
+        let file = Ranges::new(vec![(954 * MIB, 70 * MIB)]);
+        let (grid, ruler) = Plan::ruler_within(&file);
+        Plan {
+            grid,
+            ..Plan::within(GIB, &file, 256, MIN_ALIAS_POWER)
+        }
+        .with(ruler)
+    }
+
+    /// Writes `plan` (highest first) to a drive that stores address `a` at `a mod real`, then
+    /// reads the spots back and probes: the readings and the probes.
+    fn run(plan: &Plan, real: u64) -> (Vec<Reading>, Vec<Probe>) {
+        let mut media: HashMap<u64, Box<Block>> = HashMap::new();
+        for s in plan.write_order() {
+            media.insert(s.address % real, Block::pattern(1, s.address, s.index));
+        }
+        let get = |a: u64| {
+            media
+                .get(&(a % real))
+                .cloned()
+                .unwrap_or_else(Block::zeroed)
+        };
+        let readings = plan
+            .spots
+            .iter()
+            .map(|s| Reading {
+                spot: *s,
+                found: classify(&get(s.address), s, 1),
+                unsure: None,
+            })
+            .collect();
+        let probes = probe_with(plan, 1, &mut |at, block| {
+            *block = *get(at);
+            Ok(())
+        });
+        (readings, probes)
+    }
+
+    #[test]
+    fn probes_find_any_wrap_the_spots_in_a_small_file_cannot() {
+        let plan = top_70_mib();
+        for real in [100 * MIB, 300 * MIB, 700 * MIB, 954 * MIB, 1000 * MIB] {
+            let (readings, probes) = run(&plan, real);
+            assert!(readings.iter().all(|r| r.found == Found::Intact), "{real}");
+            let j = verdict::judge(&plan, &readings, &probes, verdict::COVERED_SHARE);
+            assert_eq!(j.verdict, CapacityVerdict::Fake, "{real}");
+            let found = j.real_bytes.unwrap();
+            assert!(found <= real && found > 70 * MIB, "{real}: {found}");
+        }
+    }
+
+    #[test]
+    fn a_genuine_drive_seen_through_a_small_file_is_not_checked_beyond() {
+        let plan = top_70_mib();
+        let (readings, probes) = run(&plan, u64::MAX);
+        assert!(probes.iter().all(|p| p.holds.is_none()));
+        let j = verdict::judge(&plan, &readings, &probes, verdict::COVERED_SHARE);
+        // Every wrap size below the highest spot is ruled out by the probes, but the spots see
+        // only the top 70 MiB of the drive.
+        assert_eq!(j.verdict, CapacityVerdict::NotCheckedBeyond);
+        assert!(
+            j.wraps_checked_bytes >= 1000 * MIB,
+            "{}",
+            j.wraps_checked_bytes
+        );
+        assert!(j.coverage.share < 0.1, "{}", j.coverage.share);
+        let (readings, _) = run(&plan, u64::MAX);
+        let j = verdict::judge(&plan, &readings, &[], verdict::COVERED_SHARE);
+        assert_eq!(j.verdict, CapacityVerdict::NotCheckedBeyond);
+        assert!(j.wraps_checked_bytes < 70 * MIB);
     }
 }
