@@ -341,9 +341,12 @@ mod tests {
     }
 
     #[test]
-    fn a_wrap_at_every_mib_of_a_gib_gives_the_exact_real_size() {
-        let plan = Plan::spread(GIB, 64);
-        for real in (1..1024).map(|m| m * MIB) {
+    fn a_wrap_at_a_whole_mib_of_a_gib_gives_the_exact_real_size() {
+        // The ruler alone (two spread spots: the first and the last block). Every 11th MiB and
+        // the sizes of the issue (the plan's tests check a pair for every MiB).
+        let plan = Plan::spread(GIB, 2);
+        let sizes = (1..1024).step_by(11).chain([100, 700, 1000, 1023]);
+        for real in sizes.map(|m| m * MIB) {
             let j = judge(&plan, &simulate(&plan, &|a| Some(a % real)), &[], 1.0);
             assert_eq!(j.verdict, CapacityVerdict::Fake, "{real}");
             assert_eq!(j.real_bytes, Some(real));
