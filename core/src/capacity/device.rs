@@ -17,6 +17,7 @@ use super::pattern::{Block, BLOCK_U64};
 use super::plan::{Plan, Spot};
 use super::recovery::{self, Header};
 use super::spots::{self, SpotIo};
+use super::sweep;
 use super::{
     registers, verdict, CapacityError, CapacityOptions, CapacityReport, Cost, DriveFacts, Event,
     Mode, Phase, Restore, WRITE_4K_SECONDS,
@@ -279,14 +280,22 @@ pub(crate) fn check(
     let key = rand::random::<u64>();
     let outcome = spots::write_all(&mut io, &plan, key, on_event, cancel)
         .and_then(|w| spots::read_back(&mut io, &plan, key, on_event, cancel).map(|r| (w, r)));
-    // The verdict comes from the read-back alone: a drive that also fails the put-back is
-    // still told as what it is.
+    // The verdict comes from the read-back (and the sweep) alone: a drive that also fails the
+    // put-back is still told as what it is.
+    let swept = match &outcome {
+        Ok(_) => sweep::low_mibs(file, &plan, key, cancel),
+        Err(_) => sweep::Swept::default(),
+    };
     let judged = outcome
         .as_ref()
         .ok()
-        .map(|(_, (readings, _))| verdict::judge(&plan, readings, &[], 1.0));
+        .map(|(_, (readings, _))| verdict::judge(&plan, readings, &swept.probes, 1.0));
     let restored = put_back(file, &saved, &recovery_file, &opened.disk, on_event);
     let (written, (_, read)) = outcome?;
+    if swept.cancelled {
+        restored?;
+        return Err(CapacityError::Cancelled);
+    }
     let (judged, (rw, rr), verified) = match (judged, restored) {
         (Some(j), Ok(bytes)) => (j, bytes, true),
         (Some(j), Err(CapacityError::RestoreFailed { .. })) if j.verdict.is_bad() => {
@@ -303,7 +312,7 @@ pub(crate) fn check(
     };
     let registers = registers::read(&opts.sysfs_root, &opened.disk, claimed, volume);
     let transport = stack::transport_of(&opened.dir);
-    let bytes_read = read + rr + plan.bytes();
+    let bytes_read = read + rr + plan.bytes() + swept.bytes;
     Ok(super::Parts {
         started,
         begun,

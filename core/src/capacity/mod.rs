@@ -38,6 +38,7 @@ pub mod registers;
 mod report;
 pub mod ruler;
 pub mod spots;
+pub mod sweep;
 pub mod text;
 pub mod verdict;
 

@@ -290,8 +290,10 @@ struct Span<'a> {
 type Found = (Plan, Vec<spots::Reading>, Vec<Probe>, u64, u64);
 
 /// Reserves and maps the check's file, plans the spots inside it, says the plan, writes and
-/// reads them back in two passes ([`two_passes`]) and, when every spot held, probes the raw
-/// drive for the wrap sizes no two spots rule out ([`probe`]).
+/// reads them back in two passes ([`two_passes`]: the ruler only where the raw disk's blocks
+/// at the spots could be saved first, [`with_ruler`]) and, when every spot held, probes the
+/// raw disk for the wrap sizes no two spots rule out ([`probe`]); then writes the saved blocks
+/// back ([`put_back`]).
 fn through_file(
     test_file: &TestFile,
     span: &Span<'_>,
@@ -337,12 +339,11 @@ fn through_file(
     map.sort_by_key(|e| e.physical);
     let ranges = Ranges::new(map.iter().map(|e| (e.physical, e.length)).collect());
     let first = Plan::within(span.claimed, &ranges, opts.spots, opts.min_alias_bytes);
-    let (grid, ruler) = Plan::ruler_within(&ranges);
-    let plan = Plan {
-        grid,
-        ..first.clone()
-    }
-    .with(ruler);
+    let raw = open_raw(span.disk);
+    let (plan, saved) = match raw.as_ref().map(|r| with_ruler(&first, &ranges, r)) {
+        Some(Some((plan, saved))) => (plan, Some(saved)),
+        _ => (first.clone(), None),
+    };
     let mut io = FileIo {
         file,
         map,
@@ -358,14 +359,69 @@ fn through_file(
         coverage: plan.reach() as f64 / span.claimed.max(1) as f64,
     }));
     let key = rand::random::<u64>();
-    let (ran, readings, written, read) =
-        two_passes(&mut io, [&first, &plan], key, on_event, cancel)?;
-    let probes = if readings.iter().all(|r| r.found == super::Found::Intact) {
-        probe(span.disk, &ran, key)
-    } else {
-        Vec::new()
+    let result = two_passes(&mut io, [&first, &plan], key, on_event, cancel);
+    let probes = match (&result, &raw) {
+        (Ok((ran, ..)), Some(raw)) => probe(raw, ran, key),
+        _ => Vec::new(),
     };
-    Ok((ran, readings, probes, written, read))
+    let ran = result.as_ref().map_or(&plan, |r| &r.0);
+    let restored = saved
+        .map(|saved| put_back(&mut io, ran, &saved))
+        .transpose();
+    let (ran, readings, written, read) = result?;
+    let put = restored
+        .map_err(|e| CapacityError::io(format!("write {}", test_file.path().display()), e))?
+        .unwrap_or(0);
+    Ok((ran, readings, probes, written + put, read))
+}
+
+/// The raw disk `/dev/<disk>`, read-only, O_DIRECT; `None` when it cannot be opened (not
+/// root and not in the `disk` group).
+fn open_raw(disk: &str) -> Option<File> {
+    std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags_direct()
+        .open(Path::new("/dev").join(disk))
+        .ok()
+}
+
+/// `first` with a ruler inside the file's `ranges` ([`Plan::ruler_within`]), and what the raw
+/// disk holds at each of its spots, read before anything is written. On a drive that wraps at
+/// any size `R`, a spot at `P` is read from and written to `P mod R`: writing the saved block
+/// back at `P` afterwards puts back what was there, whoever it belonged to. `None` when a read
+/// fails (the ruler is then left out: without the saved blocks, its writes on a drive that
+/// wraps at no power of two could land on other files).
+fn with_ruler(first: &Plan, ranges: &Ranges, raw: &File) -> Option<(Plan, Saved)> {
+    let (grid, ruler) = Plan::ruler_within(ranges);
+    let plan = Plan {
+        grid,
+        ..first.clone()
+    }
+    .with(ruler);
+    let mut saved = Saved::new();
+    for s in &plan.spots {
+        let mut block = Block::zeroed();
+        raw.read_exact_at(&mut block.0, s.address).ok()?;
+        saved.insert(s.address, block);
+    }
+    Some((plan, saved))
+}
+
+/// The raw disk's blocks at the spots before the check, by drive address.
+type Saved = std::collections::HashMap<u64, Box<Block>>;
+
+/// Writes `saved` back through the file at every spot of `plan` (see [`with_ruler`]) and
+/// flushes. Returns the bytes written.
+fn put_back(io: &mut FileIo<'_>, plan: &Plan, saved: &Saved) -> io::Result<u64> {
+    let mut written = 0;
+    for s in &plan.spots {
+        if let Some(block) = saved.get(&s.address) {
+            io.write(s, block)?;
+            written += BLOCK_U64;
+        }
+    }
+    io.flush()?;
+    Ok(written)
 }
 
 /// Writes and reads `first` (spots whose power-of-two aliases are all inside the file: a drive
@@ -404,20 +460,12 @@ const MAX_PROBES: usize = 16_384;
 /// are apart, reads the raw disk (O_DIRECT, read-only) where a drive wrapping at that size
 /// put the block of the highest spot `s`: at `s mod size`. There it finds that block, or the
 /// block of a lower spot written later to the same place: either is one of this run's blocks
-/// written for another address. Nothing is written. Empty when the disk cannot be opened (not
-/// root and not in the `disk` group); a read that fails is left out (that size stays
-/// unchecked), and at most [`MAX_PROBES`] are made.
-fn probe(disk: &str, plan: &Plan, key: u64) -> Vec<Probe> {
-    let opened = std::fs::OpenOptions::new()
-        .read(true)
-        .custom_flags_direct()
-        .open(Path::new("/dev").join(disk));
-    match opened {
-        Ok(raw) => probe_with(plan, key, &mut |at, block| {
-            raw.read_exact_at(&mut block.0, at)
-        }),
-        Err(_) => Vec::new(),
-    }
+/// written for another address. Nothing is written to `raw`; a read that fails is left out
+/// (that size stays unchecked), and at most [`MAX_PROBES`] are made.
+fn probe(raw: &File, plan: &Plan, key: u64) -> Vec<Probe> {
+    probe_with(plan, key, &mut |at, block| {
+        raw.read_exact_at(&mut block.0, at)
+    })
 }
 
 /// [`probe`] with `read` reading the 4 KiB block at a drive address.

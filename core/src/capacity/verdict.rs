@@ -17,9 +17,10 @@ pub const COVERED_SHARE: f64 = 0.8;
 /// The most bad spots a report lists.
 pub const MAX_BAD_SPOTS: usize = 64;
 
-/// A read of the raw drive at `at`, outside the spots, for a wrap size `distance` that no two
-/// spots are apart (mounted mode): a drive that wraps at `distance` puts the spot at
-/// `at + distance` there.
+/// A read of the raw drive at `at`, outside the spots. Mounted mode: for a wrap size
+/// `distance` that no two spots are apart, where a drive wrapping at `distance` put the highest
+/// spot's block. Device mode's sweep of the lowest MiBs: a block of this run found where it was
+/// not written, `distance` bytes from the address it names (a multiple of the real size).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Probe {
     /// The wrap size it checks, bytes (a multiple of [`WRAP_STEP`]).
@@ -167,7 +168,8 @@ pub fn judge(plan: &Plan, readings: &[Reading], probes: &[Probe], covered_share:
     let mut t = tally(readings, plan.base_spots);
     // A probe that found a spot's block elsewhere: the drive wraps at its size or at another
     // size that puts the block there too; the smallest such size is never more than the real
-    // one (the real size's own probe finds it, and no two spots rule it out).
+    // one (the real size's own probe finds it, and no two spots rule it out). A block the
+    // sweep found is a multiple of the real size from where it was written.
     let probed = probes
         .iter()
         .filter(|p| p.holds.is_some())
@@ -220,10 +222,10 @@ pub fn judge(plan: &Plan, readings: &[Reading], probes: &[Probe], covered_share:
     } else {
         CapacityVerdict::Genuine
     };
-    let real_bytes = if t.modulus > 0 {
-        Some(t.modulus.min(t.wrapped_from.unwrap_or(u64::MAX)))
-    } else {
-        probed
+    let from_spots = (t.modulus > 0).then(|| t.modulus.min(t.wrapped_from.unwrap_or(u64::MAX)));
+    let real_bytes = match (from_spots, probed) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
     };
     Judgement {
         verdict,
