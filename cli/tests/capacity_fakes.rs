@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use agnostics_testkit::fake_drive::{Behaviour, FakeDrive};
-use agnostics_testkit::{require_root, run, Ran};
+use agnostics_testkit::{require_root, run, Ran, Throttle};
 
 const MIB: u64 = 1 << 20;
 const GIB: u64 = 1 << 30;
@@ -303,7 +303,41 @@ fn mounted_fake_with_70_mib_free_is_not_genuine() -> Ran {
     Ok(())
 }
 
+/// A genuine 1 GiB drive as slow as a 10 MB/s card, in both modes: genuine, and what each
+/// check wrote and read is exactly its spots (and device mode's sweep of the lowest MiBs); the
+/// time each took is printed, never asserted.
+fn a_genuine_drive_at_10_mb_s_in_both_modes() -> Ran {
+    let slow = |mounted: bool| {
+        let b = FakeDrive::builder(GIB, Behaviour::Genuine).throttle(Throttle {
+            write_bps: 10_000_000,
+            read_bps: 10_000_000,
+            ..Throttle::default()
+        });
+        if mounted { b.mounted() } else { b }.build()
+    };
+    for mounted in [false, true] {
+        let drive = slow(mounted)?;
+        let before = sha256(drive.device());
+        let (doc, code) = check(&drive, mounted);
+        assert_eq!(doc["verdict"], "genuine", "{doc:#}");
+        assert_eq!(code, Some(0));
+        let spots = doc["spots"]["total"].as_u64().unwrap();
+        let written = doc["bytes_written"].as_u64().unwrap();
+        // Each spot's pattern, then the block saved there.
+        assert_eq!(written, 2 * spots * 4096, "{doc:#}");
+        if !mounted {
+            assert_eq!(sha256(drive.device()), before);
+        }
+        println!(
+            "mounted {mounted}: {spots} spots, wrote {written} B, read {} B, {} s",
+            doc["bytes_read"], doc["seconds"]
+        );
+    }
+    Ok(())
+}
+
 agnostics_testkit::main!(
+    a_genuine_drive_at_10_mb_s_in_both_modes,
     device_wrap_at_700_mib,
     device_wrap_at_1000_mib,
     device_wrap_at_100_mib,

@@ -353,8 +353,9 @@ fn through_file(
     on_event(Event::Planned(Cost {
         spots: plan.spots.len() as u32,
         base_spots: plan.base_spots,
-        bytes_written: plan.bytes(),
-        bytes_read: plan.bytes(),
+        // With the saved blocks: each spot's pattern, then what was there.
+        bytes_written: plan.bytes() * if saved.is_some() { 2 } else { 1 },
+        bytes_read: plan.bytes() * if saved.is_some() { 2 } else { 1 },
         estimated_seconds: plan.spots.len() as f64 * (read_s + WRITE_4K_SECONDS),
         coverage: plan.reach() as f64 / span.claimed.max(1) as f64,
     }));
@@ -500,6 +501,7 @@ fn probe_with(
             distance: size,
             at,
             holds,
+            swept: false,
         });
     }
     out

@@ -90,6 +90,7 @@ fn sweep_with(
                         distance: address.abs_diff(here),
                         at: here,
                         holds: Some(address),
+                        swept: true,
                     });
                 }
             }

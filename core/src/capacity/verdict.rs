@@ -30,6 +30,9 @@ pub struct Probe {
     /// The address of this run's block found there, when it was one written for another
     /// address.
     pub holds: Option<u64>,
+    /// True for device mode's sweep: `at` and `holds` are a multiple of the real size apart.
+    /// False for mounted mode's probe of the wrap size `distance`.
+    pub swept: bool,
 }
 
 /// What the readings say.
@@ -170,14 +173,16 @@ pub fn judge(plan: &Plan, readings: &[Reading], probes: &[Probe], covered_share:
     // size that puts the block there too; the smallest such size is never more than the real
     // one (the real size's own probe finds it, and no two spots rule it out). A block the
     // sweep found is a multiple of the real size from where it was written.
-    let probed = probes
-        .iter()
-        .filter(|p| p.holds.is_some())
-        .map(|p| p.distance)
-        .min();
+    let mut probed: Option<u64> = None;
     for p in probes {
-        if let Some(holds) = p.holds {
-            t.first_bad = Some(t.first_bad.map_or(holds, |f| f.min(holds)));
+        let Some(holds) = p.holds else { continue };
+        // Of two addresses that share a place, the higher has none of its own.
+        let high = holds.max(p.at);
+        t.first_bad = Some(t.first_bad.map_or(high, |f| f.min(high)));
+        if p.swept {
+            t.wrap(p.at, holds);
+        } else {
+            probed = Some(probed.map_or(p.distance, |d| d.min(p.distance)));
         }
     }
     let whole = plan.claimed_bytes / BLOCK_U64 * BLOCK_U64;
@@ -223,10 +228,9 @@ pub fn judge(plan: &Plan, readings: &[Reading], probes: &[Probe], covered_share:
         CapacityVerdict::Genuine
     };
     let from_spots = (t.modulus > 0).then(|| t.modulus.min(t.wrapped_from.unwrap_or(u64::MAX)));
-    let real_bytes = match (from_spots, probed) {
-        (Some(a), Some(b)) => Some(a.min(b)),
-        (a, b) => a.or(b),
-    };
+    // Spots that wrapped (and swept blocks) give the real size's multiples, with a pair exactly
+    // the real size apart where the spots cover it; only without them the probes' smallest size.
+    let real_bytes = from_spots.or(probed);
     Judgement {
         verdict,
         // A spot above the real size with no partner below it reads back well, yet nothing
@@ -422,6 +426,7 @@ mod tests {
             distance: 700 * MIB,
             at: top - 700 * MIB,
             holds: Some(top),
+            swept: false,
         };
         let j = judge(
             &plan,
