@@ -362,7 +362,10 @@ fn through_file(
     let key = rand::random::<u64>();
     let result = two_passes(&mut io, [&first, &plan], key, on_event, cancel);
     let probes = match (&result, &raw) {
-        (Ok((ran, ..)), Some(raw)) => probe(raw, ran, key),
+        (Ok((ran, ..)), Some(raw)) => {
+            let swept = super::sweep::low_mibs(raw, ran, key, cancel);
+            [probe(raw, ran, key), swept.probes].concat()
+        }
         _ => Vec::new(),
     };
     let ran = result.as_ref().map_or(&plan, |r| &r.0);
@@ -616,11 +619,37 @@ mod probe_tests {
                 unsure: None,
             })
             .collect();
-        let probes = probe_with(plan, 1, &mut |at, block| {
+        let mut probes = probe_with(plan, 1, &mut |at, block| {
             *block = *get(at);
             Ok(())
         });
+        let cancel = AtomicBool::new(false);
+        let swept = crate::capacity::sweep::sweep_with(plan, 1, &cancel, &mut |at, buf| {
+            for (i, b) in buf.chunks_mut(BLOCK_U64 as usize).enumerate() {
+                b.copy_from_slice(&get(at + i as u64 * BLOCK_U64).0);
+            }
+            Ok(())
+        });
+        probes.extend(swept.probes);
         (readings, probes)
+    }
+
+    #[test]
+    fn a_wrap_at_no_whole_mib_is_found_through_a_large_file() {
+        // A file from 40 MiB + 12 KiB to the drive's last MiB.
+        let file = Ranges::new(vec![(40 * MIB + 12288, 983 * MIB)]);
+        let (grid, ruler) = Plan::ruler_within(&file);
+        let plan = Plan {
+            grid,
+            ..Plan::within(GIB, &file, 256, MIN_ALIAS_POWER)
+        }
+        .with(ruler);
+        for real in [700 * MIB + 12 * 1024, 900 * MIB + 4096] {
+            let (readings, probes) = run(&plan, real);
+            let j = verdict::judge(&plan, &readings, &probes, verdict::COVERED_SHARE);
+            assert_eq!(j.verdict, CapacityVerdict::Fake, "{real}");
+            assert_eq!(j.real_bytes, Some(real), "{real}");
+        }
     }
 
     #[test]

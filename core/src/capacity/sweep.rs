@@ -1,5 +1,6 @@
-//! Device mode's read-only sweep of the drive's lowest MiBs after the read-back. The ruler's
-//! marks `0, 1, …, k-1` MiB are consecutive, and every distance of `q` MiB is that between
+//! The read-only sweep of the ruler's lowest MiBs after the read-back (device mode: the
+//! drive's lowest; mounted mode: those of the ruler inside the check's file, read from the raw
+//! disk). The ruler's marks `0, 1, …, k-1` MiB (from its lowest) are consecutive, and every distance of `q` MiB is that between
 //! one of them, `a`, and a higher mark. A drive that wraps at a real size `R = q MiB + r` that
 //! is no whole number of MiB (`0 < r < 1 MiB`) puts the block of the mark `a + (q+1) MiB` at
 //! `a + 1 MiB - r`, between two low marks, where no spot is: the spots all read back their own
@@ -34,20 +35,28 @@ pub struct Swept {
     pub cancelled: bool,
 }
 
-/// The end of the region to sweep: the first whole MiB `u` with no spot at `u` MiB (the low
-/// marks end there), at most [`MAX_SWEEP`] and the plan's reach, bytes.
-pub fn region(plan: &Plan) -> u64 {
+/// The region to sweep, `(start, end)` bytes: from the lowest spot on the plan's grid (its
+/// ruler's marks, `grid` modulo 1 MiB) up to the first whole MiB after it with no spot (the
+/// low marks end there), at most [`MAX_SWEEP`] and the plan's reach.
+pub fn region(plan: &Plan) -> (u64, u64) {
+    let Some(start) = plan
+        .spots
+        .iter()
+        .map(|s| s.address)
+        .find(|a| a % WRAP_STEP == plan.grid)
+    else {
+        return (0, 0);
+    };
     let mut u = 0;
-    while plan.spot_at(u * WRAP_STEP).is_some() {
+    while plan.spot_at(start + u * WRAP_STEP).is_some() {
         u += 1;
     }
-    (u * WRAP_STEP)
-        .min(MAX_SWEEP)
-        .min(plan.reach() / BLOCK_U64 * BLOCK_U64)
+    let end = (start + (u * WRAP_STEP).min(MAX_SWEEP)).min(plan.reach() / BLOCK_U64 * BLOCK_U64);
+    (start, end)
 }
 
-/// Sweeps `file` (the whole device, O_DIRECT) over [`region`] for the run `key`. A read that
-/// fails ends the sweep (what was found so far is kept).
+/// Sweeps `file` (the whole device, O_DIRECT, read-only) over [`region`] for the run `key`. A
+/// read that fails ends the sweep (what was found so far is kept).
 pub fn low_mibs(file: &File, plan: &Plan, key: u64, cancel: &AtomicBool) -> Swept {
     sweep_with(plan, key, cancel, &mut |at, buf| {
         file.read_exact_at(buf, at)
@@ -55,16 +64,15 @@ pub fn low_mibs(file: &File, plan: &Plan, key: u64, cancel: &AtomicBool) -> Swep
 }
 
 /// [`low_mibs`] with `read` filling a buffer from a drive address.
-fn sweep_with(
+pub(crate) fn sweep_with(
     plan: &Plan,
     key: u64,
     cancel: &AtomicBool,
     read: &mut dyn FnMut(u64, &mut [u8]) -> io::Result<()>,
 ) -> Swept {
-    let end = region(plan);
+    let (mut at, end) = region(plan);
     let mut out = Swept::default();
     let mut chunk: Vec<Block> = vec![Block([0; BLOCK]); CHUNK];
-    let mut at = 0;
     while at < end {
         if cancel.load(Ordering::SeqCst) {
             out.cancelled = true;
@@ -142,9 +150,9 @@ mod tests {
     #[test]
     fn the_region_is_the_low_marks() {
         let plan = Plan::spread(GIB, 2);
-        assert_eq!(region(&plan), 32 * MIB);
+        assert_eq!(region(&plan), (0, 32 * MIB));
         let tb = Plan::spread(1_000_204_886_016, 2);
-        assert_eq!(region(&tb), MAX_SWEEP);
+        assert_eq!(region(&tb), (0, MAX_SWEEP));
     }
 
     #[test]
