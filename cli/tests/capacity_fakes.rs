@@ -3,7 +3,8 @@
 //! their exact real size, never a larger one), one that loses 1 % of its blocks (`loses_data`),
 //! in device and mounted mode; a genuine device of 16 MiB + 512 B (genuine up to its last whole
 //! 4 KiB block); mounted mode with about 70 MiB free, on a genuine drive (never "genuine") and
-//! on a fake wrapping at 700 MiB. Device mode leaves the whole device's SHA-256 as it was;
+//! on a fake wrapping at 700 MiB; a fake wrapping at 700 MiB + 12 KiB (no whole number of
+//! MiB); a genuine drive at 10 MB/s. Device mode leaves the whole device's SHA-256 as it was;
 //! mounted mode leaves the user's files as they were and removes its own. Run under
 //! `flock /tmp/agnostics-drive.lock` (tests of others share drives).
 
@@ -336,7 +337,40 @@ fn a_genuine_drive_at_10_mb_s_in_both_modes() -> Ran {
     Ok(())
 }
 
+/// A fake of a kind the others are not: it wraps at 700 MiB + 12 KiB, no whole number of MiB,
+/// so no two spots are its real size apart; the sweep of the ruler's lowest MiBs finds a high
+/// spot's block between two low ones. Fake, with the exact real size in device mode.
+fn a_wrap_at_no_whole_mib(mounted: bool) -> Ran {
+    let real = 700 * MIB + 12 * 1024;
+    let (mut drive, users, sums) = wrapping(real, mounted)?;
+    let before = sha256(drive.device());
+    let (doc, code) = check(&drive, mounted);
+    println!(
+        "mounted {mounted}: {} real_bytes {} first_bad_address {}",
+        doc["verdict"], doc["real_bytes"], doc["first_bad_address"]
+    );
+    assert_eq!(doc["verdict"], "fake", "{doc:#}");
+    assert_eq!(code, Some(1));
+    let found = doc["real_bytes"].as_u64().unwrap();
+    if mounted {
+        assert!(found <= real && found > 0, "{doc:#}");
+    } else {
+        assert_eq!(found, real, "{doc:#}");
+    }
+    nothing_lost(&mut drive, mounted, &before, users.path(), &sums);
+    Ok(())
+}
+
+fn device_wrap_at_no_whole_mib() -> Ran {
+    a_wrap_at_no_whole_mib(false)
+}
+fn mounted_wrap_at_no_whole_mib() -> Ran {
+    a_wrap_at_no_whole_mib(true)
+}
+
 agnostics_testkit::main!(
+    device_wrap_at_no_whole_mib,
+    mounted_wrap_at_no_whole_mib,
     a_genuine_drive_at_10_mb_s_in_both_modes,
     device_wrap_at_700_mib,
     device_wrap_at_1000_mib,
