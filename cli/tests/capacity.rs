@@ -138,9 +138,10 @@ fn mounted_genuine_on_loop_ext4() -> Ran {
     assert_eq!(doc["mode"], "mounted");
     assert_eq!(doc["spots"]["intact"], doc["spots"]["total"]);
     assert!(doc["spots"]["base"].as_u64().unwrap() >= 64, "{doc:#}");
+    // Each spot's pattern, then the raw disk's block saved there written back (root).
     assert_eq!(
         doc["bytes_written"].as_u64().unwrap(),
-        doc["spots"]["total"].as_u64().unwrap() * 4096
+        2 * doc["spots"]["total"].as_u64().unwrap() * 4096
     );
     assert_eq!(files_and_sums(&fs.mount), before);
     assert_eq!(
@@ -644,7 +645,8 @@ fn a_throttled_fake_at_10_mb_s_finishes() -> Ran {
         assert_eq!(code, Some(1));
         let spots = doc["spots"]["total"].as_u64().unwrap();
         if mounted {
-            assert_eq!(doc["bytes_written"].as_u64().unwrap(), spots * 4096);
+            // Each spot's pattern, then the raw disk's block saved there written back.
+            assert_eq!(doc["bytes_written"].as_u64().unwrap(), 2 * spots * 4096);
         } else {
             // Each spot's pattern, then what was there put back.
             assert_eq!(doc["bytes_written"].as_u64().unwrap(), 2 * spots * 4096);

@@ -98,6 +98,7 @@ pub fn fake_check(started: &str) -> CapacityReport {
             bytes: claimed,
             share: 1.0,
         },
+        wraps_checked_bytes: 8 << 30,
         powers: vec![1 << 30, 2 << 30, 4 << 30, 8 << 30, 16 << 30],
         spots: SpotCounts {
             total: 1024,

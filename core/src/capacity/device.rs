@@ -13,10 +13,11 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 
-use super::pattern::Block;
+use super::pattern::{Block, BLOCK_U64};
 use super::plan::{Plan, Spot};
 use super::recovery::{self, Header};
 use super::spots::{self, SpotIo};
+use super::sweep;
 use super::{
     registers, verdict, CapacityError, CapacityOptions, CapacityReport, Cost, DriveFacts, Event,
     Mode, Phase, Restore, WRITE_4K_SECONDS,
@@ -255,7 +256,7 @@ pub(crate) fn check(
     let file = &opened.file;
     let claimed =
         size_of(file).map_err(|e| CapacityError::io(format!("size of {}", device.display()), e))?;
-    let plan = Plan::spread(claimed, opts.spots, opts.min_alias_bytes);
+    let plan = Plan::spread(claimed, opts.spots);
     let mut io = DeviceIo { file, path: device };
     let (saved, read_s) = save(&mut io, &plan, on_event, cancel)?;
     on_event(Event::Planned(Cost {
@@ -279,9 +280,30 @@ pub(crate) fn check(
     let key = rand::random::<u64>();
     let outcome = spots::write_all(&mut io, &plan, key, on_event, cancel)
         .and_then(|w| spots::read_back(&mut io, &plan, key, on_event, cancel).map(|r| (w, r)));
-    let (rw, rr) = put_back(file, &saved, &recovery_file, &opened.disk, on_event)?;
-    let (written, (readings, read)) = outcome?;
-    let judged = verdict::judge(&plan, &readings, opts.covered_share);
+    // The verdict comes from the read-back (and the sweep) alone: a drive that also fails the
+    // put-back is still told as what it is.
+    let swept = match &outcome {
+        Ok(_) => sweep::low_mibs(file, &plan, key, cancel),
+        Err(_) => sweep::Swept::default(),
+    };
+    let judged = outcome
+        .as_ref()
+        .ok()
+        .map(|(_, (readings, _))| verdict::judge(&plan, readings, &swept.probes, 1.0));
+    let restored = put_back(file, &saved, &recovery_file, &opened.disk, on_event);
+    let (written, (_, read)) = outcome?;
+    if swept.cancelled {
+        restored?;
+        return Err(CapacityError::Cancelled);
+    }
+    let (judged, (rw, rr), verified) = match (judged, restored) {
+        (Some(j), Ok(bytes)) => (j, bytes, true),
+        (Some(j), Err(CapacityError::RestoreFailed { .. })) if j.verdict.is_bad() => {
+            (j, (saved.len() as u64 * BLOCK_U64, 0), false)
+        }
+        (_, Err(e)) => return Err(e),
+        (None, Ok(_)) => unreachable!("the outcome was Ok"),
+    };
     let volume_name = main_volume(&opened.dir, &opened.disk);
     let volume = Volume {
         path: Path::new("/nonexistent"),
@@ -290,7 +312,7 @@ pub(crate) fn check(
     };
     let registers = registers::read(&opts.sysfs_root, &opened.disk, claimed, volume);
     let transport = stack::transport_of(&opened.dir);
-    let bytes_read = read + rr + plan.bytes();
+    let bytes_read = read + rr + plan.bytes() + swept.bytes;
     Ok(super::Parts {
         started,
         begun,
@@ -309,7 +331,7 @@ pub(crate) fn check(
         bytes_read,
         restore: Some(Restore {
             blocks: saved.len() as u32,
-            verified: true,
+            verified,
         }),
         recovered: opened.recovered,
     }

@@ -36,7 +36,9 @@ pub mod plan;
 pub mod recovery;
 pub mod registers;
 mod report;
+pub mod ruler;
 pub mod spots;
+pub mod sweep;
 pub mod text;
 pub mod verdict;
 
@@ -169,6 +171,7 @@ impl Parts {
             first_bad_address: j.first_bad_address,
             real_bytes: j.real_bytes,
             coverage: j.coverage,
+            wraps_checked_bytes: j.wraps_checked_bytes,
             powers: self.plan.powers,
             spots: j.counts,
             bad_spots: j.bad_spots,

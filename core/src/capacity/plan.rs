@@ -1,22 +1,31 @@
-//! Where the spots go: a few hundred base spots spread over the drive's whole address range,
-//! and for each its aliases `P mod 2^k` for every power of two `2^k` from the smallest one
-//! checked up to below the claimed size. A drive that wraps at `2^k` (a write at `P` lands at
-//! `P mod 2^k`) then makes a high spot and its low alias collide; as the spots are written
-//! highest first, the alias is written last and wins, and the high spot reads back the alias'
-//! block, which names the address it was written for.
+//! Where the spots go. Device mode: spots on a sparse [`ruler`](super::ruler) 1 MiB apart over
+//! the whole drive, so that for every real size `R` that is a multiple of 1 MiB two spots are
+//! exactly `R` apart, plus a few hundred spots spread evenly (blocks that lose their data) and
+//! the last whole 4 KiB block. A drive that wraps at `R` (a write at `P` lands at `P mod R`)
+//! then makes a high spot and a low one collide; as the spots are written highest first, the
+//! low one is written last and wins, and the high spot reads back the low one's block, which
+//! names the address it was written for.
 //!
-//! The whole drive ([`Plan::spread`], device mode) or only the places inside one file's extents
-//! ([`Plan::within`], mounted mode): there a spot is used only when it and every alias lie
-//! inside the extents, so that even on a fake drive nothing but the program's own file is
-//! written. Every address is a multiple of 4 KiB and a u64 (32-bit safe).
+//! Mounted mode ([`Plan::within`]) may write only inside one file's extents: first spots whose
+//! aliases `P mod 2^k` under the powers of two all lie inside the file (a drive that wraps at a
+//! power of two, as most fakes do, then only ever overwrites the file itself), then a ruler
+//! inside the file ([`Plan::ruler_within`]). What a plan rules out is computed from its spots
+//! ([`Plan::wrap_cover`]), never assumed. Every address is a multiple of 4 KiB and a u64
+//! (32-bit safe).
 
 use super::pattern::BLOCK_U64;
 use crate::units::MIB;
 
 /// The smallest power of two whose aliases are checked: 16 MiB.
 pub const MIN_ALIAS_POWER: u64 = 16 * MIB;
-/// How many base spots a check spreads over the drive unless told otherwise.
-pub const DEFAULT_SPOTS: u32 = 256;
+/// How many base spots a check spreads over the drive unless told otherwise (besides the
+/// ruler's): enough that a drive losing 1 % of its blocks is seen (0.99^1024 < 0.01 %).
+pub const DEFAULT_SPOTS: u32 = 1024;
+/// The step of the wrap sizes a plan rules out, and the ruler's unit: 1 MiB.
+pub const WRAP_STEP: u64 = MIB;
+/// How many distances [`Plan::ruler_within`] repairs with extra pairs when holes in the file
+/// moved ruler marks.
+const REPAIRS: usize = 64;
 /// How many low offsets [`Plan::within`] tries under the smallest power.
 const LOW_SAMPLES: usize = 256;
 /// [`Plan::within`] checks aliases from the smallest power `p` of which the file holds at
@@ -45,6 +54,9 @@ pub struct Plan {
     pub base_spots: u32,
     /// Every spot, base and alias, ascending by address, without duplicates.
     pub spots: Vec<Spot>,
+    /// The spots whose addresses are `grid` modulo [`WRAP_STEP`] are the ruler's: their
+    /// distances are the wrap sizes the plan rules out ([`Plan::wrap_cover`]), bytes.
+    pub grid: u64,
 }
 
 /// The powers of two `p` with `min ≤ p < claimed` (`min` rounded up to a power of two).
@@ -146,16 +158,25 @@ impl Ranges {
 }
 
 impl Plan {
-    /// `base` spots spread evenly over the whole drive `[0, claimed)` (the first block, the
-    /// last block and evenly between), each with its aliases under every power of two from
-    /// `min_power` to below `claimed`. Device mode.
-    pub fn spread(claimed: u64, base: u32, min_power: u64) -> Plan {
-        let last = (claimed / BLOCK_U64).saturating_sub(1);
+    /// `base` spots spread evenly over the drive's whole 4 KiB blocks (the first block, the
+    /// last whole block and evenly between) and the marks of a sparse ruler 1 MiB apart from
+    /// address 0 up to the last whole block: every wrap size that is a multiple of 1 MiB below
+    /// the claimed size has two spots that far apart. Device mode. A tail shorter than 4 KiB
+    /// (a size that is no multiple of 4 KiB) holds no spot.
+    pub fn spread(claimed: u64, base: u32) -> Plan {
+        let blocks = claimed / BLOCK_U64;
+        let Some(last) = blocks.checked_sub(1) else {
+            return Plan::from_bases(claimed, Vec::new(), Vec::new());
+        };
         let n = u64::from(base.max(2)).min(last + 1);
-        let bases = (0..n)
+        let mut all: Vec<u64> = (0..n)
             .map(|i| if n == 1 { 0 } else { i * last / (n - 1) } * BLOCK_U64)
             .collect();
-        Plan::from_bases(claimed, bases, powers(min_power, claimed))
+        let m = last * BLOCK_U64 / WRAP_STEP;
+        all.extend(super::ruler::marks(m).into_iter().map(|u| u * WRAP_STEP));
+        let mut plan = Plan::from_bases(claimed, Vec::new(), Vec::new()).with(all);
+        plan.base_spots = n as u32;
+        plan
     }
 
     /// Up to `base` spots spread over `[0, claimed)` such that each spot and every one of its
@@ -217,7 +238,86 @@ impl Plan {
             powers,
             base_spots,
             spots,
+            grid: 0,
         }
+    }
+
+    /// This plan with the spots at `extra` (multiples of 4 KiB, no aliases added) too,
+    /// re-indexed.
+    pub fn with(mut self, extra: Vec<u64>) -> Plan {
+        let mut all: Vec<u64> = self.spots.iter().map(|s| s.address).chain(extra).collect();
+        all.sort_unstable();
+        all.dedup();
+        self.spots = all
+            .into_iter()
+            .enumerate()
+            .map(|(i, address)| Spot {
+                index: i as u32,
+                address,
+            })
+            .collect();
+        self
+    }
+
+    /// Which wrap sizes the plan's grid spots rule out: `out[d]` is true when two of them are
+    /// `d` × [`WRAP_STEP`] apart (see [`super::ruler::covered`]).
+    pub fn wrap_cover(&self) -> Vec<bool> {
+        let units: Vec<u64> = self
+            .spots
+            .iter()
+            .filter(|s| s.address % WRAP_STEP == self.grid)
+            .map(|s| s.address / WRAP_STEP)
+            .collect();
+        super::ruler::covered(&units)
+    }
+
+    /// The addresses of a sparse ruler inside `inside` (a file's extents): 1 MiB apart, all
+    /// at the same offset within their MiB as the start of the file's longest extent (returned
+    /// first), from the lowest such block inside the file to the highest. A mark that falls in
+    /// a hole of the file moves to the nearest block of the grid inside it; distances that
+    /// leaves uncovered get a pair of their own, up to [`REPAIRS`] of them. Mounted mode.
+    pub fn ruler_within(inside: &Ranges) -> (u64, Vec<u64>) {
+        let Some(&(start, _)) = inside.as_slice().iter().max_by_key(|r| r.1) else {
+            return (0, Vec::new());
+        };
+        let grid = start.next_multiple_of(BLOCK_U64) % WRAP_STEP;
+        let at = |u: u64| u * WRAP_STEP + grid;
+        let ok = |u: u64| inside.holds_block(at(u));
+        let (first, end) = match (inside.as_slice().first(), inside.as_slice().last()) {
+            (Some(f), Some(l)) => (f.0 / WRAP_STEP, (l.0 + l.1) / WRAP_STEP + 1),
+            _ => return (grid, Vec::new()),
+        };
+        let (Some(lo), Some(hi)) = (
+            (first..end).find(|&u| ok(u)),
+            (first..end).rev().find(|&u| ok(u)),
+        ) else {
+            return (grid, Vec::new());
+        };
+        let nearest = |u: u64| {
+            (0..=8)
+                .flat_map(|k| [u + k, u.saturating_sub(k)])
+                .find(|&v| v >= lo && v <= hi && ok(v))
+        };
+        let mut units: Vec<u64> = super::ruler::marks(hi - lo)
+            .into_iter()
+            .filter_map(|u| nearest(lo + u))
+            .collect();
+        let mut cover = super::ruler::covered(&units);
+        let mut repairs = 0;
+        while let Some(d) = cover.iter().skip(1).position(|&c| !c).map(|i| i as u64 + 1) {
+            let pair = (lo..=hi.saturating_sub(d))
+                .take(4096)
+                .find(|&a| ok(a) && ok(a + d));
+            match pair {
+                Some(a) if repairs < REPAIRS => {
+                    units.extend([a, a + d]);
+                    cover = super::ruler::covered(&units);
+                    repairs += 1;
+                }
+                _ => break,
+            }
+        }
+        (grid, units.into_iter().map(at).collect())
     }
 
     /// The spots in the order they are written: highest address first, so that a low alias
@@ -305,56 +405,86 @@ mod tests {
     }
 
     #[test]
-    fn every_base_spot_brings_its_aliases() {
-        let claimed = 64_000_000_000; // a "64 GB" card
-        let plan = Plan::spread(claimed, 32, MIN_ALIAS_POWER);
-        assert_eq!(plan.powers.len(), 12); // 16 MiB … 32 GiB
-        assert_eq!(*plan.powers.last().unwrap(), 32 * GIB);
-        assert_eq!(plan.spots.first().unwrap().address, 0);
-        let last_block = (claimed / 4096 - 1) * 4096;
-        assert_eq!(plan.spots.last().unwrap().address, last_block);
-        for s in &plan.spots {
-            assert_eq!(s.address % 4096, 0);
-            assert!(s.address + 4096 <= claimed);
-            for a in aliases(s.address, &plan.powers) {
-                assert!(plan.spot_at(a).is_some(), "alias {a} of {}", s.address);
+    fn the_ruler_covers_every_wrap_size_up_to_the_last_block() {
+        // A "32 GB" and a "1 TB" card, 1 GiB, and sizes that are no multiple of 1 MiB or 4 KiB.
+        for claimed in [
+            32_000_000_000,
+            1_000_204_886_016,
+            GIB,
+            16 * MIB + 512,
+            8 * GIB + 12345 * 4096,
+            5 * 4096,
+        ] {
+            let plan = Plan::spread(claimed, DEFAULT_SPOTS);
+            let last_block = (claimed / 4096 - 1) * 4096;
+            assert_eq!(plan.spots.first().unwrap().address, 0);
+            assert_eq!(plan.spots.last().unwrap().address, last_block);
+            assert_eq!(plan.reach(), claimed / 4096 * 4096);
+            let covered = crate::capacity::ruler::covered_up_to(&plan.wrap_cover());
+            assert_eq!(covered, last_block / MIB, "{claimed}");
+            for s in &plan.spots {
+                assert_eq!(s.address % 4096, 0);
+                assert!(s.address + 4096 <= claimed);
             }
+            for (i, w) in plan.spots.windows(2).enumerate() {
+                assert!(w[0].address < w[1].address);
+                assert_eq!(w[0].index as usize, i);
+            }
+            assert!(plan.powers.is_empty());
+            assert_eq!(plan.bytes(), plan.spots.len() as u64 * 4096);
         }
-        // Indexes are positions, addresses strictly ascending.
-        for (i, w) in plan.spots.windows(2).enumerate() {
-            assert!(w[0].address < w[1].address);
-            assert_eq!(w[0].index as usize, i);
-        }
-        assert_eq!(plan.base_spots, 32);
-        assert_eq!(plan.bytes(), plan.spots.len() as u64 * 4096);
+        // Small on a Pi: a few thousand spots for 1 TB, a few hundred besides the spread ones
+        // for 32 GB.
+        let tb = Plan::spread(1_000_204_886_016, DEFAULT_SPOTS).spots.len();
+        assert!((2900..3100).contains(&tb), "{tb}");
+        let gb32 = Plan::spread(32_000_000_000, DEFAULT_SPOTS).spots.len();
+        assert!((1350..1450).contains(&gb32), "{gb32}");
     }
 
     #[test]
     fn spots_are_written_highest_first() {
-        let plan = Plan::spread(GIB, 16, MIN_ALIAS_POWER);
+        let plan = Plan::spread(GIB, 16);
         let order: Vec<u64> = plan.write_order().map(|s| s.address).collect();
         assert!(order.windows(2).all(|w| w[0] > w[1]));
         assert_eq!(order.len(), plan.spots.len());
-        // The alias of a high spot comes after it.
-        let high = plan.spots.last().unwrap().address;
-        let low = high % (16 * MIB);
-        let at = |a| order.iter().position(|&x| x == a).unwrap();
-        assert!(at(high) < at(low));
     }
 
     #[test]
-    fn a_wrap_at_any_power_makes_a_high_and_a_low_spot_collide() {
-        let claimed = 8 * GIB + 12345 * 4096;
-        let plan = Plan::spread(claimed, 64, MIN_ALIAS_POWER);
-        for &r in &plan.powers {
+    fn a_wrap_at_any_mib_makes_two_spots_exactly_that_far_apart() {
+        let claimed = 3 * GIB + 12345 * 4096;
+        let plan = Plan::spread(claimed, 64);
+        for r in (MIB..claimed).step_by(MIB as usize) {
             let collide = plan
                 .spots
                 .iter()
                 .filter(|s| s.address >= r)
-                .filter(|s| plan.spot_at(s.address % r).is_some())
-                .count();
-            assert!(collide > 0, "no collision at {r}");
+                .any(|s| plan.spot_at(s.address - r).is_some());
+            assert!(collide, "no pair {r} apart");
         }
+    }
+
+    #[test]
+    fn a_ruler_inside_a_file_with_holes() {
+        // A 4 GiB drive; the file starts at 37 MiB + 12 KiB, with a few blocks missing every
+        // 128 MiB (backup superblocks).
+        let mut list = Vec::new();
+        let mut at = 37 * MIB + 12288;
+        while at < 3900 * MIB {
+            list.push((at, 128 * MIB - 16384));
+            at += 128 * MIB;
+        }
+        let file = Ranges::new(list);
+        let (grid, ruler) = Plan::ruler_within(&file);
+        assert_eq!(grid, 12288);
+        let plan = Plan::within(4 * GIB, &file, 64, MIN_ALIAS_POWER);
+        let plan = Plan { grid, ..plan }.with(ruler);
+        for s in &plan.spots {
+            assert!(file.holds_block(s.address), "{}", s.address);
+        }
+        let span = (plan.reach() - 4096 - 37 * MIB) / MIB;
+        let covered = crate::capacity::ruler::covered_up_to(&plan.wrap_cover());
+        assert!(covered + 2 >= span, "{covered} of {span}");
+        assert!(plan.spots.len() < 400, "{}", plan.spots.len());
     }
 
     #[test]

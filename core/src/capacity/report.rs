@@ -270,7 +270,15 @@ pub struct CapacityReport {
     pub real_bytes: Option<u64>,
     /// How far up the drive the spots reached.
     pub coverage: Coverage,
-    /// The powers of two whose aliases were checked, bytes.
+    /// Every wrap size (a real size at which writes land at `P mod R`) that is a multiple of
+    /// 1 MiB up to this many bytes was ruled out or seen: two spots were that far apart, or
+    /// (mounted mode) a read of the raw drive looked where such a wrap puts a spot's block.
+    /// Absent in reports of earlier versions, which are read as limited by nothing
+    /// (`u64::MAX`).
+    #[serde(default = "unlimited")]
+    pub wraps_checked_bytes: u64,
+    /// The powers of two whose aliases were checked, bytes (mounted mode's first pass; empty
+    /// in device mode, whose ruler covers every size).
     pub powers: Vec<u64>,
     /// The spots' tally.
     pub spots: SpotCounts,
@@ -288,4 +296,8 @@ pub struct CapacityReport {
     pub restore: Option<Restore>,
     /// Recovery files of earlier, killed checks restored before this one.
     pub recovered: Vec<Recovered>,
+}
+
+fn unlimited() -> u64 {
+    u64::MAX
 }

@@ -169,6 +169,33 @@ fn spot_lines(r: &CapacityReport) -> Vec<String> {
     out
 }
 
+/// What the evidence did not reach: the wrap sizes left open when a check was not carried
+/// far enough, and a last partial 4 KiB block, which no spot covers.
+fn reach_lines(r: &CapacityReport) -> Vec<String> {
+    let mut out = Vec::new();
+    if r.verdict == CapacityVerdict::NotCheckedBeyond && r.wraps_checked_bytes < r.claimed_bytes {
+        out.push(fill(
+            &gettext(
+                "A drive that wraps its addresses was ruled out only for real sizes up to \
+                 {bytes}.",
+            ),
+            &[("bytes", &si_bytes(r.wraps_checked_bytes))],
+        ));
+    }
+    let tail = r.claimed_bytes % super::pattern::BLOCK_U64;
+    if tail > 0 {
+        out.push(fill(
+            &ngettext(
+                "The last {n} byte, less than a 4 KiB block, was left as it was.",
+                "The last {n} bytes, less than a 4 KiB block, were left as they were.",
+                tail as u32,
+            ),
+            &[("n", &tail)],
+        ));
+    }
+    out
+}
+
 /// The whole report as the CLI prints it.
 pub fn to_text(r: &CapacityReport) -> String {
     let mut out = String::new();
@@ -208,6 +235,9 @@ pub fn to_text(r: &CapacityReport) -> String {
     for l in spot_lines(r) {
         line(l);
     }
+    for l in reach_lines(r) {
+        line(l);
+    }
     if !r.registers.is_empty() {
         let both = r.verdict.is_bad();
         line(if both {
@@ -219,7 +249,20 @@ pub fn to_text(r: &CapacityReport) -> String {
             line(format!("  {}", register_text(f)));
         }
     }
-    if let Some(restore) = &r.restore {
+    if let Some(restore) = r.restore.as_ref().filter(|r| !r.verified) {
+        line(fill(
+            &ngettext(
+                "Could not put back the {n} saved sector: the drive does not keep what is \
+                 written to it. The recovery file keeps it; the next check of this drive tries \
+                 again.",
+                "Could not put back every one of the {n} saved sectors: the drive does not keep \
+                 what is written to it. The recovery file keeps them; the next check of this \
+                 drive tries again.",
+                restore.blocks,
+            ),
+            &[("n", &restore.blocks)],
+        ));
+    } else if let Some(restore) = &r.restore {
         line(fill(
             &ngettext(
                 "Put back {n} saved sector and checked it.",

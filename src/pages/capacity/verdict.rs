@@ -241,6 +241,7 @@ mod tests {
                 bytes: 32 * GB,
                 share: 1.0,
             },
+            wraps_checked_bytes: 0,
             powers: Vec::new(),
             spots: SpotCounts {
                 total: 300,
