@@ -10,6 +10,7 @@
 
 mod args;
 mod capacity_cmd;
+mod capacity_forget;
 mod card_cmd;
 mod compare_cmd;
 mod generate;
