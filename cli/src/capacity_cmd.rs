@@ -153,7 +153,7 @@ pub(crate) fn ask(question: &str) -> bool {
     if !std::io::stdin().is_terminal() {
         return false;
     }
-    emit(To::Stderr, question.to_owned());
+    emit(To::Stderr, question);
     let mut answer = String::new();
     if std::io::stdin().lock().read_line(&mut answer).is_err() {
         return false;

@@ -218,14 +218,17 @@ pub fn holders(file: &File) -> Vec<Holder> {
             continue;
         };
         let holds = fds.flatten().any(|fd| {
-            std::fs::metadata(fd.path()).is_ok_and(|m| m.dev() == meta.dev() && m.ino() == meta.ino())
+            std::fs::metadata(fd.path())
+                .is_ok_and(|m| m.dev() == meta.dev() && m.ino() == meta.ino())
                 && std::fs::read_to_string(p.path().join("fdinfo").join(fd.file_name()))
                     .is_ok_and(|info| info.lines().any(|l| l.starts_with("lock:")))
         });
         if holds {
             out.push(Holder {
                 pid,
-                uid: std::fs::metadata(p.path()).map(|m| m.uid()).unwrap_or(u32::MAX),
+                uid: std::fs::metadata(p.path())
+                    .map(|m| m.uid())
+                    .unwrap_or(u32::MAX),
                 command: std::fs::read_to_string(p.path().join("comm"))
                     .map(|c| c.trim().to_owned())
                     .unwrap_or_default(),

@@ -221,8 +221,8 @@ fn open_for_check(
         },
         _ => CapacityError::io(format!("open {}", device.display()), e),
     })?;
-    let size =
-        size_of(&file).map_err(|e| CapacityError::io(format!("size of {}", device.display()), e))?;
+    let size = size_of(&file)
+        .map_err(|e| CapacityError::io(format!("size of {}", device.display()), e))?;
     let present = recovery::Present {
         file: &file,
         disk: &disk,
@@ -242,15 +242,15 @@ fn open_for_check(
 }
 
 /// The recovery file of this check, written before the first pattern: the card's identity
-/// (size, CID, the probe blocks' content) and the run's `key`. Returns its path and the open,
-/// locked file.
+/// (size, CID, the probe blocks' content) and the run's `key`. Returns its header, its path
+/// and the open, locked file.
 fn save_recovery(
     opened: &Opened,
     opts: &CapacityOptions,
     plan: &Plan,
     key: u64,
     saved: &recovery::Saved,
-) -> Result<(PathBuf, File), CapacityError> {
+) -> Result<(Header, PathBuf, File), CapacityError> {
     let spots: Vec<u64> = plan.spots.iter().map(|s| s.address).collect();
     let probes = recovery::probes_for(&spots, opened.size);
     let content = recovery::content_of(&opened.file, &probes)
@@ -266,7 +266,7 @@ fn save_recovery(
         created: super::now_rfc3339(),
         blocks: 0,
     };
-    recovery::write(&opts.recovery_dir, &header, saved).map_err(|e| {
+    let (path, file) = recovery::write(&opts.recovery_dir, &header, saved).map_err(|e| {
         CapacityError::io(
             format!(
                 "save the original sectors in {}",
@@ -274,7 +274,8 @@ fn save_recovery(
             ),
             e,
         )
-    })
+    })?;
+    Ok((header, path, file))
 }
 
 /// [`super::check_device`].
@@ -305,10 +306,15 @@ pub(crate) fn check(
         coverage: plan.reach() as f64 / claimed.max(1) as f64,
     }));
     let key = rand::random::<u64>();
-    let (recovery_file, locked) = save_recovery(&opened, opts, &plan, key, &saved)?;
+    let (header, recovery_file, locked) = save_recovery(&opened, opts, &plan, key, &saved)?;
     let outcome = spots::write_all(&mut io, &plan, key, on_event, cancel)
         .and_then(|w| spots::read_back(&mut io, &plan, key, on_event, cancel).map(|r| (w, r)));
-    let (restore, rw, rr) = put_back(file, key, &saved, &recovery_file, &opened.disk, on_event)?;
+    let kept = Kept {
+        header: &header,
+        path: &recovery_file,
+        disk: &opened.disk,
+    };
+    let (restore, rw, rr) = put_back(file, &saved, &kept, on_event)?;
     drop(locked);
     let (written, (readings, read)) = match outcome {
         Err(_) if restore.failed > 0 => {
@@ -358,6 +364,13 @@ fn failed_text(r: &Restore) -> String {
     format!("{} of {} at bytes {}", r.failed, r.blocks, at.join(", "))
 }
 
+/// This check's recovery file: its header, where it is, and the disk's name.
+struct Kept<'a> {
+    header: &'a Header,
+    path: &'a Path,
+    disk: &'a str,
+}
+
 /// Puts the saved blocks back where the device holds this check's pattern (the Restoring
 /// phase), every one tried; removes the recovery file when all are back, else keeps in it
 /// only those that are not. Returns what was done, and the bytes written and read.
@@ -365,10 +378,8 @@ fn failed_text(r: &Restore) -> String {
 /// Errors: [`CapacityError::Io`] when the recovery file cannot be removed or rewritten.
 fn put_back(
     file: &File,
-    key: u64,
     saved: &recovery::Saved,
-    recovery_file: &Path,
-    disk: &str,
+    kept: &Kept<'_>,
     on_event: &mut dyn FnMut(Event),
 ) -> Result<(Restore, u64, u64), CapacityError> {
     let total = saved.len() as u64;
@@ -376,12 +387,11 @@ fn put_back(
         phase: Phase::Restoring,
         total,
     });
-    let applied = super::restore::apply(file, key, saved);
-    let (header, _) = recovery::load(recovery_file)
-        .map_err(|e| CapacityError::io(format!("read {}", recovery_file.display()), e))?;
-    let left = recovery::keep_left(recovery_file, &header, saved, &applied).map_err(|e| {
+    let recovery_file = kept.path;
+    let applied = super::restore::apply(file, kept.header.key, saved);
+    let left = recovery::keep_left(recovery_file, kept.header, saved, &applied).map_err(|e| {
         CapacityError::io(
-            format!("update {} (of {disk})", recovery_file.display()),
+            format!("update {} (of {})", recovery_file.display(), kept.disk),
             e,
         )
     })?;

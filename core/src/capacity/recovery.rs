@@ -131,7 +131,11 @@ pub fn content_of(device: &File, probes: &[u64]) -> io::Result<String> {
 /// folder sees it is running. Returns its path and the open file (the lock lasts as long).
 ///
 /// Errors: the file system's; `AlreadyExists` when a file of that name is there.
-pub fn write(dir: &Path, header: &Header, saved: &[(u64, Box<Block>)]) -> io::Result<(PathBuf, File)> {
+pub fn write(
+    dir: &Path,
+    header: &Header,
+    saved: &[(u64, Box<Block>)],
+) -> io::Result<(PathBuf, File)> {
     rf::write(dir, header, saved, true)
 }
 
@@ -192,8 +196,7 @@ pub fn list(dir: &Path) -> Vec<Listed> {
     files(dir)
         .into_iter()
         .map(|path| {
-            let opened = rf::open_checked(&path, true)
-                .and_then(|mut f| rf::read(&mut f, &path));
+            let opened = rf::open_checked(&path, true).and_then(|mut f| rf::read(&mut f, &path));
             let (header, problem, running) = match opened {
                 Ok((h, _)) => (Some(h), None, false),
                 Err(Unusable::Running) => (None, Some(gettext("a check is running with it")), true),
@@ -293,12 +296,21 @@ pub(crate) fn restore_on(
                 return Err(CapacityError::RecoveryRefused { file: path, why })
             }
             Err(Unusable::Torn(why, header)) => {
-                if header.is_some_and(|h| of_card(&h, present)) {
+                if header.as_ref().is_some_and(|h| of_card(h, present)) {
                     return Err(CapacityError::RecoveryUnreadable {
                         disk: present.disk.to_owned(),
                         file: path,
                         why,
                     });
+                }
+                if header.is_none() {
+                    on_event(Event::Note(fill(
+                        &gettext(
+                            "The recovery file {file} cannot be read ({why}) and is left alone; \
+                             forget it with `agnostics-cli capacity --forget-recovery {file}`.",
+                        ),
+                        &[("file", &path.display()), ("why", &why)],
+                    )));
                 }
                 continue;
             }
@@ -312,9 +324,8 @@ pub(crate) fn restore_on(
             on_event(Event::Note(listed_text(&header, &path)));
             continue;
         }
-        let failed = keep_left(&path, &header, &saved, &applied).map_err(|e| {
-            CapacityError::io(format!("update {}", path.display()), e)
-        })?;
+        let failed = keep_left(&path, &header, &saved, &applied)
+            .map_err(|e| CapacityError::io(format!("update {}", path.display()), e))?;
         let r = Recovered {
             disk: present.disk.to_owned(),
             blocks: applied.written + applied.in_place,
@@ -392,9 +403,9 @@ fn sweep_unfinished(dir: &Path) {
             continue;
         };
         let alive = nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), None).is_ok();
-        let ours = e
-            .metadata()
-            .is_ok_and(|m| std::os::unix::fs::MetadataExt::uid(&m) == nix::unistd::geteuid().as_raw());
+        let ours = e.metadata().is_ok_and(|m| {
+            std::os::unix::fs::MetadataExt::uid(&m) == nix::unistd::geteuid().as_raw()
+        });
         if name.starts_with('.') && !alive && ours {
             let _ = std::fs::remove_file(e.path());
         }
@@ -475,8 +486,12 @@ mod tests {
         assert!(refused(&other), "renamed");
         std::fs::rename(&other, &path).unwrap();
         // Larger than its header says.
-        let f = std::fs::OpenOptions::new().append(true).open(&path).unwrap();
-        f.set_len(std::fs::metadata(&path).unwrap().len() + 1).unwrap();
+        let f = std::fs::OpenOptions::new()
+            .append(true)
+            .open(&path)
+            .unwrap();
+        f.set_len(std::fs::metadata(&path).unwrap().len() + 1)
+            .unwrap();
         assert!(refused(&path), "oversized");
         std::fs::remove_file(&path).unwrap();
         // A FIFO and a link: refused at once, never waited on or followed.

@@ -119,9 +119,16 @@ pub(crate) fn open_checked(path: &Path, lock: bool) -> Result<File, Unusable> {
 pub(crate) fn read(file: &mut File, path: &Path) -> Result<(Header, Saved), Unusable> {
     let refused = |why: &str| Unusable::Refused(format!("{}: {why}", path.display()));
     let len = file.metadata().map_err(|e| refused(&e.to_string()))?.len();
+    let largest = 12 + u64::from(MAX_HEADER) + u64::from(MAX_BLOCKS) * (8 + BLOCK_U64) + 32;
+    if len > largest {
+        return Err(refused("it is larger than any recovery file"));
+    }
     let mut start = vec![0u8; 12];
     let torn = |why: &str, h: Option<&Header>| {
-        Unusable::Torn(format!("{}: {why}", path.display()), h.cloned().map(Box::new))
+        Unusable::Torn(
+            format!("{}: {why}", path.display()),
+            h.cloned().map(Box::new),
+        )
     };
     file.read_exact(&mut start)
         .map_err(|_| torn("not a recovery file", None))?;
@@ -135,8 +142,7 @@ pub(crate) fn read(file: &mut File, path: &Path) -> Result<(Header, Saved), Unus
     let mut json = vec![0u8; hlen as usize];
     file.read_exact(&mut json)
         .map_err(|e| torn(&e.to_string(), None))?;
-    let header: Header =
-        serde_json::from_slice(&json).map_err(|e| torn(&e.to_string(), None))?;
+    let header: Header = serde_json::from_slice(&json).map_err(|e| torn(&e.to_string(), None))?;
     let name = path.file_name().map(|n| n.to_string_lossy().into_owned());
     if name.as_deref() != Some(header.file_name().as_str()) {
         return Err(refused("its name is not the one its header gives"));

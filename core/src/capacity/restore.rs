@@ -13,11 +13,9 @@ use super::pattern::{decode, Block, Content, BLOCK_U64};
 /// written again (a drive that drops some writes).
 const ROUNDS: usize = 3;
 
-/// What became of one saved block.
+/// Why a saved block is not back.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Fate {
-    /// It reads back as saved: put back now, or never changed.
-    Back,
     /// The device holds something else there (neither what was saved nor this check's
     /// pattern for it): nothing was written.
     Foreign,
@@ -28,6 +26,9 @@ pub enum Fate {
 /// What putting back a set of saved blocks did.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Applied {
+    /// Blocks that held the check's own pattern when first read: the device is the one the
+    /// blocks were saved from when this is not 0.
+    pub ours: u32,
     /// Blocks written back and read back as saved.
     pub written: u32,
     /// Blocks that already read as saved (never written by the check, or dropped).
@@ -48,99 +49,120 @@ impl Applied {
 
     /// True when some block held the check's own pattern: the device is the one checked.
     pub fn found_ours(&self) -> bool {
-        self.written > 0 || self.left.iter().any(|(_, f)| matches!(f, Fate::Failed(_)))
+        self.ours > 0
     }
+}
+
+/// Where one block stands while it is put back.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Step {
+    /// Reads as saved.
+    Back,
+    /// Holds neither what was saved nor the check's pattern for it.
+    Foreign,
+    /// Written back, not yet read back.
+    Written,
+    /// Still holds the check's pattern after being written back.
+    Otherwise,
+    /// A read or write failed: what the system said.
+    Error(String),
 }
 
 /// Puts every block of `saved` back on `device` (open with O_DIRECT) where it holds the
 /// pattern of run `key` for that address; flushes; reads each written block back, writing
-/// again (up to [`ROUNDS`] times) one that still holds the pattern.
+/// again (up to [`ROUNDS`] times) one that still holds the pattern or whose write failed.
 pub fn apply(device: &File, key: u64, saved: &[(u64, Box<Block>)]) -> Applied {
     let mut out = Applied::default();
-    let mut now = Block::zeroed();
-    // Per block: None = back, Some(fate) = not (yet).
-    let mut state: Vec<Option<Fate>> = Vec::with_capacity(saved.len());
+    let mut steps = vec![Step::Foreign; saved.len()];
     let mut written = vec![false; saved.len()];
     for round in 0..ROUNDS {
         let mut wrote_any = false;
         for (i, (address, block)) in saved.iter().enumerate() {
-            if round > 0 && !matches!(state[i], Some(Fate::Failed(_))) {
+            let retry = matches!(steps[i], Step::Otherwise | Step::Error(_));
+            if round > 0 && !retry {
                 continue;
             }
-            out.bytes_read += BLOCK_U64;
-            let fate = match device.read_exact_at(&mut now.0, *address) {
-                Err(e) => Some(Fate::Failed(format!("read at byte {address}: {e}"))),
-                Ok(()) if now.0 == block.0 => None,
-                Ok(()) if is_ours(&now, key, *address) => {
-                    out.bytes_written += BLOCK_U64;
-                    wrote_any = true;
-                    written[i] = true;
-                    match device.write_all_at(&block.0, *address) {
-                        Ok(()) => Some(Fate::Failed(format!(
-                            "the block at byte {address} reads back otherwise"
-                        ))),
-                        Err(e) => Some(Fate::Failed(format!("write at byte {address}: {e}"))),
-                    }
-                }
-                Ok(()) => Some(Fate::Foreign),
-            };
-            if round == 0 {
-                state.push(fate);
-            } else {
-                state[i] = fate;
+            let (step, ours) = put_one(device, key, *address, block, &mut out);
+            if round == 0 && ours {
+                out.ours += 1;
             }
+            if step == Step::Written {
+                wrote_any = true;
+                written[i] = true;
+            }
+            steps[i] = step;
         }
         if !wrote_any {
             break;
         }
         if let Err(e) = device.sync_data() {
-            for s in state.iter_mut().filter(|s| s.is_some()) {
-                *s = Some(Fate::Failed(format!("fdatasync: {e}")));
+            for s in steps.iter_mut().filter(|s| **s == Step::Written) {
+                *s = Step::Error(format!("fdatasync: {e}"));
             }
-            break;
         }
-        verify(device, key, saved, &mut state, &mut out);
+        verify(device, saved, &mut steps, &mut out);
     }
     for (i, (address, _)) in saved.iter().enumerate() {
-        match state[i].take() {
-            None if written[i] => out.written += 1,
-            None => out.in_place += 1,
-            Some(f) => out.left.push((*address, f)),
-        }
+        let fate = match std::mem::replace(&mut steps[i], Step::Back) {
+            Step::Back if written[i] => {
+                out.written += 1;
+                continue;
+            }
+            Step::Back => {
+                out.in_place += 1;
+                continue;
+            }
+            Step::Foreign => Fate::Foreign,
+            Step::Written | Step::Otherwise => {
+                Fate::Failed(format!("the block at byte {address} reads back otherwise"))
+            }
+            Step::Error(why) => Fate::Failed(why),
+        };
+        out.left.push((*address, fate));
     }
     out
 }
 
-/// Reads back every block not known to be back: back when it reads as saved (a write, or an
-/// alias of it, put it there), a write failure still when it holds the pattern, foreign else.
-fn verify(
+/// Reads the block at `address` and writes `block` there when it holds the pattern of run
+/// `key` for it. The step it is at, and whether it held the pattern.
+fn put_one(
     device: &File,
     key: u64,
-    saved: &[(u64, Box<Block>)],
-    state: &mut [Option<Fate>],
+    address: u64,
+    block: &Block,
     out: &mut Applied,
-) {
+) -> (Step, bool) {
     let mut now = Block::zeroed();
-    for (i, (address, block)) in saved.iter().enumerate() {
-        let Some(fate) = &state[i] else { continue };
-        if let Fate::Failed(why) = fate {
-            if why.starts_with("write at") {
-                continue;
+    out.bytes_read += BLOCK_U64;
+    match device.read_exact_at(&mut now.0, address) {
+        Err(e) => (Step::Error(format!("read at byte {address}: {e}")), false),
+        Ok(()) if now.0 == block.0 => (Step::Back, false),
+        Ok(()) if is_ours(&now, key, address) => {
+            out.bytes_written += BLOCK_U64;
+            match device.write_all_at(&block.0, address) {
+                Ok(()) => (Step::Written, true),
+                Err(e) => (Step::Error(format!("write at byte {address}: {e}")), true),
             }
         }
+        Ok(()) => (Step::Foreign, false),
+    }
+}
+
+/// Reads back every block written and every foreign one: back when it reads as saved (its
+/// write, or that of an alias on a drive that wraps, put it there); a written block that
+/// does not is [`Step::Otherwise`].
+fn verify(device: &File, saved: &[(u64, Box<Block>)], steps: &mut [Step], out: &mut Applied) {
+    let mut now = Block::zeroed();
+    for (i, (address, block)) in saved.iter().enumerate() {
+        if !matches!(steps[i], Step::Written | Step::Foreign) {
+            continue;
+        }
         out.bytes_read += BLOCK_U64;
-        state[i] = match device.read_exact_at(&mut now.0, *address) {
-            Err(e) => Some(Fate::Failed(format!("read at byte {address}: {e}"))),
-            Ok(()) if now.0 == block.0 => None,
-            Ok(()) if is_ours(&now, key, *address) => Some(Fate::Failed(format!(
-                "the block at byte {address} reads back otherwise"
-            ))),
-            Ok(()) => match fate {
-                Fate::Failed(_) => Some(Fate::Failed(format!(
-                    "the block at byte {address} reads back otherwise"
-                ))),
-                other => Some(other.clone()),
-            },
+        steps[i] = match device.read_exact_at(&mut now.0, *address) {
+            Err(e) => Step::Error(format!("read at byte {address}: {e}")),
+            Ok(()) if now.0 == block.0 => Step::Back,
+            Ok(()) if steps[i] == Step::Foreign => Step::Foreign,
+            Ok(()) => Step::Otherwise,
         };
     }
 }
@@ -176,8 +198,9 @@ mod tests {
             b.0.fill(i + 1);
             b
         };
-        let saved: Vec<(u64, Box<Block>)> =
-            (0..4).map(|i| (i as u64 * BLOCK_U64, original(i))).collect();
+        let saved: Vec<(u64, Box<Block>)> = (0..4)
+            .map(|i| (i as u64 * BLOCK_U64, original(i)))
+            .collect();
         // Block 0: this run's pattern; 1: untouched; 2: another run's pattern; 3: the pattern
         // of another address.
         dev.write_all_at(&Block::pattern(7, 0, 0).0, 0).unwrap();
@@ -191,7 +214,10 @@ mod tests {
         assert_eq!(applied.in_place, 1);
         assert_eq!(
             applied.left,
-            vec![(2 * BLOCK_U64, Fate::Foreign), (3 * BLOCK_U64, Fate::Foreign)]
+            vec![
+                (2 * BLOCK_U64, Fate::Foreign),
+                (3 * BLOCK_U64, Fate::Foreign)
+            ]
         );
         assert!(applied.found_ours());
         let mut b = Block::zeroed();

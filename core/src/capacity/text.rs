@@ -278,7 +278,10 @@ fn not_put_back_text(restore: &super::Restore) -> String {
         &[
             ("n", &restore.failed),
             ("total", &restore.blocks),
-            ("addresses", &addresses_text(&restore.failed_addresses, restore.failed)),
+            (
+                "addresses",
+                &addresses_text(&restore.failed_addresses, restore.failed),
+            ),
             ("file", &file),
         ],
     )
