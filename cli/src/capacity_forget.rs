@@ -77,7 +77,7 @@ pub fn main(args: &CapacityArgs, only: Option<&Path>) -> i32 {
 fn describe(l: &recovery::Listed) -> String {
     let what = match &l.header {
         Some(h) => fill(
-            &gettext("a check of {disk} ({size}) begun {created}, {n} saved sectors"),
+            &gettext("a check of {disk} ({size}) begun {created}; saved sectors: {n}"),
             &[
                 ("disk", &h.disk),
                 ("size", &agnostics_core::units::si_bytes(h.size_bytes)),
