@@ -19,6 +19,7 @@ use sha2::{Digest, Sha256};
 
 use super::pattern::{Block, BLOCK, BLOCK_U64};
 use super::recovery::{Header, Saved};
+use crate::i18n::{fill, gettext};
 
 const MAGIC: &[u8; 8] = b"AGNCAPRF";
 /// Refuse headers longer than this, bytes.
@@ -51,20 +52,26 @@ pub(crate) fn check_dir(dir: &Path) -> Result<(), String> {
     };
     let me = nix::unistd::geteuid().as_raw();
     if !meta.is_dir() {
-        return Err(format!("{} is not a folder", dir.display()));
+        return Err(fill(
+            &gettext("{dir} is not a folder"),
+            &[("dir", &dir.display())],
+        ));
     }
     if meta.uid() != me {
-        return Err(format!(
-            "the folder {} belongs to user {}, not to the user running the check ({me})",
-            dir.display(),
-            meta.uid()
+        return Err(fill(
+            &gettext(
+                "the folder {dir} belongs to user {uid}, not to the user running the check ({me})",
+            ),
+            &[("dir", &dir.display()), ("uid", &meta.uid()), ("me", &me)],
         ));
     }
     if meta.mode() & 0o022 != 0 {
-        return Err(format!(
-            "other users can write to the folder {} (mode {:o})",
-            dir.display(),
-            meta.mode() & 0o7777
+        return Err(fill(
+            &gettext("other users can write to the folder {dir} (mode {mode})"),
+            &[
+                ("dir", &dir.display()),
+                ("mode", &format!("{:o}", meta.mode() & 0o7777)),
+            ],
         ));
     }
     Ok(())
@@ -80,24 +87,24 @@ pub(crate) fn open_checked(path: &Path, lock: bool) -> Result<File, Unusable> {
         .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_CLOEXEC | libc::O_NOCTTY)
         .open(path)
         .map_err(|e| match e.raw_os_error() {
-            Some(libc::ELOOP) => refused("it is a symbolic link".into()),
+            Some(libc::ELOOP) => refused(gettext("it is a symbolic link")),
             _ => refused(e.to_string()),
         })?;
     let meta = file.metadata().map_err(|e| refused(e.to_string()))?;
     if !meta.file_type().is_file() {
-        return Err(refused("it is not a regular file".into()));
+        return Err(refused(gettext("it is not a regular file")));
     }
     let me = nix::unistd::geteuid().as_raw();
     if meta.uid() != me {
-        return Err(refused(format!(
-            "it belongs to user {}, not to the user running the check ({me})",
-            meta.uid()
+        return Err(refused(fill(
+            &gettext("it belongs to user {uid}, not to the user running the check ({me})"),
+            &[("uid", &meta.uid()), ("me", &me)],
         )));
     }
     if meta.mode() & 0o077 != 0 {
-        return Err(refused(format!(
-            "other users may read or write it (mode {:o})",
-            meta.mode() & 0o7777
+        return Err(refused(fill(
+            &gettext("other users may read or write it (mode {mode})"),
+            &[("mode", &format!("{:o}", meta.mode() & 0o7777))],
         )));
     }
     if lock {
@@ -121,7 +128,7 @@ pub(crate) fn read(file: &mut File, path: &Path) -> Result<(Header, Saved), Unus
     let len = file.metadata().map_err(|e| refused(&e.to_string()))?.len();
     let largest = 12 + u64::from(MAX_HEADER) + u64::from(MAX_BLOCKS) * (8 + BLOCK_U64) + 32;
     if len > largest {
-        return Err(refused("it is larger than any recovery file"));
+        return Err(refused(&gettext("it is larger than any recovery file")));
     }
     let mut start = vec![0u8; 12];
     let torn = |why: &str, h: Option<&Header>| {
@@ -131,13 +138,13 @@ pub(crate) fn read(file: &mut File, path: &Path) -> Result<(Header, Saved), Unus
         )
     };
     file.read_exact(&mut start)
-        .map_err(|_| torn("not a recovery file", None))?;
+        .map_err(|_| torn(&gettext("not a recovery file"), None))?;
     if &start[..8] != MAGIC {
-        return Err(torn("not a recovery file", None));
+        return Err(torn(&gettext("not a recovery file"), None));
     }
     let hlen = u32::from_le_bytes(start[8..12].try_into().expect("4 bytes"));
     if hlen > MAX_HEADER || 12 + u64::from(hlen) > len {
-        return Err(torn("its header is too long", None));
+        return Err(torn(&gettext("its header is too long"), None));
     }
     let mut json = vec![0u8; hlen as usize];
     file.read_exact(&mut json)
@@ -145,17 +152,24 @@ pub(crate) fn read(file: &mut File, path: &Path) -> Result<(Header, Saved), Unus
     let header: Header = serde_json::from_slice(&json).map_err(|e| torn(&e.to_string(), None))?;
     let name = path.file_name().map(|n| n.to_string_lossy().into_owned());
     if name.as_deref() != Some(header.file_name().as_str()) {
-        return Err(refused("its name is not the one its header gives"));
+        return Err(refused(&gettext(
+            "its name is not the one its header gives",
+        )));
     }
     if header.blocks > MAX_BLOCKS || u64::from(header.blocks) * BLOCK_U64 > header.size_bytes {
-        return Err(refused("it says it holds more blocks than any check saves"));
+        return Err(refused(&gettext(
+            "it says it holds more blocks than any check saves",
+        )));
     }
     let whole = 12 + u64::from(hlen) + u64::from(header.blocks) * (8 + BLOCK_U64) + 32;
     if len > whole {
-        return Err(refused("it is larger than its header says"));
+        return Err(refused(&gettext("it is larger than its header says")));
     }
     if len < whole {
-        return Err(torn("it is shorter than its header says", Some(&header)));
+        return Err(torn(
+            &gettext("it is shorter than its header says"),
+            Some(&header),
+        ));
     }
     let mut rest = Vec::with_capacity((whole - 12 - u64::from(hlen)) as usize);
     file.read_to_end(&mut rest)
@@ -166,13 +180,15 @@ pub(crate) fn read(file: &mut File, path: &Path) -> Result<(Header, Saved), Unus
     let (blocks, tail) = rest.split_at(rest.len().saturating_sub(32));
     sum.update(blocks);
     if sum.finalize()[..] != *tail || blocks.len() % (8 + BLOCK) != 0 {
-        return Err(torn("its checksum does not match", Some(&header)));
+        return Err(torn(&gettext("its checksum does not match"), Some(&header)));
     }
     let mut saved = Vec::with_capacity(header.blocks as usize);
     for c in blocks.chunks_exact(8 + BLOCK) {
         let address = u64::from_le_bytes(c[..8].try_into().expect("8 bytes"));
         if address % BLOCK_U64 != 0 || address.saturating_add(BLOCK_U64) > header.size_bytes {
-            return Err(refused("an address in it is not a block of the device"));
+            return Err(refused(&gettext(
+                "an address in it is not a block of the device",
+            )));
         }
         let mut b = Block::zeroed();
         b.0.copy_from_slice(&c[8..]);
