@@ -96,6 +96,12 @@ pub fn main(args: &CapacityArgs) -> i32 {
             };
         }
     };
+    if args.json {
+        // The document holds them as data; the person reading stderr is told once.
+        for r in bar.recovered.take() {
+            emit(To::Stderr, format!("{}\n", text::recovered_text(&r)));
+        }
+    }
     if !args.no_history {
         record(&report);
     }
