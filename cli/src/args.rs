@@ -159,6 +159,7 @@ pub struct ScriptsArgs {
 }
 
 #[derive(Debug, Clone, Args)]
+#[command(group(clap::ArgGroup::new("writes").args(["device", "forget_recovery"])))]
 pub struct CapacityArgs {
     /// Directory on the card to check through (default: as `run`: /var/tmp, or a mounted SD
     /// card when /var/tmp is not on one).
@@ -170,8 +171,15 @@ pub struct CapacityArgs {
     #[arg(long, value_name = "DEVICE")]
     pub device: Option<PathBuf>,
     /// With --device: write without asking (otherwise asked on a terminal, refused elsewhere).
-    #[arg(long, short = 'y', requires = "device")]
+    /// With --forget-recovery: forget without asking.
+    #[arg(long, short = 'y', requires = "writes")]
     pub yes: bool,
+    /// List the recovery files of interrupted device checks (their card, size, when) and
+    /// forget them, or only FILE: the sectors they saved are then lost for good. For a file
+    /// that can never be put back (its card is gone, or the file is damaged). Asks first,
+    /// unless --yes; a running check's file is never forgotten.
+    #[arg(long, value_name = "FILE", num_args = 0..=1, conflicts_with_all = ["target", "json"])]
+    pub forget_recovery: Option<Option<PathBuf>>,
     /// Base spots spread over the drive (each brings its power-of-two aliases).
     #[arg(long, value_name = "N", default_value_t = agnostics_core::capacity::plan::DEFAULT_SPOTS, value_parser = clap::value_parser!(u32).range(2..=4096))]
     pub spots: u32,

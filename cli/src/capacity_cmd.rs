@@ -40,6 +40,9 @@ fn exit_code(verdict: CapacityVerdict) -> i32 {
 
 /// Runs the subcommand; returns the exit status.
 pub fn main(args: &CapacityArgs) -> i32 {
+    if let Some(which) = &args.forget_recovery {
+        return crate::capacity_forget::main(args, which.as_deref());
+    }
     let opts = CapacityOptions {
         spots: args.spots,
         sysfs_root: args.sysfs_root.clone(),
@@ -82,6 +85,10 @@ pub fn main(args: &CapacityArgs) -> i32 {
     let report = match result {
         Ok(r) => r,
         Err(e) => {
+            // What was put back before the check stopped is said here: no report says it.
+            for r in bar.recovered.take() {
+                emit(To::Stderr, format!("{}\n", text::recovered_text(&r)));
+            }
             let code = fail(args, &e.message());
             return match (&e, first.exit_code()) {
                 (CapacityError::Cancelled, Some(signal)) => signal,
@@ -89,6 +96,12 @@ pub fn main(args: &CapacityArgs) -> i32 {
             };
         }
     };
+    if args.json {
+        // The document holds them as data; the person reading stderr is told once.
+        for r in bar.recovered.take() {
+            emit(To::Stderr, format!("{}\n", text::recovered_text(&r)));
+        }
+    }
     if !args.no_history {
         record(&report);
     }
@@ -109,12 +122,17 @@ pub fn main(args: &CapacityArgs) -> i32 {
     // A signal that came once every spot was read back (while the saved sectors were put
     // back) stopped nothing: the verdict stands and is printed, and the exit status still
     // says that the program was asked to stop, as the help promises.
-    first.exit_code().unwrap_or(exit_code(report.verdict))
+    let code = match exit_code(report.verdict) {
+        // Sectors left unrestored are no clean bill of health.
+        GENUINE if report.restore.as_ref().is_some_and(|r| r.failed > 0) => NO_VERDICT,
+        code => code,
+    };
+    first.exit_code().unwrap_or(code)
 }
 
 /// Says `message` (an error) on stderr, and with `--json` as `{"error": {"message": …}}` on
 /// stdout; returns [`NO_VERDICT`].
-fn fail(args: &CapacityArgs, message: &str) -> i32 {
+pub(crate) fn fail(args: &CapacityArgs, message: &str) -> i32 {
     emit(To::Stderr, format!("agnostics-cli: {message}\n"));
     if args.json {
         let doc = serde_json::json!({ "error": { "message": message } });
@@ -126,9 +144,6 @@ fn fail(args: &CapacityArgs, message: &str) -> i32 {
 /// Asks on the terminal whether to write to `device`; false when stdin is not a terminal or
 /// the answer is not yes.
 fn confirmed(device: &std::path::Path) -> bool {
-    if !std::io::stdin().is_terminal() {
-        return false;
-    }
     let question = fill(
         &gettext(
             "Check {device}? The data at every spot is saved to a recovery file, overwritten \
@@ -136,6 +151,14 @@ fn confirmed(device: &std::path::Path) -> bool {
         ),
         &[("device", &device.display())],
     );
+    ask(&question)
+}
+
+/// Asks `question` on the terminal; true for a yes. False when stdin is not a terminal.
+pub(crate) fn ask(question: &str) -> bool {
+    if !std::io::stdin().is_terminal() {
+        return false;
+    }
     emit(To::Stderr, question);
     let mut answer = String::new();
     if std::io::stdin().lock().read_line(&mut answer).is_err() {
@@ -181,9 +204,12 @@ fn watch_signals(cancel: Arc<AtomicBool>) -> Arc<FirstSignal> {
     first
 }
 
-/// The progress bar on stderr (a terminal only); the plan is said on stderr in any case.
+/// The progress bar on stderr (a terminal only); the plan and notes are said on stderr in any
+/// case. Recovery files put back are kept to be said once: the report says them, or, when the
+/// check stops with an error, the command does.
 struct Progress {
     bar: Option<ProgressBar>,
+    recovered: std::cell::RefCell<Vec<capacity::Recovered>>,
 }
 
 impl Progress {
@@ -197,7 +223,10 @@ impl Progress {
             );
             bar
         });
-        Progress { bar }
+        Progress {
+            bar,
+            recovered: std::cell::RefCell::new(Vec::new()),
+        }
     }
 
     fn say(&self, line: String) {
@@ -212,7 +241,8 @@ impl Progress {
     fn event(&self, event: Event, mode: Mode) {
         match event {
             Event::Planned(cost) => self.say(text::plan_text(&cost, mode)),
-            Event::Recovered(r) => self.say(text::recovered_text(&r)),
+            Event::Recovered(r) => self.recovered.borrow_mut().push(r),
+            Event::Note(note) => self.say(note),
             Event::Phase { phase, total } => {
                 if let Some(bar) = &self.bar {
                     bar.set_prefix(phase_name(phase));

@@ -207,9 +207,17 @@ fn environment_section(r: &mut Roff) {
              of each other, instead of /run/lock.",
         )]);
     r.control("TP", [])
+        .text([bold("AGNOSTICS_RECOVERY_DIR")])
+        .text([roman(
+            "The directory of the recovery files of capacity --device, instead of the \
+             default (see FILES). It must belong to the user running the check and be \
+             writable by nobody else, or its files are refused.",
+        )]);
+    r.control("TP", [])
         .text([bold("XDG_STATE_HOME")])
         .text([roman(
-            "Where the history file lives by default (see FILES).",
+            "Where the history file and, when not root, the recovery files live by default \
+             (see FILES).",
         )]);
 }
 
@@ -245,8 +253,24 @@ fn files_section(r: &mut Roff) {
         .text([roman(
             "One per disk: every test holds a shared lock on the file of each disk it uses \
              while it runs, so that a test that shares its drive with another one (either \
-             program, any user) says so and is not graded. Left for the next test.",
+             program, any user) says so and is not graded. Left for the next test. \
+             capacity --device, which opens the device for itself alone, notes a lock held \
+             by another user and goes on; a lock path that is not a regular file is never \
+             opened through and is named in a warning.",
         )]);
+    r.control("TP", [])
+        .text([italic("/var/lib/agnostics/capacity-recovery")])
+        .text([
+            roman(
+                "The recovery files of capacity --device (root; otherwise \
+                 $XDG_STATE_HOME/agnostics/capacity-recovery): the original sectors of an \
+                 interrupted check, put back by the next check of the same card (known by \
+                 its size, CID and content, in any reader). Files of a card that is not \
+                 present are listed and left alone; ",
+            ),
+            bold("agnostics-cli capacity --forget-recovery"),
+            roman(" lists and forgets them."),
+        ]);
 }
 
 /// SEE ALSO: the subcommands' pages and fio.

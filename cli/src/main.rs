@@ -11,6 +11,7 @@
 
 mod args;
 mod capacity_cmd;
+mod capacity_forget;
 mod card_cmd;
 mod compare_cmd;
 mod generate;

@@ -17,7 +17,7 @@
 
 use std::fs::File;
 use std::os::fd::AsRawFd;
-use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+use std::os::unix::fs::{MetadataExt, OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
@@ -168,6 +168,75 @@ impl DriveLock {
     pub fn drives(&self) -> impl Iterator<Item = &Drive> {
         self.held.iter().map(|(d, _)| d)
     }
+
+    /// The first drive another holder has a lock on too, with its lock file's owner (uid) and
+    /// the processes that hold a lock on that file, where the system tells (root sees every
+    /// process; others may see only their own).
+    pub fn shared_by(&self) -> Option<(&Drive, u32, Vec<Holder>)> {
+        let (drive, file) = self.held.iter().find(|(_, file)| other_holder(file))?;
+        let owner = file.metadata().map(|m| m.uid()).unwrap_or(u32::MAX);
+        Some((drive, owner, holders(file)))
+    }
+}
+
+/// A process that holds a lock on a lock file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Holder {
+    /// Its process id.
+    pub pid: u32,
+    /// Its user (uid).
+    pub uid: u32,
+    /// Its command name (`/proc/PID/comm`).
+    pub command: String,
+}
+
+impl std::fmt::Display for Holder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} {}, {}", self.pid, self.command, self.uid)
+    }
+}
+
+/// The other processes that hold a lock on the file open as `file`: those with it open whose
+/// `/proc/PID/fdinfo/FD` lists a lock (the kernel lists the locks of that open file there;
+/// `/proc/locks` names no process for an open file description lock).
+pub fn holders(file: &File) -> Vec<Holder> {
+    let Ok(meta) = file.metadata() else {
+        return Vec::new();
+    };
+    let me = std::process::id();
+    let mut out = Vec::new();
+    let Ok(procs) = std::fs::read_dir("/proc") else {
+        return out;
+    };
+    for p in procs.flatten() {
+        let Some(pid) = p.file_name().to_str().and_then(|n| n.parse::<u32>().ok()) else {
+            continue;
+        };
+        if pid == me {
+            continue;
+        }
+        let Ok(fds) = std::fs::read_dir(p.path().join("fd")) else {
+            continue;
+        };
+        let holds = fds.flatten().any(|fd| {
+            std::fs::metadata(fd.path())
+                .is_ok_and(|m| m.dev() == meta.dev() && m.ino() == meta.ino())
+                && std::fs::read_to_string(p.path().join("fdinfo").join(fd.file_name()))
+                    .is_ok_and(|info| info.lines().any(|l| l.starts_with("lock:")))
+        });
+        if holds {
+            out.push(Holder {
+                pid,
+                uid: std::fs::metadata(p.path())
+                    .map(|m| m.uid())
+                    .unwrap_or(u32::MAX),
+                command: std::fs::read_to_string(p.path().join("comm"))
+                    .map(|c| c.trim().to_owned())
+                    .unwrap_or_default(),
+            });
+        }
+    }
+    out
 }
 
 /// Opens `path` without following a link and without blocking (a FIFO placed there), creating

@@ -267,7 +267,7 @@ impl CapacityCheck {
             Message::Event(Event::Progress { phase, done, total }) => {
                 self.follow(phase, done, total)
             }
-            Message::Event(Event::Recovered(_)) => {}
+            Message::Event(Event::Recovered(_) | Event::Note(_)) => {}
             Message::Finished(result) => self.finish(result),
             Message::Recorded(outcome) => {
                 imp.recorded.replace(Some(outcome));

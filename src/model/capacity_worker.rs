@@ -60,9 +60,10 @@ impl From<&CapacityError> for Failure {
             CapacityError::Unmappable { .. } => FailureKind::Unmappable,
             CapacityError::NoDrive { .. } => FailureKind::NoDrive,
             CapacityError::Busy { .. } => FailureKind::Busy,
-            CapacityError::RecoveryFailed { .. } | CapacityError::RestoreFailed { .. } => {
-                FailureKind::Recovery
-            }
+            CapacityError::RecoveryFailed { .. }
+            | CapacityError::RestoreFailed { .. }
+            | CapacityError::RecoveryRefused { .. }
+            | CapacityError::RecoveryUnreadable { .. } => FailureKind::Recovery,
             CapacityError::Cancelled => FailureKind::Cancelled,
             // Device mode's refusals never come from a mounted check; they read as I/O.
             CapacityError::Io { .. }

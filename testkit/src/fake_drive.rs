@@ -134,6 +134,18 @@ impl Behaviour {
     }
 }
 
+/// A band of claimed addresses whose writes fail with EIO, as a worn-out part of a card's flash
+/// does ([`FakeDriveBuilder::eio_band`]): each [`FAKE_BLOCK`] block in `range` takes its first
+/// `writes_before` writes, and every later write to it fails (the whole request, nothing
+/// stored). Reads are never refused.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EioBand {
+    /// The claimed offsets, bytes.
+    pub range: std::ops::Range<u64>,
+    /// How many writes each block takes before refusing: 0 refuses every write.
+    pub writes_before: u32,
+}
+
 /// SplitMix64's finaliser: a well-spread 64-bit hash of `x`.
 fn mix(mut x: u64) -> u64 {
     x = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
@@ -195,9 +207,16 @@ pub struct FakeDriveBuilder {
     throttle: Option<Throttle>,
     mounted: bool,
     files: Option<PathBuf>,
+    band: Option<EioBand>,
 }
 
 impl FakeDriveBuilder {
+    /// Writes in `band` fail with EIO ([`EioBand`]).
+    pub fn eio_band(mut self, band: EioBand) -> FakeDriveBuilder {
+        self.band = Some(band);
+        self
+    }
+
     /// Limits I/O to the loop device by processes in a new cgroup as `throttle` says
     /// ([`BlkioThrottle`]: cgroup v2 `io.max` or v1 blkio); run them with
     /// [`FakeDrive::command`] or [`FakeDrive::run_child`].
@@ -287,7 +306,8 @@ impl FakeDriveBuilder {
             claimed_bytes: self.claimed_bytes,
             behaviour: self.behaviour,
         };
-        let fs = fuse_fs::FakeFs::new(file, self.claimed_bytes, self.behaviour, counters);
+        let fs = fuse_fs::FakeFs::new(file, self.claimed_bytes, self.behaviour, counters)
+            .with_band(self.band.clone());
         drive.session = Some(fuse_fs::mount(fs, &drive.fuse_dir));
         drive.device = PathBuf::from(run(Command::new("losetup")
             .args([
@@ -361,6 +381,7 @@ impl FakeDrive {
             throttle: None,
             mounted: false,
             files: None,
+            band: None,
         }
     }
 

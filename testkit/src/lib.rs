@@ -29,7 +29,7 @@ pub use card::{
     card_fixtures_dir, card_sysfs, fio_jobs_dir, fixture_files, ios_fixture, mmc_host_tree,
     pi_model_tree, write_card_tree, MmcHost, MMC_CARD_DIR,
 };
-pub use fake_drive::{Behaviour, FakeDrive, FakeDriveBuilder, Served, FAKE_BLOCK};
+pub use fake_drive::{Behaviour, EioBand, FakeDrive, FakeDriveBuilder, Served, FAKE_BLOCK};
 pub use harness::{require, require_path, require_program, require_root, skip, Ran, Skip};
 pub use loopfs::{LoopFs, LoopFsBuilder};
 pub use throttled::{serve_child, ThrottledDisk, CHILD_DIR_ENV, CHILD_TASK_ENV};

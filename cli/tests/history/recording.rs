@@ -262,6 +262,7 @@ fn fake_check(
             bytes: claimed,
             share: 1.0,
         },
+        wraps_checked_bytes: claimed,
         powers: vec![1 << 30, 8 << 30],
         spots: SpotCounts {
             total: 4,

@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 
-use super::pattern::{Block, BLOCK_U64};
+use super::pattern::Block;
 use super::plan::{Plan, Spot};
 use super::recovery::{self, Header};
 use super::spots::{self, SpotIo};
@@ -180,7 +180,7 @@ fn ext_or_nothing(volume: &str) -> &'static str {
 }
 
 /// The device opened for a check: its disk's name, `MAJ:MIN` and sysfs folder, its lock, what
-/// was restored of an earlier check, and the device open O_EXCL.
+/// was restored of an earlier check, and the device open O_EXCL with its size.
 struct Opened {
     disk: String,
     dev: String,
@@ -188,9 +188,11 @@ struct Opened {
     _lock: DriveLock,
     recovered: Vec<super::Recovered>,
     file: File,
+    size: u64,
 }
 
-/// Root, a whole disk, its lock, not in use, any recovery file of it put back, opened O_EXCL.
+/// Root, a whole disk, its lock, not in use, opened O_EXCL, any recovery file of this card
+/// put back.
 fn open_for_check(
     device: &Path,
     opts: &CapacityOptions,
@@ -202,25 +204,16 @@ fn open_for_check(
         });
     }
     let (disk, dev, dir) = whole_disk(device, &opts.sysfs_root)?;
-    let (lock, _) = DriveLock::take(
-        &opts.lock_dir,
-        &[Drive {
-            name: disk.clone(),
-            dev: dev.clone(),
-        }],
-    );
-    if lock.shared().is_some() {
-        return Err(CapacityError::Busy { disk });
-    }
+    let drive = Drive {
+        name: disk.clone(),
+        dev: dev.clone(),
+    };
+    let lock = super::locking::take(&opts.lock_dir, &[drive], true, on_event)?;
     if let Some(why) = in_use(&dir, &dev) {
         return Err(CapacityError::InUse {
             device: device.to_path_buf(),
             why,
         });
-    }
-    let recovered = recovery::restore_pending(opts, Some(&dev))?;
-    for r in &recovered {
-        on_event(Event::Recovered(r.clone()));
     }
     let file = open_exclusive(device).map_err(|e| match e.raw_os_error() {
         Some(libc::EBUSY) => CapacityError::InUse {
@@ -229,6 +222,15 @@ fn open_for_check(
         },
         _ => CapacityError::io(format!("open {}", device.display()), e),
     })?;
+    let size = size_of(&file)
+        .map_err(|e| CapacityError::io(format!("size of {}", device.display()), e))?;
+    let present = recovery::Present {
+        file: &file,
+        disk: &disk,
+        size,
+        cid: recovery::cid_of(&opts.sysfs_root, &dev),
+    };
+    let recovered = recovery::restore_on(&opts.recovery_dir, &present, on_event)?;
     Ok(Opened {
         disk,
         dev,
@@ -236,7 +238,45 @@ fn open_for_check(
         _lock: lock,
         recovered,
         file,
+        size,
     })
+}
+
+/// The recovery file of this check, written before the first pattern: the card's identity
+/// (size, CID, the probe blocks' content) and the run's `key`. Returns its header, its path
+/// and the open, locked file.
+fn save_recovery(
+    opened: &Opened,
+    opts: &CapacityOptions,
+    plan: &Plan,
+    key: u64,
+    saved: &recovery::Saved,
+) -> Result<(Header, PathBuf, File), CapacityError> {
+    let spots: Vec<u64> = plan.spots.iter().map(|s| s.address).collect();
+    let probes = recovery::probes_for(&spots, opened.size);
+    let content = recovery::content_of(&opened.file, &probes)
+        .map_err(|e| CapacityError::io(format!("read /dev/{}", opened.disk), e))?;
+    let header = Header {
+        disk: opened.disk.clone(),
+        dev: opened.dev.clone(),
+        size_bytes: opened.size,
+        cid: recovery::cid_of(&opts.sysfs_root, &opened.dev),
+        probes,
+        content,
+        key,
+        created: super::now_rfc3339(),
+        blocks: 0,
+    };
+    let (path, file) = recovery::write(&opts.recovery_dir, &header, saved).map_err(|e| {
+        CapacityError::io(
+            format!(
+                "save the original sectors in {}",
+                opts.recovery_dir.display()
+            ),
+            e,
+        )
+    })?;
+    Ok((header, path, file))
 }
 
 /// [`super::check_device`].
@@ -254,8 +294,7 @@ pub(crate) fn check(
     });
     let opened = open_for_check(device, opts, on_event)?;
     let file = &opened.file;
-    let claimed =
-        size_of(file).map_err(|e| CapacityError::io(format!("size of {}", device.display()), e))?;
+    let claimed = opened.size;
     let plan = Plan::spread(claimed, opts.spots);
     let mut io = DeviceIo { file, path: device };
     let (saved, read_s) = save(&mut io, &plan, on_event, cancel)?;
@@ -267,17 +306,8 @@ pub(crate) fn check(
         estimated_seconds: plan.spots.len() as f64 * 2.0 * (read_s + WRITE_4K_SECONDS),
         coverage: plan.reach() as f64 / claimed.max(1) as f64,
     }));
-    let header = Header::of(&opts.sysfs_root, &opened.disk, &opened.dev, claimed);
-    let recovery_file = recovery::write(&opts.recovery_dir, &header, &saved).map_err(|e| {
-        CapacityError::io(
-            format!(
-                "save the original sectors in {}",
-                opts.recovery_dir.display()
-            ),
-            e,
-        )
-    })?;
     let key = rand::random::<u64>();
+    let (header, recovery_file, locked) = save_recovery(&opened, opts, &plan, key, &saved)?;
     let outcome = spots::write_all(&mut io, &plan, key, on_event, cancel)
         .and_then(|w| spots::read_back(&mut io, &plan, key, on_event, cancel).map(|r| (w, r)));
     // The verdict comes from the read-back (and the sweep) alone: a drive that also fails the
@@ -290,19 +320,25 @@ pub(crate) fn check(
         .as_ref()
         .ok()
         .map(|(_, (readings, _))| verdict::judge(&plan, readings, &swept.probes, 1.0));
-    let restored = put_back(file, &saved, &recovery_file, &opened.disk, on_event);
-    let (written, (_, read)) = outcome?;
-    if swept.cancelled {
-        restored?;
-        return Err(CapacityError::Cancelled);
-    }
-    let (judged, (rw, rr), verified) = match (judged, restored) {
-        (Some(j), Ok(bytes)) => (j, bytes, true),
-        (Some(j), Err(CapacityError::RestoreFailed { .. })) if j.verdict.is_bad() => {
-            (j, (saved.len() as u64 * BLOCK_U64, 0), false)
+    let kept = Kept {
+        header: &header,
+        path: &recovery_file,
+        disk: &opened.disk,
+    };
+    let (restore, rw, rr) = put_back(file, &saved, &kept, on_event)?;
+    drop(locked);
+    let (written, read) = match outcome {
+        Err(_) if restore.failed > 0 => {
+            return Err(CapacityError::RestoreFailed {
+                disk: opened.disk.clone(),
+                file: recovery_file,
+                why: failed_text(&restore),
+            })
         }
-        (_, Err(e)) => return Err(e),
-        (None, Ok(_)) => unreachable!("the outcome was Ok"),
+        other => other.map(|(w, (_, r))| (w, r))?,
+    };
+    let Some(judged) = judged.filter(|_| !swept.cancelled) else {
+        return Err(CapacityError::Cancelled);
     };
     let volume_name = main_volume(&opened.dir, &opened.disk);
     let volume = Volume {
@@ -329,45 +365,62 @@ pub(crate) fn check(
         registers,
         bytes_written: written + rw,
         bytes_read,
-        restore: Some(Restore {
-            blocks: saved.len() as u32,
-            verified,
-        }),
+        restore: Some(restore),
         recovered: opened.recovered,
     }
     .report())
 }
 
-/// Writes the saved blocks back (the Restoring phase), verifies them and removes the recovery
-/// file. Returns the bytes written and read.
+/// `N sectors (at bytes A, B, …)`: the blocks a restore left, in words for an error.
+fn failed_text(r: &Restore) -> String {
+    let at: Vec<String> = r.failed_addresses.iter().map(u64::to_string).collect();
+    format!("{} of {} at bytes {}", r.failed, r.blocks, at.join(", "))
+}
+
+/// This check's recovery file: its header, where it is, and the disk's name.
+struct Kept<'a> {
+    header: &'a Header,
+    path: &'a Path,
+    disk: &'a str,
+}
+
+/// Puts the saved blocks back where the device holds this check's pattern (the Restoring
+/// phase), every one tried; removes the recovery file when all are back, else keeps in it
+/// only those that are not. Returns what was done, and the bytes written and read.
 ///
-/// Errors: [`CapacityError::RestoreFailed`] (the recovery file is kept), or
-/// [`CapacityError::Io`] when the file cannot be removed.
+/// Errors: [`CapacityError::Io`] when the recovery file cannot be removed or rewritten.
 fn put_back(
     file: &File,
     saved: &recovery::Saved,
-    recovery_file: &Path,
-    disk: &str,
+    kept: &Kept<'_>,
     on_event: &mut dyn FnMut(Event),
-) -> Result<(u64, u64), CapacityError> {
+) -> Result<(Restore, u64, u64), CapacityError> {
     let total = saved.len() as u64;
     on_event(Event::Phase {
         phase: Phase::Restoring,
         total,
     });
-    let bytes = recovery::put_back(file, saved).map_err(|why| CapacityError::RestoreFailed {
-        disk: disk.to_owned(),
-        file: recovery_file.to_path_buf(),
-        why,
+    let recovery_file = kept.path;
+    let applied = super::restore::apply(file, kept.header.key, saved);
+    let left = recovery::keep_left(recovery_file, kept.header, saved, &applied).map_err(|e| {
+        CapacityError::io(
+            format!("update {} (of {})", recovery_file.display(), kept.disk),
+            e,
+        )
     })?;
-    std::fs::remove_file(recovery_file)
-        .map_err(|e| CapacityError::io(format!("remove {}", recovery_file.display()), e))?;
     on_event(Event::Progress {
         phase: Phase::Restoring,
         done: total,
         total,
     });
-    Ok(bytes)
+    let restore = Restore {
+        blocks: saved.len() as u32,
+        verified: left.is_empty(),
+        failed: left.len() as u32,
+        kept_in: (!left.is_empty()).then(|| recovery_file.to_path_buf()),
+        failed_addresses: left.into_iter().take(64).collect(),
+    };
+    Ok((restore, applied.bytes_written, applied.bytes_read))
 }
 
 /// Reads every spot's original block (the Saving phase). Returns them with the seconds per

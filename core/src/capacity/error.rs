@@ -31,10 +31,13 @@ pub enum CapacityError {
         path: PathBuf,
     },
     /// Another check or test uses the drive now: wait for it to end.
-    #[error("another capacity check or test is using {disk} now; wait for it to finish")]
+    #[error("another capacity check or test is using {disk} now{by}; wait for it to finish")]
     Busy {
         /// The disk.
         disk: String,
+        /// Who holds its lock, e.g. ` (process 4242, agnostics-cli)`, or empty when the
+        /// system does not tell.
+        by: String,
     },
     /// Device mode: the device is mounted, holds a mounted partition, or is in use by the
     /// kernel (LVM, RAID, swap): unmount it first.
@@ -69,7 +72,7 @@ pub enum CapacityError {
     /// device is not checked until it is.
     #[error(
         "an earlier check of {disk} was interrupted and its saved sectors could not be put back \
-         ({why}); the recovery file {file} is kept — do not write to the card, and try again"
+         ({why}); the recovery file {file} is kept — do not write to the card"
     )]
     RecoveryFailed {
         /// The disk.
@@ -77,6 +80,35 @@ pub enum CapacityError {
         /// The recovery file.
         file: PathBuf,
         /// What went wrong.
+        why: String,
+    },
+    /// A recovery file, or the folder of recovery files, is not as this program makes them
+    /// (another user's, open to others, a link, a FIFO, too large, misnamed): it is refused
+    /// unread, and device mode does not run until it is dealt with.
+    #[error(
+        "refusing the recovery file {file}: {why}. The program makes its recovery files itself, \
+         mode 0600, in a folder only its user can write to; if you did not make this one, \
+         remove it, or set AGNOSTICS_RECOVERY_DIR to a folder of your own"
+    )]
+    RecoveryRefused {
+        /// The file or folder.
+        file: PathBuf,
+        /// What is wrong with it.
+        why: String,
+    },
+    /// A recovery file of this card is not whole (torn, truncated, corrupt): the sectors it
+    /// saved cannot be read back from it, ever.
+    #[error(
+        "an earlier check of {disk} was interrupted, and its recovery file {file} cannot be read \
+         ({why}): the sectors it saved cannot be put back. Nothing was written. To check the card \
+         anyway, forget the file with `agnostics-cli capacity --forget-recovery {file}`"
+    )]
+    RecoveryUnreadable {
+        /// The disk.
+        disk: String,
+        /// The recovery file.
+        file: PathBuf,
+        /// What is wrong with it.
         why: String,
     },
     /// Device mode: the saved sectors could not all be put back after the check; the recovery
@@ -131,11 +163,12 @@ impl CapacityError {
                 &gettext("{path} is not on a local drive"),
                 &[("path", &path.display())],
             ),
-            CapacityError::Busy { disk } => fill(
+            CapacityError::Busy { disk, by } => fill(
                 &gettext(
-                    "another capacity check or test is using {disk} now; wait for it to finish",
+                    "another capacity check or test is using {disk} now{by}; wait for it to \
+                     finish",
                 ),
-                &[("disk", disk)],
+                &[("disk", disk), ("by", by)],
             ),
             CapacityError::InUse { device, why } => fill(
                 &gettext("{device} is in use ({why}); unmount it first"),
@@ -159,7 +192,25 @@ impl CapacityError {
                 &gettext(
                     "an earlier check of {disk} was interrupted and its saved sectors could not \
                      be put back ({why}); the recovery file {file} is kept — do not write to the \
-                     card, and try again",
+                     card",
+                ),
+                &[("disk", disk), ("file", &file.display()), ("why", why)],
+            ),
+            CapacityError::RecoveryRefused { file, why } => fill(
+                &gettext(
+                    "refusing the recovery file {file}: {why}. The program makes its recovery \
+                     files itself, mode 0600, in a folder only its user can write to; if you did \
+                     not make this one, remove it, or set AGNOSTICS_RECOVERY_DIR to a folder of \
+                     your own",
+                ),
+                &[("file", &file.display()), ("why", why)],
+            ),
+            CapacityError::RecoveryUnreadable { disk, file, why } => fill(
+                &gettext(
+                    "an earlier check of {disk} was interrupted, and its recovery file {file} \
+                     cannot be read ({why}): the sectors it saved cannot be put back. Nothing was \
+                     written. To check the card anyway, forget the file with `agnostics-cli \
+                     capacity --forget-recovery {file}`",
                 ),
                 &[("disk", disk), ("file", &file.display()), ("why", why)],
             ),

@@ -65,4 +65,7 @@ pub enum Event {
     Planned(Cost),
     /// An earlier check of this device was interrupted; its saved sectors were put back.
     Recovered(super::Recovered),
+    /// Something the person should know that does not stop the check (a lock that cannot
+    /// be used, another card's recovery file left alone), translated.
+    Note(String),
 }

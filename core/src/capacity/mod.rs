@@ -20,7 +20,9 @@
 //!   verified after; a check killed outright is restored by the next one.
 //!
 //! Both hold the drive's lock ([`crate::drive_lock`]) and refuse to run while another check or
-//! test uses the drive.
+//! test of the same user or root uses the drive, naming its process where the system tells;
+//! device mode opens the device for itself alone (`O_EXCL`), so another user's lock is noted
+//! and not obeyed.
 //!
 //! Limits: a drive that wraps at a size that is not a power of two, or (mounted mode) below the
 //! file's lowest address, may put a pattern block where nothing was saved; no such drive could
@@ -30,12 +32,15 @@ pub mod device;
 mod error;
 mod event;
 mod fiemap;
+mod locking;
 pub mod mounted;
 pub mod pattern;
 pub mod plan;
 pub mod recovery;
+mod recovery_file;
 pub mod registers;
 mod report;
+pub mod restore;
 pub mod ruler;
 pub mod spots;
 pub mod sweep;
@@ -122,16 +127,6 @@ pub fn check_device(
     cancel: &AtomicBool,
 ) -> Result<CapacityReport, CapacityError> {
     device::check(device, opts, on_event, cancel)
-}
-
-/// Restores every pending recovery file in `opts.recovery_dir` whose device is present,
-/// unmounted and still the same device (size, `MAJ:MIN`, serial or CID): what a check killed
-/// outright left. Returns what was restored; a file that could not be restored is kept and
-/// named in the error of the first such file (the others are still tried).
-///
-/// Errors: [`CapacityError::RecoveryFailed`].
-pub fn restore_pending(opts: &CapacityOptions) -> Result<Vec<Recovered>, CapacityError> {
-    recovery::restore_pending(opts, None)
 }
 
 /// What a check found, put together into its report by [`Parts::report`].

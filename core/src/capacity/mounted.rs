@@ -169,13 +169,7 @@ fn drive_of(info: &TargetInfo, sysfs: &Path) -> Result<(DriveFacts, u64, u64), C
 /// holds it too.
 pub(crate) fn lock(info: &TargetInfo, opts: &CapacityOptions) -> Result<DriveLock, CapacityError> {
     let drives = drive_lock::drives(info, &opts.sysfs_root);
-    let (held, _errors) = DriveLock::take(&opts.lock_dir, &drives);
-    match held.shared() {
-        Some(d) => Err(CapacityError::Busy {
-            disk: d.name.clone(),
-        }),
-        None => Ok(held),
-    }
+    super::locking::take(&opts.lock_dir, &drives, false, &mut |_| {})
 }
 
 /// Reserves `bytes` for `file` without writing (fallocate mode 0); on ENOSPC, half as much, up

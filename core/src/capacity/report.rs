@@ -226,6 +226,16 @@ pub struct Restore {
     pub blocks: u32,
     /// True when every one read back as saved.
     pub verified: bool,
+    /// Of `blocks`, those not put back: the write failed, or the device held something else
+    /// there than the check's own pattern (then nothing was written over it).
+    #[serde(default)]
+    pub failed: u32,
+    /// Their addresses, bytes, ascending (the first 64).
+    #[serde(default)]
+    pub failed_addresses: Vec<u64>,
+    /// The recovery file that keeps them, when some were not put back.
+    #[serde(default)]
+    pub kept_in: Option<std::path::PathBuf>,
 }
 
 /// A recovery file found from an earlier check that was killed, and what was done with it.
@@ -233,10 +243,16 @@ pub struct Restore {
 pub struct Recovered {
     /// The device it was for, e.g. `sdb`.
     pub disk: String,
-    /// The blocks written back.
+    /// The blocks back as saved (written back, or never changed).
     pub blocks: u32,
-    /// True when they read back as saved and the file was removed.
+    /// True when every block is back and the file was removed.
     pub verified: bool,
+    /// Blocks that could not be put back (kept in the file).
+    #[serde(default)]
+    pub failed: u32,
+    /// Their addresses, bytes (the first 64).
+    #[serde(default)]
+    pub failed_addresses: Vec<u64>,
 }
 
 /// The outcome of one capacity check. Store it with

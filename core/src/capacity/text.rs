@@ -249,28 +249,19 @@ pub fn to_text(r: &CapacityReport) -> String {
             line(format!("  {}", register_text(f)));
         }
     }
-    if let Some(restore) = r.restore.as_ref().filter(|r| !r.verified) {
-        line(fill(
-            &ngettext(
-                "Could not put back the {n} saved sector: the drive does not keep what is \
-                 written to it. The recovery file keeps it; the next check of this drive tries \
-                 again.",
-                "Could not put back every one of the {n} saved sectors: the drive does not keep \
-                 what is written to it. The recovery file keeps them; the next check of this \
-                 drive tries again.",
-                restore.blocks,
-            ),
-            &[("n", &restore.blocks)],
-        ));
-    } else if let Some(restore) = &r.restore {
-        line(fill(
-            &ngettext(
-                "Put back {n} saved sector and checked it.",
-                "Put back {n} saved sectors and checked them.",
-                restore.blocks,
-            ),
-            &[("n", &restore.blocks)],
-        ));
+    if let Some(restore) = &r.restore {
+        if restore.failed == 0 {
+            line(fill(
+                &ngettext(
+                    "Put back {n} saved sector and checked it.",
+                    "Put back {n} saved sectors and checked them.",
+                    restore.blocks,
+                ),
+                &[("n", &restore.blocks)],
+            ));
+        } else {
+            line(not_put_back_text(restore));
+        }
     }
     for rec in &r.recovered {
         line(recovered_text(rec));
@@ -286,14 +277,69 @@ pub fn to_text(r: &CapacityReport) -> String {
     out
 }
 
+/// The addresses of `addresses`, for people: `0, 4096, …` in bytes.
+fn addresses_text(addresses: &[u64], of: u32) -> String {
+    let mut s: Vec<String> = addresses.iter().map(u64::to_string).collect();
+    if (addresses.len() as u32) < of {
+        s.push("…".into());
+    }
+    s.join(", ")
+}
+
+/// A restore that left some saved sectors: how many, where, and where they are kept.
+fn not_put_back_text(restore: &super::Restore) -> String {
+    let file = restore
+        .kept_in
+        .as_ref()
+        .map(|p| p.display().to_string())
+        .unwrap_or_default();
+    fill(
+        &ngettext(
+            "{n} of {total} saved sectors could not be put back (at byte {addresses}): the write \
+             failed, or the card holds other data there than the check's own, which is not \
+             overwritten. It is kept in {file}; the next check of this card puts it back where \
+             it can, and `agnostics-cli capacity --forget-recovery` forgets it.",
+            "{n} of {total} saved sectors could not be put back (at bytes {addresses}): the \
+             writes failed, or the card holds other data there than the check's own, which is \
+             not overwritten. They are kept in {file}; the next check of this card puts them \
+             back where it can, and `agnostics-cli capacity --forget-recovery` forgets them.",
+            restore.failed,
+        ),
+        &[
+            ("n", &restore.failed),
+            ("total", &restore.blocks),
+            (
+                "addresses",
+                &addresses_text(&restore.failed_addresses, restore.failed),
+            ),
+            ("file", &file),
+        ],
+    )
+}
+
 /// An earlier, interrupted check's sectors put back.
 pub fn recovered_text(r: &super::Recovered) -> String {
-    fill(
+    let back = fill(
         &ngettext(
             "An earlier check of {disk} was interrupted: put back its {n} saved sector.",
             "An earlier check of {disk} was interrupted: put back its {n} saved sectors.",
             r.blocks,
         ),
         &[("disk", &r.disk), ("n", &r.blocks)],
-    )
+    );
+    if r.failed == 0 {
+        return back;
+    }
+    let left = fill(
+        &ngettext(
+            "{n} could not be put back (at byte {addresses}) and stays in its recovery file.",
+            "{n} could not be put back (at bytes {addresses}) and stay in its recovery file.",
+            r.failed,
+        ),
+        &[
+            ("n", &r.failed),
+            ("addresses", &addresses_text(&r.failed_addresses, r.failed)),
+        ],
+    );
+    format!("{back} {left}")
 }

@@ -32,6 +32,9 @@ pub(super) struct FakeFs {
     uid: u32,
     gid: u32,
     made: SystemTime,
+    /// Writes that fail with EIO: [`super::EioBand`], and how often each block of it was
+    /// written.
+    band: Option<(super::EioBand, std::collections::HashMap<u64, u32>)>,
 }
 
 impl FakeFs {
@@ -49,7 +52,31 @@ impl FakeFs {
             uid: nix::unistd::getuid().as_raw(),
             gid: nix::unistd::getgid().as_raw(),
             made: SystemTime::now(),
+            band: None,
         }
+    }
+
+    /// Makes writes in `band` fail as it says.
+    pub(super) fn with_band(mut self, band: Option<super::EioBand>) -> FakeFs {
+        self.band = band.map(|b| (b, std::collections::HashMap::new()));
+        self
+    }
+
+    /// True when the write of the block at claimed offset `at` fails: in the band, once the
+    /// block took the writes the band lets through (counted here).
+    fn refuses(&mut self, at: u64) -> bool {
+        let Some((band, seen)) = &mut self.band else {
+            return false;
+        };
+        if !band.range.contains(&at) {
+            return false;
+        }
+        let n = seen.entry(at / FAKE_BLOCK).or_insert(0);
+        if *n >= band.writes_before {
+            return true;
+        }
+        *n += 1;
+        false
     }
 
     fn attr(&self, ino: u64) -> Option<FileAttr> {
@@ -245,6 +272,12 @@ impl Filesystem for FakeFs {
             return reply.error(libc::ENOSPC);
         }
         let len = (data.len() as u64).min(self.claimed_bytes - offset);
+        let refused: Vec<bool> = FakeFs::pieces(offset, len)
+            .map(|(at, _)| self.refuses(at))
+            .collect();
+        if refused.iter().any(|&r| r) {
+            return reply.error(libc::EIO);
+        }
         match self.write_blocks(offset, &data[..len as usize]) {
             Ok(dropped) => {
                 self.counters.writes.fetch_add(1, Ordering::SeqCst);
