@@ -215,7 +215,9 @@ fn writes_failing_in_a_band() -> Ran {
             .iter()
             .map(|a| a.as_u64().unwrap())
             .collect();
-        assert_eq!(named, kept.iter().map(|(a, _)| *a).collect::<Vec<_>>());
+        // The report names the first 64 (ascending); the file keeps them all.
+        let first: Vec<u64> = kept.iter().map(|(a, _)| *a).take(64).collect();
+        assert_eq!(named, first, "{doc:#}");
         // The kept blocks hold the check's pattern still: nothing else there changed.
         for (a, b) in &kept {
             assert_ne!(drive.read_backing(*a, 4096), b.0.to_vec());
