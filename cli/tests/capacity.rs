@@ -9,6 +9,8 @@
 
 mod support;
 
+use support::capacity::{files_and_sums, recovery_dir, sha256, users_files, users_files_on};
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
@@ -17,19 +19,6 @@ use agnostics_testkit::fake_drive::{Behaviour, FakeDrive};
 use agnostics_testkit::{require_program, require_root, run, LoopFs, Ran, Throttle, Tmpfs};
 
 const MIB: u64 = 1 << 20;
-
-/// A fresh, empty folder for recovery files.
-fn recovery_dir() -> PathBuf {
-    use std::sync::atomic::{AtomicUsize, Ordering};
-    static MADE: AtomicUsize = AtomicUsize::new(0);
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!(
-        "recovery/{}-{}",
-        std::process::id(),
-        MADE.fetch_add(1, Ordering::SeqCst)
-    ));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
 
 /// `agnostics-cli capacity ARGS` with the tests' environment and `recovery` for recovery files.
 fn capacity(program: Command, recovery: &Path, args: &[&str]) -> Command {
@@ -51,14 +40,6 @@ fn plain() -> Command {
 
 fn json_of(out: &Output) -> serde_json::Value {
     support::json(out)
-}
-
-fn sha256(path: &Path) -> String {
-    run(Command::new("sha256sum").arg(path))
-        .split_whitespace()
-        .next()
-        .unwrap()
-        .to_owned()
 }
 
 /// A bare loop device over an image of `size_mib` MiB (direct I/O on), detached on drop.
@@ -94,21 +75,6 @@ impl Drop for BareLoop {
     fn drop(&mut self) {
         let _ = Command::new("losetup").arg("-d").arg(&self.device).status();
     }
-}
-
-/// Every regular file under `dir` (not ours) with its SHA-256.
-fn files_and_sums(dir: &Path) -> Vec<(PathBuf, String)> {
-    let mut out = Vec::new();
-    for e in std::fs::read_dir(dir).unwrap().flatten() {
-        let p = e.path();
-        if p.is_file() {
-            out.push((p.clone(), sha256(&p)));
-        } else if p.is_dir() && !p.ends_with("lost+found") {
-            out.extend(files_and_sums(&p));
-        }
-    }
-    out.sort();
-    out
 }
 
 fn mounted_genuine_on_loop_ext4() -> Ran {
@@ -490,31 +456,6 @@ fn check_fake(drive: &FakeDrive, mounted: bool) -> (serde_json::Value, Option<i3
         .output()
         .unwrap();
     (json_of(&out), out.status.code())
-}
-
-/// Two files of the user's, for a mounted fake made holding them ([`FakeDriveBuilder::files`]:
-/// laid out by mkfs in the part the fake really keeps), and their checksums.
-fn users_files() -> (tempfile::TempDir, Vec<(PathBuf, String)>) {
-    let dir = support::scratch();
-    for (i, name) in ["notes.txt", "photo.jpg"].iter().enumerate() {
-        let bytes: Vec<u8> = (0..300_000u32)
-            .map(|n| (n.wrapping_mul(31) as u8) ^ i as u8)
-            .collect();
-        std::fs::write(dir.path().join(name), bytes).unwrap();
-    }
-    let sums = files_and_sums(dir.path());
-    (dir, sums)
-}
-
-/// The user's files on the mounted fake, read from the drive (after a remount, not from the
-/// page cache), with their checksums under the names `users_files` gave them.
-fn users_files_on(drive: &mut FakeDrive, users: &Path) -> Vec<(PathBuf, String)> {
-    drive.remount();
-    let mount = drive.mount_dir().unwrap().to_owned();
-    files_and_sums(&mount)
-        .into_iter()
-        .map(|(p, sum)| (users.join(p.strip_prefix(&mount).unwrap()), sum))
-        .collect()
 }
 
 fn wrap(claimed: u64, real: u64, mounted: bool) -> Ran {

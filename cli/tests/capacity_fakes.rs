@@ -10,6 +10,8 @@
 
 mod support;
 
+use support::capacity::{recovery_dir, sha256, users_files, users_files_on};
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -18,19 +20,6 @@ use agnostics_testkit::{require_root, run, Ran, Throttle};
 
 const MIB: u64 = 1 << 20;
 const GIB: u64 = 1 << 30;
-
-/// A fresh, empty folder for recovery files.
-fn recovery_dir() -> PathBuf {
-    use std::sync::atomic::{AtomicUsize, Ordering};
-    static MADE: AtomicUsize = AtomicUsize::new(0);
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!(
-        "recovery-fakes/{}-{}",
-        std::process::id(),
-        MADE.fetch_add(1, Ordering::SeqCst)
-    ));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
 
 /// `agnostics-cli capacity ARGS` run by `program`, with the tests' environment and a fresh
 /// folder for recovery files.
@@ -47,29 +36,6 @@ fn cli_path() -> &'static Path {
     Path::new(env!("CARGO_BIN_EXE_agnostics-cli"))
 }
 
-fn sha256(path: &Path) -> String {
-    run(Command::new("sha256sum").arg(path))
-        .split_whitespace()
-        .next()
-        .unwrap()
-        .to_owned()
-}
-
-/// Every regular file under `dir` (not lost+found) with its SHA-256, sorted.
-fn files_and_sums(dir: &Path) -> Vec<(PathBuf, String)> {
-    let mut out = Vec::new();
-    for e in std::fs::read_dir(dir).unwrap().flatten() {
-        let p = e.path();
-        if p.is_file() {
-            out.push((p.clone(), sha256(&p)));
-        } else if p.is_dir() && !p.ends_with("lost+found") {
-            out.extend(files_and_sums(&p));
-        }
-    }
-    out.sort();
-    out
-}
-
 /// Checks `drive` in device mode (`--device … --yes`) or mounted mode (`--target` its mount)
 /// and returns the JSON report and the exit code.
 fn check(drive: &FakeDrive, mounted: bool) -> (serde_json::Value, Option<i32>) {
@@ -81,32 +47,6 @@ fn check(drive: &FakeDrive, mounted: bool) -> (serde_json::Value, Option<i32>) {
     };
     let out = capacity(drive.command(cli_path()), &args);
     (support::json(&out), out.status.code())
-}
-
-/// Two files of the user's for a mounted fake, laid out by mkfs where the fake keeps them,
-/// and their checksums.
-fn users_files() -> (tempfile::TempDir, Vec<(PathBuf, String)>) {
-    let dir = support::scratch();
-    for (i, name) in ["notes.txt", "photo.jpg"].iter().enumerate() {
-        let bytes: Vec<u8> = (0..300_000u32)
-            .map(|n| (n.wrapping_mul(31) as u8) ^ i as u8)
-            .collect();
-        std::fs::write(dir.path().join(name), bytes).unwrap();
-    }
-    let sums = files_and_sums(dir.path());
-    (dir, sums)
-}
-
-/// The user's files read back from the drive after a remount, named as `users_files` named
-/// them.
-fn users_files_on(drive: &mut FakeDrive, users: &Path) -> Vec<(PathBuf, String)> {
-    drive.remount();
-    let mount = drive.mount_dir().unwrap().to_owned();
-    files_and_sums(&mount)
-        .into_iter()
-        .filter(|(p, _)| !p.starts_with(mount.join("filler")))
-        .map(|(p, sum)| (users.join(p.strip_prefix(&mount).unwrap()), sum))
-        .collect()
 }
 
 /// Files and their checksums.

@@ -10,6 +10,8 @@
 
 mod support;
 
+use support::capacity::{recovery_dir, sha256};
+
 use std::os::unix::fs::{FileExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
@@ -22,20 +24,6 @@ use agnostics_testkit::{require_program, require_root, run, Ran};
 const MIB: u64 = 1 << 20;
 /// The user other users' files belong to.
 const NOBODY: u32 = 65534;
-
-/// A fresh folder for recovery files, mode 0700.
-fn recovery_dir() -> PathBuf {
-    use std::sync::atomic::{AtomicUsize, Ordering};
-    static MADE: AtomicUsize = AtomicUsize::new(0);
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!(
-        "recovery-safe/{}-{}",
-        std::process::id(),
-        MADE.fetch_add(1, Ordering::SeqCst)
-    ));
-    std::fs::create_dir_all(&dir).unwrap();
-    std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o700)).unwrap();
-    dir
-}
 
 /// `agnostics-cli capacity ARGS` with `rec` for recovery files, run to its end, waited for at
 /// most two minutes (then killed: the test fails instead of hanging).
@@ -68,14 +56,6 @@ fn device_check(rec: &Path, device: &Path, lock_dir: Option<&Path>) -> Output {
         lock_dir,
         &["--device", device.to_str().unwrap(), "--yes", "--json"],
     )
-}
-
-fn sha256(path: &Path) -> String {
-    run(Command::new("sha256sum").arg(path))
-        .split_whitespace()
-        .next()
-        .unwrap()
-        .to_owned()
 }
 
 fn stderr(out: &Output) -> String {

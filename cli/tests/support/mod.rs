@@ -6,6 +6,7 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+pub mod capacity;
 mod run;
 
 #[allow(unused_imports)] // Not every test binary runs the program this way.

@@ -130,12 +130,22 @@ fn run_fio(
     let results = match results_from_output(profile, &stdout_text, &stderr_text, status) {
         Ok(results) => results,
         // fio skips a job whose exec_prerun hook fails, yet reports no error and exits 0:
-        // the job's values are missing. Name the hook rather than the missing value.
+        // the job did no I/O and its values are missing or contradict it. Name the hook
+        // rather than the missing value, only for a job fio did no I/O for.
         Err(e @ EngineError::FioFailed { .. }) => {
             let counters = device.map(|d| d.maj_min);
+            let parsed = output::final_output(&stdout_text).ok();
+            let did_io = |index: usize| {
+                parsed
+                    .as_ref()
+                    .and_then(|o| o.job(&jobfile::section_name(index)))
+                    .is_some_and(|job| job.io_bytes() > 0)
+            };
             let ran = |index: usize| {
-                file.take_hook_output(&format!("{}.prerun.txt", jobfile::section_name(index)))
-                    .is_some()
+                did_io(index)
+                    || file
+                        .take_hook_output(&format!("{}.prerun.txt", jobfile::section_name(index)))
+                        .is_some()
             };
             return Err(skipped_by_hook(profile, counters, ran).unwrap_or(e));
         }
@@ -151,8 +161,8 @@ fn run_fio(
 }
 
 /// The error for a run whose job fio skipped because its `exec_prerun` hook failed: the first
-/// job that was given the hooks (`counters` set, one thread) and whose hook left no output
-/// (`ran(index)` false). fio runs a hook with `system()`, so a system without `/bin/sh` fails
+/// job that was given the hooks (`counters` set, one thread) that fio did no I/O for and whose
+/// hook left no output (`ran(index)` false). fio runs a hook with `system()`, so a system without `/bin/sh` fails
 /// every hook. `None` when every hooked job's hook ran, or no job had hooks.
 fn skipped_by_hook(
     profile: &Profile,
