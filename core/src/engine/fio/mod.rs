@@ -129,25 +129,21 @@ fn run_fio(
 
     let results = match results_from_output(profile, &stdout_text, &stderr_text, status) {
         Ok(results) => results,
-        // fio skips a job whose exec_prerun hook fails, yet reports no error and exits 0:
-        // the job did no I/O and its values are missing or contradict it. Name the hook
-        // rather than the missing value, only for a job fio did no I/O for.
-        Err(e @ EngineError::FioFailed { .. }) => {
-            let counters = device.map(|d| d.maj_min);
-            let parsed = output::final_output(&stdout_text).ok();
-            let did_io = |index: usize| {
-                parsed
-                    .as_ref()
-                    .and_then(|o| o.job(&jobfile::section_name(index)))
-                    .is_some_and(|job| job.io_bytes() > 0)
+        // fio skips a job whose exec_prerun hook fails, yet reports no error and exits 0
+        // with its JSON: the job did no I/O, and its values are missing or contradict it.
+        // Name the hook then, for such a job only; any other failure is told as it is.
+        Err(e @ EngineError::FioFailed { .. }) if status.success() => {
+            let Ok(out) = output::final_output(&stdout_text) else {
+                return Err(e);
             };
             let ran = |index: usize| {
-                did_io(index)
+                let section = jobfile::section_name(index);
+                out.job(&section).is_some_and(|job| job.io_bytes() > 0)
                     || file
-                        .take_hook_output(&format!("{}.prerun.txt", jobfile::section_name(index)))
+                        .take_hook_output(&format!("{section}.prerun.txt"))
                         .is_some()
             };
-            return Err(skipped_by_hook(profile, counters, ran).unwrap_or(e));
+            return Err(skipped_by_hook(profile, device.map(|d| d.maj_min), ran).unwrap_or(e));
         }
         Err(e) => return Err(e),
     };
