@@ -97,7 +97,9 @@ debian_chroot() {
         [ -f /etc/resolv.conf ] && mount --bind /etc/resolv.conf "$root/etc/resolv.conf" 2>/dev/null || true
         for path in $1; do
             mkdir -p "$root$path"
-            mount --bind "$path" "$root$path"
+            # Recursive: a file system mounted under the path (a loop ext4 of a test) is
+            # seen inside too, not the empty folder beneath it.
+            mount --rbind "$path" "$root$path"
         done
         shift
         exec chroot "$root" "$@"' "$_d_root" "$_d_binds" "$@"
