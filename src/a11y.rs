@@ -399,13 +399,16 @@ pub fn name_drop_down(drop: &gtk::DropDown, label: &str) {
                 .selected_item()
                 .and_downcast::<gtk::StringObject>()
                 .map(|s| s.string().to_string());
+            let name = match &choice {
+                Some(choice) => format!("{label}: {choice}"),
+                None => label.clone(),
+            };
+            // GTK 4.14 and later name a drop-down's button after the drop-down itself, which
+            // GTK labels with the choice shown (labelled-by): the drop-down gets the whole name.
+            set_whole_label(drop, &name);
             let mut stack = vec![drop.clone().upcast::<gtk::Widget>()];
             while let Some(widget) = stack.pop() {
                 if widget.is::<gtk::ToggleButton>() {
-                    let name = match &choice {
-                        Some(choice) => format!("{label}: {choice}"),
-                        None => label.clone(),
-                    };
                     set_whole_label(&widget, &name);
                 } else if widget.type_().name() == "GtkListItemWidget" {
                     // The choice shown in the button: GTK 4.12 and later make it a focusable
