@@ -3,6 +3,7 @@
 #
 #   debian_apt ARGS...            apt-get, non-interactive, waiting up to 10 min while another
 #                                 apt or dpkg holds the lock ($sudo in front when it is set)
+#   debian_add_arch ARCH          dpkg --add-architecture ARCH, waiting the same way
 #   debian_mmdebstrap DIST DIR MMDEBSTRAP-OPTIONS...
 #                                 mmdebstrap --quiet --mode=root of DIST into DIR from Debian's
 #                                 three sources of DIST (main, -updates, -security; DIR may be
@@ -30,6 +31,15 @@ debian_apt() {
     DEBIAN_FRONTEND=noninteractive ${sudo:-} apt-get -o DPkg::Lock::Timeout=600 "$@"
 }
 
+# dpkg --add-architecture ARCH, waiting (up to 10 minutes) while another dpkg holds its lock.
+debian_add_arch() {
+    _d_n=0
+    until ${sudo:-} dpkg --add-architecture "$1"; do
+        _d_n=$((_d_n + 1))
+        [ "$_d_n" -lt 120 ] || return 1
+        sleep 5
+    done
+}
 debian_mmdebstrap() {
     _d_dist=$1
     _d_dir=$2
