@@ -142,8 +142,24 @@ fn ticking_a_run_keeps_its_row_in_view(app: &Application) {
     window.set_focus_visible(false);
     press_on(&last, "space");
     assert_eq!(view.chosen_count(), 1, "Space ticked the run");
-    // The bar slides in (a bound for a stuck animation, not a timing).
-    let _ = try_wait_until(std::time::Duration::from_secs(2), || false);
+    // The bar slides in: its revealer done (a bound for a stuck animation, not a timing).
+    // Waited for, not slept: GTK drops the ring a few seconds after the last key.
+    let bar_shown = || {
+        descendants(window.upcast_ref())
+            .into_iter()
+            .filter(|w| w.is::<gtk::ActionBar>())
+            .flat_map(|bar| descendants(&bar))
+            .filter_map(|w| w.downcast::<gtk::Revealer>().ok())
+            .any(|r| r.is_child_revealed())
+    };
+    let row_shown = || {
+        let (top, bottom, height) = in_view();
+        top >= -0.5 && bottom <= height + 0.5
+    };
+    let _ = try_wait_until(std::time::Duration::from_secs(2), || {
+        bar_shown() && row_shown()
+    });
+    assert!(bar_shown(), "the Compare bar slid in");
     let (top, bottom, height) = in_view();
     assert!(
         top >= -0.5 && bottom <= height + 0.5,
