@@ -146,6 +146,31 @@ my $card2 = doc($cap->{'card-unmounted.out'});
 check('card_without_var_tmp', trim($cap->{'card-unmounted.rc'}) eq '0' && $card2
         && $json->encode($card2) eq $json->encode($want_card),
     "exit " . trim($cap->{'card-unmounted.rc'}) . "; " . trim($cap->{'card-unmounted.err'}) . "\n" . json_diff($want_card, $card2));
+# health on a card with no health report (qemu's: maker 0xAA, no CMD56 format known): it says
+# so, judges nothing ("unknown", exit 0) and writes nothing.
+my $health = doc($cap->{'health-json.out'});
+my $sd_health = $health && ref $health->{sd_health} eq 'HASH' ? $health->{sd_health} : {};
+check('health_json',
+    trim($cap->{'health-json.rc'}) eq '0' && $health && ($health->{device} // '') eq 'mmcblk0'
+        && ($health->{kind} // '') eq 'SD' && ($health->{verdict} // '') eq 'unknown'
+        && ($sd_health->{status} // '') eq 'unknown_maker' && ($sd_health->{mid} // -1) == 0xAA
+        && !defined $health->{emmc_wear} && !defined $health->{found_fake} && !defined $health->{trend}
+        && ($health->{history_runs} // -1) == 0,
+    "exit " . trim($cap->{'health-json.rc'}) . "; stderr: " . trim($cap->{'health-json.err'}) . "\n"
+        . ($health ? $json->encode($health) : ($cap->{'health-json.out'} // '')));
+my $health_text = $cap->{'health.out'} // '';
+check('health_text', trim($cap->{'health.rc'}) eq '0' && $health_text =~ /maker has no known health report/
+        && $health_text =~ /Health: unknown/,
+    "exit " . trim($cap->{'health.rc'}) . ": $health_text" . trim($cap->{'health.err'}));
+print "pi-$machine: health: $_\n" for grep { /\S/ } split /\n/, $health_text;
+my ($written_before, $written_after) = split ' ', trim($cap->{'health-written'});
+# The files newer than a mark made just before health, listed before it ran and after.
+my %was = map { $_ => 1 } split /\n/, ($cap->{'health-newer-before'} // '');
+my @touched = grep { !$was{$_} } split /\n/, ($cap->{'health-newer-after'} // '');
+check('health_writes_nothing', defined $written_after && $written_before eq $written_after
+        && defined $cap->{'health-newer-after'} && !@touched,
+    "sectors written to mmcblk0 before and after: " . trim($cap->{'health-written'})
+        . "; files made or changed: " . join(' ', @touched));
 my $cap_out = $cap->{'capacity.out'} // '';
 check('capacity_genuine', trim($cap->{'capacity.rc'}) eq '0',
     "exit " . trim($cap->{'capacity.rc'}) . ": $cap_out" . ($cap->{'capacity.err'} // ''));

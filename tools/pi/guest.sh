@@ -4,7 +4,7 @@
 # name", so that kernel messages and the console's line endings cannot change it; the host
 # checks them (tools/pi/check.pl). /conf names the stage: STAGE=main (the card mounted: model,
 # card, targets, runs) or STAGE=capacity (the card never mounted: card without /var/tmp,
-# capacity on the whole device).
+# health, capacity on the whole device).
 # shellcheck source=/dev/null
 . /conf
 CLI=/usr/bin/agnostics-cli
@@ -63,6 +63,26 @@ else
     # Nothing mounted from the card, and no /var/tmp: card must still find the card.
     rm -rf /var/tmp
     keep card-unmounted "$CLI" card --json
+    # health only looks: the sectors written to the card (/proc/diskstats) are the same after
+    # it, and no file is made or changed anywhere: the files newer than a mark made before it
+    # are the same list after it (the initramfs's files carry the host's dates, newer already).
+    sync
+    written() { awk '$3 == "mmcblk0" { print $10 }' /proc/diskstats; }
+    newer() { # FILE: the files newer than the mark, sorted
+        find / \( -path /proc -o -path /sys -o -path /dev -o -path "$out" \) -prune -o \
+            -newer "$out/health-mark" -print 2>&1 | sort >"$1"
+    }
+    : >"$out/health-mark"
+    before=$(written)
+    newer "$out/health-newer-before"
+    keep health-json "$CLI" health --device mmcblk0 --json
+    keep health "$CLI" health --device mmcblk0
+    sync
+    echo "$before $(written)" >"$out/health-written"
+    emit health-written "$out/health-written"
+    newer "$out/health-newer-after"
+    emit health-newer-before "$out/health-newer-before"
+    emit health-newer-after "$out/health-newer-after"
     keep capacity "$CLI" capacity --device /dev/mmcblk0 --yes --no-history
 fi
 sync

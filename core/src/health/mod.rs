@@ -94,7 +94,7 @@ impl SdHealth {
 pub struct HealthReport {
     /// The whole disk, `mmcblk0`.
     pub device: String,
-    /// Its kind (JSON: `sd`, `emmc`, `usb`, `nvme`, …).
+    /// Its kind (JSON as [`Transport::as_str`]: `SD`, `eMMC`, `USB`, `NVMe`, …).
     pub kind: Transport,
     /// The card's or drive's model, where known.
     pub model: Option<String>,
