@@ -10,7 +10,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use agnostics_core::advice::Advice;
-use agnostics_core::engine::{EngineKind, Event};
+use agnostics_core::engine::{run_line, EngineKind, Event};
 use agnostics_core::figure::nearest_text;
 use agnostics_core::headline::{headline, CapacityKnown, Speed};
 use agnostics_core::history::trend::{self, Trend};
@@ -377,12 +377,9 @@ impl Progress {
     fn event(&self, event: Event) {
         let Some(bar) = &self.bar else { return };
         match event {
-            Event::RunStarted { run, runs } => {
+            Event::RunStarted { run, runs, again } => {
                 if run > 1 {
-                    bar.println(fill(
-                        &gettext("Run {run} of {runs}"),
-                        &[("run", &run), ("runs", &runs)],
-                    ));
+                    bar.println(run_line(run, runs, again));
                 }
             }
             Event::PhaseStarted {
