@@ -59,6 +59,13 @@ pub fn main(args: &RunArgs) -> i32 {
         lock_dir: agnostics_core::drive_lock::default_dir(),
     };
 
+    // Told before the test starts, in the app's words: both tests would go ungraded.
+    let drives = sdtest::drives(&opts);
+    if let Some(busy) = agnostics_core::drive_lock::busy(&opts.lock_dir, &drives) {
+        let warning = fill(&gettext("warning: {error}"), &[("error", &busy.text())]);
+        emit(To::Stderr, format!("agnostics-cli: {warning}\n"));
+    }
+
     let cancel = Arc::new(AtomicBool::new(false));
     let signals = Stopper::start(Arc::clone(&cancel));
 
