@@ -2,7 +2,9 @@
 //! cargo test -p agnostics --test ui_busy`): with another process holding the drive's lock
 //! (as `agnostics-cli run` or a capacity check does), **Run** and Ctrl+R ask first, naming the
 //! program, and start nothing; **Don't Start** leaves the ready page as it was; **Wait, Then
-//! Start** waits, with **Cancel**, and starts the test by itself once the drive is free.
+//! Start** waits, with **Cancel**, and starts the test by itself once the drive is free. A
+//! drive unmounted after it was listed is refused with why, before anything is written in the
+//! folder it leaves behind.
 
 #[path = "ui_support/mod.rs"]
 mod support;
@@ -29,6 +31,7 @@ fn main() {
         a_busy_drive_is_told_before_the_test_and_nothing_starts,
         waiting_starts_the_test_once_the_drive_is_free,
         waiting_can_be_cancelled,
+        a_drive_unmounted_after_it_was_listed_is_refused_before_anything_is_written,
     ];
     let conclusion = agnostics_testkit::harness::conclude_on_this_thread(tests);
     drop(scratch);
@@ -201,5 +204,38 @@ fn waiting_can_be_cancelled(app: &Application) -> Ran {
     drop(scene.holder.take());
     let _ = try_wait_until(std::time::Duration::from_millis(1500), || false);
     scene.assert_nothing_started("after Cancel");
+    Ok(())
+}
+
+/// Finding: a drive removed while the app ran stayed offered with Run on, although its folder
+/// was now an empty directory on the root disk: Run would have written there. Now Run
+/// refuses, says what happened and that nothing was written, and lists the drives again.
+fn a_drive_unmounted_after_it_was_listed_is_refused_before_anything_is_written(
+    app: &Application,
+) -> Ran {
+    agnostics_testkit::require_root("a loop-mounted ext4")?;
+    let mut scene = Scene::new(app);
+    drop(scene.holder.take());
+    let unmounted = std::process::Command::new("umount")
+        .arg(&scene.fs.mount)
+        .status()
+        .is_ok_and(|s| s.success());
+    assert!(unmounted, "umount {}", scene.fs.mount.display());
+    assert!(scene.fs.mount.is_dir(), "the mount point stays as a folder");
+    let dialog = scene.ask();
+    assert_eq!(dialog.heading().as_deref(), Some("The Drive Changed"));
+    let body = dialog.body().to_string();
+    assert!(
+        body.contains(&format!(
+            "on the drive it was on ({})",
+            scene.fs.loop_name()
+        )),
+        "{body:?}"
+    );
+    assert!(body.contains("Nothing was written."), "{body:?}");
+    iterate_briefly();
+    scene.assert_nothing_started("after the refusal");
+    dialog.response("close");
+    wait_until("the drives listed again", || scene.window.drives_loaded());
     Ok(())
 }

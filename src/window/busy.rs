@@ -10,6 +10,7 @@ use adw::prelude::*;
 use adw::subclass::prelude::*;
 use agnostics_core::drive_lock::{self, Busy, Drive};
 use agnostics_core::i18n::gettext;
+use agnostics_core::target_dir;
 use gtk::glib;
 
 use super::Window;
@@ -18,8 +19,9 @@ use super::Window;
 const LOOK_EVERY: Duration = Duration::from_millis(500);
 
 impl Window {
-    /// **Run** and Ctrl+R: the test on the chosen drive, unless another test or capacity
-    /// check uses that drive now; then the question first.
+    /// **Run** and Ctrl+R: the test on the chosen drive, unless its drive changed since it
+    /// was listed (refused, with why, and the drives listed again), or another test or
+    /// capacity check uses that drive now (the question first).
     pub(crate) fn request_test(&self) {
         let imp = self.imp();
         if imp.test_run.is_busy() || imp.waiting_for_drive.get() {
@@ -29,6 +31,17 @@ impl Window {
             return;
         };
         let opts = self.test_options(&choice.dir);
+        // The drive under the folder may have gone since it was listed: the folder left
+        // behind is on another disk, and the test would write there.
+        let change = choice
+            .info
+            .as_ref()
+            .and_then(|info| target_dir::drive_changed(info, &opts.sysfs_root));
+        if let Some(change) = change {
+            imp.ready_view.load_drives();
+            self.show_message(&gettext("The Drive Changed"), &change.text());
+            return;
+        }
         let drives = agnostics_core::sdtest::drives(&opts);
         match drive_lock::busy(&opts.lock_dir, &drives) {
             Some(busy) => self.ask_about_busy_drive(&busy, drives),
