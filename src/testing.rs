@@ -111,6 +111,9 @@ pub trait WindowProbe {
     /// Starts the SD card test on the chosen drive, as **Run** does.
     fn start_test(&self);
 
+    /// True while a test waits for its drive to be free of another test.
+    fn waiting_for_drive(&self) -> bool;
+
     /// Stops the running SD card test, as **Cancel** does.
     fn cancel_test(&self);
 
@@ -271,6 +274,10 @@ impl WindowProbe for Window {
 
     fn profile(&self) -> Profile {
         self.imp().ready_view.profile()
+    }
+
+    fn waiting_for_drive(&self) -> bool {
+        Window::is_waiting_for_drive(self)
     }
 
     fn start_test(&self) {

@@ -17,6 +17,7 @@ use agnostics::testing::WindowProbe;
 use agnostics::window::Page;
 use agnostics::{a11y, Application, Window};
 use agnostics_core::advice::Advice;
+use agnostics_core::engine::Rerun;
 use agnostics_core::profile::Rw;
 
 use support::*;
@@ -246,10 +247,19 @@ fn progress_bar_covers_the_whole_run_and_explains_a_repeat(app: &Application) {
     );
     let mut second = progress("prepare-file", Rw::Write, 0, 0.0);
     second.run = 2;
+    second.again = Some(Rerun::Failed);
     view.update(&second);
     assert_eq!(
         view.run_text(),
         "Run 2 of up to 3: a test that fails is run again, as Raspberry Pi Diagnostics does"
+    );
+    // A run another test spoiled did not fail: the repeat says what happened.
+    second.again = Some(Rerun::Shared);
+    view.update(&second);
+    assert_eq!(
+        view.run_text(),
+        "Run 2 of up to 3: another test used the drive during the run before, so that run was \
+         not graded and is run again"
     );
 }
 

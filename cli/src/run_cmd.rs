@@ -10,7 +10,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use agnostics_core::advice::Advice;
-use agnostics_core::engine::{EngineKind, Event};
+use agnostics_core::engine::{run_line, EngineKind, Event};
 use agnostics_core::figure::nearest_text;
 use agnostics_core::headline::{headline, CapacityKnown, Speed};
 use agnostics_core::history::trend::{self, Trend};
@@ -58,6 +58,13 @@ pub fn main(args: &RunArgs) -> i32 {
         sysfs_root: args.sysfs_root.clone(),
         lock_dir: agnostics_core::drive_lock::default_dir(),
     };
+
+    // Told before the test starts, in the app's words: both tests would go ungraded.
+    let drives = sdtest::drives(&opts);
+    if let Some(busy) = agnostics_core::drive_lock::busy(&opts.lock_dir, &drives) {
+        let warning = fill(&gettext("warning: {error}"), &[("error", &busy.text())]);
+        emit(To::Stderr, format!("agnostics-cli: {warning}\n"));
+    }
 
     let cancel = Arc::new(AtomicBool::new(false));
     let signals = Stopper::start(Arc::clone(&cancel));
@@ -377,12 +384,9 @@ impl Progress {
     fn event(&self, event: Event) {
         let Some(bar) = &self.bar else { return };
         match event {
-            Event::RunStarted { run, runs } => {
+            Event::RunStarted { run, runs, again } => {
                 if run > 1 {
-                    bar.println(fill(
-                        &gettext("Run {run} of {runs}"),
-                        &[("run", &run), ("runs", &runs)],
-                    ));
+                    bar.println(run_line(run, runs, again));
                 }
             }
             Event::PhaseStarted {

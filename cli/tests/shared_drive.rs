@@ -206,8 +206,43 @@ fn one_test_after_another_is_graded_despite_the_lock_files_left() -> Ran {
     Ok(())
 }
 
+/// A drive another program holds is told before the test starts, naming the program, in
+/// the words the app uses; the test then runs, and says it shared the drive.
+fn a_busy_drive_is_told_before_the_test_starts() -> Ran {
+    let scene = Scene::new();
+    let opts = agnostics_core::sdtest::TestOptions::standard(scene.dir.path().join("a"));
+    let Some(drive) = agnostics_core::sdtest::drives(&opts).into_iter().next() else {
+        return agnostics_testkit::skip("the scratch folder is on no block device");
+    };
+    let holder = agnostics_testkit::LockHolder::spawn(&scene.locks.join(drive.file_name()));
+    let cli = Path::new(env!("CARGO_BIN_EXE_agnostics-cli"));
+    let out = scene
+        .command(cli, "a")
+        .output()
+        .expect("agnostics-cli runs");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let told = format!(
+        "agnostics-cli: warning: Another test or capacity check is using this drive ({}) now: \
+         sleep, process {}. Two tests at once share the drive's speed, so neither would be \
+         graded.",
+        drive.name,
+        holder.pid()
+    );
+    assert!(stderr.contains(&told), "{stderr}");
+    assert_shared(&support::json(&out), "beside the holder");
+    drop(holder);
+    let out = scene
+        .command(cli, "a")
+        .output()
+        .expect("agnostics-cli runs");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!stderr.contains("Another test"), "{stderr}");
+    Ok(())
+}
+
 fn main() {
     agnostics_testkit::harness::run(agnostics_testkit::tests!(
+        a_busy_drive_is_told_before_the_test_starts,
         two_tests_in_one_folder_both_say_so_and_neither_is_graded,
         two_tests_in_two_folders_of_one_drive_both_say_so,
         tests_by_two_users_on_one_drive_both_say_so,

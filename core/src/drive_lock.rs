@@ -179,6 +179,80 @@ impl DriveLock {
     }
 }
 
+/// Another test or capacity check found on a drive before a test starts: the drive, and the
+/// processes that hold its lock where the system tells.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Busy {
+    /// The drive in use.
+    pub drive: Drive,
+    /// The processes that hold its lock (empty when the system does not tell).
+    pub holders: Vec<Holder>,
+}
+
+impl Busy {
+    /// What a person reads before the test starts (translated): which drive, which program
+    /// where the system tells, and why two tests at once are not graded.
+    pub fn text(&self) -> String {
+        use crate::i18n::{fill, gettext};
+        let why = gettext(
+            "Two tests at once share the drive's speed, so neither would be graded. Wait until \
+             it has finished, or start later.",
+        );
+        let who = match self.holders.first() {
+            Some(h) => fill(
+                // Translators: {drive} is a kernel device name such as "mmcblk0";
+                // {command} the program's name, such as "agnostics-cli"; {pid} its number.
+                &gettext(
+                    "Another test or capacity check is using this drive ({drive}) now: {command}, \
+                     process {pid}.",
+                ),
+                &[
+                    ("drive", &self.drive.name),
+                    ("command", &h.command),
+                    ("pid", &h.pid),
+                ],
+            ),
+            None => fill(
+                // Translators: {drive} is a kernel device name such as "mmcblk0".
+                &gettext("Another test or capacity check is using this drive ({drive}) now."),
+                &[("drive", &self.drive.name)],
+            ),
+        };
+        format!("{who} {why}")
+    }
+}
+
+/// The first of `drives` whose lock another test or capacity check holds now (a lock file in
+/// `dir` with a lock on it), without taking a lock: a look that no test running sees. `None`
+/// when none is held, or a lock file is missing or cannot be read.
+pub fn in_use(dir: &Path, drives: &[Drive]) -> Option<Drive> {
+    held_file(dir, drives).map(|(drive, _)| drive)
+}
+
+/// [`in_use`], with the processes that hold the lock where the system tells.
+pub fn busy(dir: &Path, drives: &[Drive]) -> Option<Busy> {
+    let (drive, file) = held_file(dir, drives)?;
+    Some(Busy {
+        drive,
+        holders: holders(&file),
+    })
+}
+
+/// The first of `drives` whose lock file in `dir` someone holds a lock on, with the file
+/// opened for reading (never created, never a link or a FIFO).
+fn held_file(dir: &Path, drives: &[Drive]) -> Option<(Drive, File)> {
+    let dir = crate::lock_dir::usable(dir);
+    drives.iter().find_map(|drive| {
+        let file = std::fs::OpenOptions::new()
+            .read(true)
+            .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_CLOEXEC)
+            .open(dir.join(drive.file_name()))
+            .ok()?;
+        let is_file = file.metadata().is_ok_and(|m| m.file_type().is_file());
+        (is_file && other_holder(&file)).then(|| (drive.clone(), file))
+    })
+}
+
 /// A process that holds a lock on a lock file.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Holder {
@@ -499,6 +573,65 @@ mod tests {
         assert_eq!(watch.end(), Some(sda()));
         watch.begin();
         assert_eq!(watch.end(), None);
+    }
+
+    #[test]
+    fn a_look_before_a_test_sees_a_holder_and_no_test_sees_the_look() {
+        let dir = tempfile::tempdir().unwrap();
+        // No lock file yet: nobody has used the drive.
+        assert_eq!(in_use(dir.path(), &[sda()]), None);
+        assert!(!dir.path().join(sda().file_name()).exists());
+        let (running, _) = DriveLock::take(dir.path(), &[sda()]);
+        let sdb = Drive {
+            name: "sdb".into(),
+            dev: "8:16".into(),
+        };
+        assert_eq!(in_use(dir.path(), &[sdb.clone(), sda()]), Some(sda()));
+        let found = busy(dir.path(), &[sda()]).expect("the drive is in use");
+        assert_eq!(found.drive, sda());
+        // The look took no lock: the running test is still alone on its drive.
+        assert_eq!(running.shared(), None);
+        assert_eq!(in_use(dir.path(), &[sdb]), None);
+        drop(running);
+        assert_eq!(in_use(dir.path(), &[sda()]), None);
+    }
+
+    #[test]
+    fn the_program_holding_the_drive_is_named() {
+        let dir = tempfile::tempdir().unwrap();
+        let holder = agnostics_testkit::LockHolder::spawn(&dir.path().join(sda().file_name()));
+        let found = busy(dir.path(), &[sda()]).expect("the drive is in use");
+        let named: Vec<(u32, &str)> = found
+            .holders
+            .iter()
+            .map(|h| (h.pid, h.command.as_str()))
+            .collect();
+        assert_eq!(named, [(holder.pid(), "sleep")]);
+        assert_eq!(
+            found.text(),
+            format!(
+                "Another test or capacity check is using this drive (sda) now: sleep, process \
+                 {}. Two tests at once share the drive's speed, so neither would be graded. \
+                 Wait until it has finished, or start later.",
+                holder.pid()
+            )
+        );
+        drop(holder);
+        assert_eq!(busy(dir.path(), &[sda()]), None);
+    }
+
+    #[test]
+    fn a_holder_the_system_does_not_name_is_still_told() {
+        let busy = Busy {
+            drive: sda(),
+            holders: Vec::new(),
+        };
+        assert_eq!(
+            busy.text(),
+            "Another test or capacity check is using this drive (sda) now. Two tests at once \
+             share the drive's speed, so neither would be graded. Wait until it has finished, \
+             or start later."
+        );
     }
 
     #[test]

@@ -6,7 +6,7 @@
 
 use std::cell::{Cell, RefCell};
 
-use agnostics_core::engine::{Event, Sample};
+use agnostics_core::engine::{Event, Rerun, Sample};
 use agnostics_core::profile::Rw;
 use agnostics_core::report::Report;
 use agnostics_core::sdtest::TestOptions;
@@ -42,6 +42,8 @@ pub struct Progress {
     pub run: u32,
     /// How many runs at most.
     pub runs: u32,
+    /// Why the run follows the one before it (`None` for the first).
+    pub again: Option<Rerun>,
     /// 0-based index of the running phase.
     pub index: usize,
     /// Number of phases in the profile.
@@ -99,9 +101,10 @@ impl Progress {
     /// returns the phase's new fraction done when the event moved it.
     fn follow(&mut self, event: Event) -> Option<f64> {
         match event {
-            Event::RunStarted { run, runs } => {
+            Event::RunStarted { run, runs, again } => {
                 self.run = run;
                 self.runs = runs;
+                self.again = again;
                 None
             }
             Event::PhaseStarted {
@@ -116,6 +119,7 @@ impl Progress {
                 *self = Progress {
                     run,
                     runs: self.runs,
+                    again: self.again,
                     run_elapsed_s: self.run_elapsed_s,
                     index,
                     count,

@@ -2,6 +2,7 @@
 //! progress bar that moves with the phase's size or time limit, the live figure (MB/s for
 //! sequential phases, IOPS for random ones), the per-second chart, and **Cancel**.
 
+use agnostics_core::engine::run_line;
 use agnostics_core::i18n::{fill, gettext};
 use agnostics_core::verdict::{targets, Standard};
 use gtk::glib;
@@ -164,19 +165,8 @@ impl ProgressView {
             }
         }
         imp.run_label.set_visible(p.runs > 1);
-        imp.run_label.set_label(&if p.run > 1 {
-            fill(
-                // Translators: why a second test starts: upstream's test repeats up to
-                // {runs} times until a run passes.
-                &gettext("Run {run} of up to {runs}: a test that fails is run again, as Raspberry Pi Diagnostics does"),
-                &[("run", &p.run), ("runs", &p.runs)],
-            )
-        } else {
-            fill(
-                &gettext("Run {run} of up to {runs}"),
-                &[("run", &p.run.max(1)), ("runs", &p.runs)],
-            )
-        });
+        imp.run_label
+            .set_label(&run_line(p.run, p.runs, p.again.filter(|_| p.run > 1)));
         let overall = p.overall_fraction();
         imp.progress_bar.set_fraction(overall);
         // No estimate once stopping: the rest of the test will not run.
@@ -240,7 +230,8 @@ impl ProgressView {
         }
     }
 
-    /// The run line, e.g. "Run 2 of up to 3: a test that fails is run again, as Raspberry Pi Diagnostics does".
+    /// The run line, e.g. "Run 2 of up to 3: a test that fails is run again, as Raspberry Pi
+    /// Diagnostics does".
     pub fn run_text(&self) -> String {
         self.imp().run_label.label().to_string()
     }

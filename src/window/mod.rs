@@ -29,6 +29,7 @@ use crate::model::test_run::TestRun;
 use crate::pages::{CapacityView, HistoryView, ProgressView, ReadyView, ResultsView, TestsView};
 
 mod all_tests;
+mod busy;
 mod capacity;
 mod dialogs;
 mod history;
@@ -80,6 +81,8 @@ mod imp {
         pub sd_log_pending: Cell<bool>,
         /// How many searches for the history's connected drives have not answered yet.
         pub finding_connected: Cell<u32>,
+        /// A test waits for its drive to be free of another test (see `busy.rs`).
+        pub waiting_for_drive: Cell<bool>,
     }
 
     #[glib::object_subclass]
@@ -100,7 +103,7 @@ mod imp {
             // Run, its access key or Ctrl+R: from any tab, the test shows on the SD Card tab.
             klass.install_action("win.run", None, |win, _, _| {
                 win.set_tab(Tab::SdCard);
-                win.start_test();
+                win.request_test();
             });
             klass.install_action("win.cancel", None, |win, _, _| win.cancel_test());
             klass.install_action("win.check-capacity", None, |win, _, _| win.check_capacity());

@@ -50,7 +50,7 @@ impl Window {
                 glib::idle_add_local_once(glib::clone!(
                     #[weak]
                     win,
-                    move || win.start_test()
+                    move || win.request_test()
                 ));
             }
         ));
@@ -69,14 +69,7 @@ impl Window {
             return;
         };
         imp.ready_view.remember_drive(&choice.dir);
-        let opts = TestOptions {
-            target: choice.dir.clone(),
-            profile: imp.ready_view.profile(),
-            engine: EngineKind::Native,
-            runs: agnostics_core::sdtest::UPSTREAM_RUNS,
-            sysfs_root: imp.ready_view.sysfs_root(),
-            lock_dir: agnostics_core::drive_lock::default_dir(),
-        };
+        let opts = self.test_options(&choice.dir);
         let drive = match &choice.info {
             Some(info) => drive_label(
                 info.transport,
@@ -99,6 +92,20 @@ impl Window {
                     ),
                 );
             }
+        }
+    }
+
+    /// What a test in `dir` runs with: the chosen profile, the native engine, upstream's
+    /// number of runs.
+    pub(super) fn test_options(&self, dir: &std::path::Path) -> TestOptions {
+        let imp = self.imp();
+        TestOptions {
+            target: dir.to_owned(),
+            profile: imp.ready_view.profile(),
+            engine: EngineKind::Native,
+            runs: agnostics_core::sdtest::UPSTREAM_RUNS,
+            sysfs_root: imp.ready_view.sysfs_root(),
+            lock_dir: agnostics_core::drive_lock::default_dir(),
         }
     }
 

@@ -18,6 +18,7 @@ mod card;
 pub mod fake_drive;
 pub mod harness;
 pub mod locale;
+mod lock_holder;
 mod loopfs;
 pub mod po;
 pub mod profiles;
@@ -31,6 +32,7 @@ pub use card::{
 };
 pub use fake_drive::{Behaviour, EioBand, FakeDrive, FakeDriveBuilder, Served, FAKE_BLOCK};
 pub use harness::{require, require_path, require_program, require_root, skip, Ran, Skip};
+pub use lock_holder::LockHolder;
 pub use loopfs::{LoopFs, LoopFsBuilder};
 pub use throttled::{serve_child, ThrottledDisk, CHILD_DIR_ENV, CHILD_TASK_ENV};
 pub use tmpfs::Tmpfs;

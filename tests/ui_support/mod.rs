@@ -41,6 +41,15 @@ thread_local! {
 pub fn app() -> agnostics::Application {
     APP.with(|cell| {
         cell.get_or_init(|| {
+            // The drives' locks of this process's tests only: the window asks before it tests
+            // a drive another program is testing, and tests of other programs on this disk
+            // must not make it ask.
+            if std::env::var_os(agnostics_core::drive_lock::DIR_VARIABLE).is_none() {
+                std::env::set_var(
+                    agnostics_core::drive_lock::DIR_VARIABLE,
+                    agnostics_testkit::private_lock_dir(Path::new(env!("CARGO_TARGET_TMPDIR"))),
+                );
+            }
             if let Err(e) = gtk::init() {
                 panic!("the UI tests need a display (run them under xvfb-run -a): {e}");
             }

@@ -6,6 +6,37 @@ use std::sync::atomic::AtomicBool;
 use super::{PhaseResult, Sample};
 use crate::profile::Rw;
 
+/// Why a run of the test follows the one before it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Rerun {
+    /// The run before did not pass: the standard test runs again until one passes, as
+    /// Raspberry Pi Diagnostics does.
+    Failed,
+    /// Another test used the drive during the run before: it was not graded, whatever its
+    /// figures.
+    Shared,
+}
+
+/// The line a user interface shows for run `run` of at most `runs`, with why it follows the
+/// one before (translated).
+pub fn run_line(run: u32, runs: u32, again: Option<Rerun>) -> String {
+    use crate::i18n::{fill, gettext};
+    let template = match again {
+        None => gettext("Run {run} of up to {runs}"),
+        // Translators: why a second test starts: upstream's test repeats up to
+        // {runs} times until a run passes.
+        Some(Rerun::Failed) => gettext(
+            "Run {run} of up to {runs}: a test that fails is run again, as Raspberry Pi \
+             Diagnostics does",
+        ),
+        Some(Rerun::Shared) => gettext(
+            "Run {run} of up to {runs}: another test used the drive during the run before, so \
+             that run was not graded and is run again",
+        ),
+    };
+    fill(&template, &[("run", &run.max(1)), ("runs", &runs)])
+}
+
 /// What a running test tells its observer. At most about ten [`Event::Progress`] a second.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Event {
@@ -15,6 +46,8 @@ pub enum Event {
         run: u32,
         /// How many runs at most.
         runs: u32,
+        /// Why this run follows the one before it (`None` for the first).
+        again: Option<Rerun>,
     },
     /// A phase starts.
     PhaseStarted {

@@ -19,7 +19,7 @@ mod error;
 mod event;
 
 pub use error::EngineError;
-pub use event::{Event, RunContext};
+pub use event::{run_line, Event, Rerun, RunContext};
 
 use serde::{Deserialize, Serialize};
 

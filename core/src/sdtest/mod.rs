@@ -26,6 +26,7 @@ pub(crate) use settle::not_graded_implausible;
 use counters::uncounted;
 use preflight::{check_profile, prepare_target, sweep_leftovers};
 use settle::finish;
+pub use sharing::drives;
 use sharing::{not_graded_shared, watch_drives};
 
 /// How many times the standard test runs at most, as upstream agnostics runs it: it stops at
@@ -101,7 +102,8 @@ pub fn run(opts: &TestOptions, cancel: &AtomicBool, on_event: &(dyn Fn(Event) + 
             set_engine_error(&mut report, &EngineError::Cancelled);
             break;
         }
-        on_event(Event::RunStarted { run, runs });
+        let again = why_again(run, shared.last().map(|(r, _)| *r));
+        on_event(Event::RunStarted { run, runs, again });
         let ctx = engine::RunContext {
             run,
             cancel,
@@ -134,6 +136,18 @@ pub fn run(opts: &TestOptions, cancel: &AtomicBool, on_event: &(dyn Fn(Event) + 
         .map(|(_, reason)| reason);
     finish(&mut report, &info, cached, shared, system);
     report
+}
+
+/// Why run `run` follows the one before it, given the last run another test shared the drive
+/// with (`last_shared`): a run after one that was spoiled is not run because it failed.
+fn why_again(run: u32, last_shared: Option<u32>) -> Option<engine::Rerun> {
+    (run > 1).then(|| {
+        if last_shared == Some(run - 1) {
+            engine::Rerun::Shared
+        } else {
+            engine::Rerun::Failed
+        }
+    })
 }
 
 /// An empty report for `opts`: the engine, the profile and the profile's warnings.
@@ -241,4 +255,31 @@ fn run_once(
 fn set_engine_error(report: &mut Report, e: &EngineError) {
     report.error = Some(ErrorReport::from_engine(e));
     report.advice.push(e.advice());
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::{run_line, Rerun};
+
+    #[test]
+    fn a_run_after_one_another_test_spoiled_says_so_not_that_it_failed() {
+        assert_eq!(why_again(1, None), None);
+        assert_eq!(why_again(2, None), Some(Rerun::Failed));
+        assert_eq!(why_again(2, Some(1)), Some(Rerun::Shared));
+        assert_eq!(why_again(3, Some(1)), Some(Rerun::Failed));
+        assert_eq!(why_again(3, Some(2)), Some(Rerun::Shared));
+        let line = run_line(2, 3, why_again(2, Some(1)));
+        assert_eq!(
+            line,
+            "Run 2 of up to 3: another test used the drive during the run before, so that run \
+             was not graded and is run again"
+        );
+        assert!(!line.contains("fail"), "{line}");
+        assert_eq!(
+            run_line(2, 3, why_again(2, None)),
+            "Run 2 of up to 3: a test that fails is run again, as Raspberry Pi Diagnostics does"
+        );
+        assert_eq!(run_line(1, 3, why_again(1, None)), "Run 1 of up to 3");
+    }
 }

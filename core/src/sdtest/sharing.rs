@@ -6,6 +6,15 @@ use crate::target_dir;
 
 use super::TestOptions;
 
+/// The drives a test with `opts` would lock (see [`drive_lock::drives`]); empty when its
+/// folder cannot be inspected. With [`drive_lock::busy`], what a user interface asks before it
+/// starts a test: whether another test or capacity check uses one of them now.
+pub fn drives(opts: &TestOptions) -> Vec<drive_lock::Drive> {
+    target_dir::inspect(&opts.target, &opts.sysfs_root)
+        .map(|info| drive_lock::drives(&info, &opts.sysfs_root))
+        .unwrap_or_default()
+}
+
 /// Takes the locks of the drives the test uses and starts watching them for other tests. A
 /// lock that cannot be taken is a warning: the test runs, but cannot tell.
 pub(super) fn watch_drives(

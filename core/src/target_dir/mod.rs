@@ -7,6 +7,7 @@
 //! [`device`] (the sysfs device stack and transport), and [`list`] (where a test can run).
 
 pub mod cache;
+mod changed;
 pub mod device;
 pub mod fs;
 mod inspect;
@@ -14,6 +15,7 @@ mod list;
 pub mod mounts;
 
 pub use cache::cached_reason;
+pub use changed::{drive_changed, DriveChange};
 pub(crate) use inspect::writable;
 pub use inspect::{inspect, is_system_drive, preflight};
 pub use list::{default_target, list};
