@@ -80,6 +80,8 @@ mod imp {
         pub sd_log_pending: Cell<bool>,
         /// How many searches for the history's connected drives have not answered yet.
         pub finding_connected: Cell<u32>,
+        /// The capacity check asked about or running: where it was started and what drive.
+        pub capacity_run: RefCell<super::capacity::CapacityRun>,
     }
 
     #[glib::object_subclass]

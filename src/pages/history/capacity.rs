@@ -188,6 +188,16 @@ impl HistoryView {
         );
     }
 
+    /// The page of a check started from a drive's page, while it runs on `drive`: its
+    /// progress and **Cancel**, then its verdict.
+    pub fn show_live_check(&self, drive: &str) {
+        let parts = &self.imp().capacity;
+        parts.check_title.set_label(&gettext("Capacity Check"));
+        parts.check_view.set_stored(false);
+        parts.check_view.reset(drive);
+        self.show(HistoryPage::Check);
+    }
+
     /// Which drives are connected now (by their history id, with the folder to check each
     /// through): **Check Capacity…** works for those.
     pub fn set_connected(&self, connected: Vec<Connected>) {
