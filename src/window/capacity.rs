@@ -207,7 +207,7 @@ impl Window {
             .started
             .map(|t| t.elapsed().as_secs_f64());
         let left = match (elapsed, estimate) {
-            (Some(elapsed), _) if fraction >= 0.1 && fraction < 1.0 => {
+            (Some(elapsed), _) if (0.1..1.0).contains(&fraction) => {
                 elapsed * (1.0 - fraction) / fraction
             }
             (Some(elapsed), Some(estimate)) => (estimate - elapsed).max(0.0),
