@@ -68,6 +68,7 @@ fn main() {
         a_drive_found_fake_is_warned_of_before_a_test_and_headed_fake_after,
         the_question_names_the_drive_and_states_the_plan_with_nothing_behind_it,
         a_check_from_a_drive_s_history_page_runs_and_ends_there,
+        the_question_has_one_check_and_one_cancel_for_a_screen_reader,
     ];
     if std::env::var_os(SCREENSHOTS_ENV).is_some() {
         tests.extend(crate::ui_tests![renders_capacity_screenshots]);

@@ -368,6 +368,7 @@ impl Window {
             ),
         );
         crate::a11y::name_mnemonic_buttons(&dialog);
+        crate::a11y::hide_unshown_buttons(&dialog);
         dialog.present();
         self.imp().capacity_question.replace(Some(dialog));
     }

@@ -2,13 +2,15 @@
 //! is, states the plan's own bytes and how far the free space reaches, and shows nothing
 //! behind it until it is answered; declining it says that nothing was checked and gives the
 //! focus back to the button it came from; a check started from a drive's History page runs
-//! and ends there.
+//! and ends there, and two checks of one minute are told apart; a screen reader finds one
+//! **Check** and one **Cancel** in the question.
 
 use adw::prelude::*;
 use agnostics::pages::HistoryPage;
 use agnostics::testing::WindowProbe;
 use agnostics::window::{Page, Tab};
 use agnostics::Application;
+use agnostics_core::history::History;
 use agnostics_core::units::si_bytes;
 use agnostics_testkit::Ran;
 
@@ -134,6 +136,17 @@ pub fn a_check_from_a_drive_s_history_page_runs_and_ends_there(app: &Application
     wait_until("the drive's page", || {
         !view.is_loading() && view.visible_page() == HistoryPage::Drive
     });
+    // Two checks of one minute are told apart (by their seconds).
+    wait_until("both checks listed", || view.check_rows().len() == 2);
+    let rows = view.check_rows();
+    let stored = History::open_read_only(&history.path().join("h.sqlite3"))
+        .unwrap()
+        .capacity_checks(None)
+        .unwrap();
+    assert_eq!(stored.len(), 2);
+    if stored[0].started != stored[1].started {
+        assert_ne!(rows[0].0, rows[1].0, "{rows:?}");
+    }
     wait_until("the check button", || button.is_sensitive());
     window.dismiss_toasts();
     button.emit_clicked();
@@ -146,6 +159,37 @@ pub fn a_check_from_a_drive_s_history_page_runs_and_ends_there(app: &Application
     assert_eq!(
         gtk::prelude::GtkWindowExt::focus(&window),
         Some(button.upcast())
+    );
+    Ok(())
+}
+
+/// A screen reader finds one **Check** and one **Cancel** in the question, not the pair of
+/// each of the dialog's two layouts (side by side and stacked).
+pub fn the_question_has_one_check_and_one_cancel_for_a_screen_reader(app: &Application) -> Ran {
+    let fs = loop_fs(256)?;
+    let history = scratch_dir();
+    let window = window_on(app, &fs.mount, &history.path().join("h.sqlite3"));
+    let dialog = ask(&window);
+    iterate_briefly();
+    let nodes = super::tree::read();
+    let count = |name: &str| {
+        nodes
+            .iter()
+            .filter(|n| n.name == name && n.role.contains("button"))
+            .count()
+    };
+    let (check, cancel) = (count("Check"), count("Cancel"));
+    dialog.response("cancel");
+    wait_until("the check to stop", || !window.capacity_check().is_busy());
+    assert_eq!(
+        (check, cancel),
+        (1, 1),
+        "{:?}",
+        nodes
+            .iter()
+            .filter(|n| n.role.contains("button"))
+            .map(|n| (&n.role, &n.name))
+            .collect::<Vec<_>>()
     );
     Ok(())
 }
