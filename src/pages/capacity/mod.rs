@@ -17,7 +17,7 @@ use gtk::subclass::prelude::*;
 pub fn phase_text(phase: Phase) -> String {
     match phase {
         Phase::Planning | Phase::Saving => gettext("Getting ready: making the check file"),
-        Phase::Writing => gettext("Writing small blocks all over the card"),
+        Phase::Writing => gettext("Writing small blocks all over the drive"),
         Phase::Reading => gettext("Reading them back"),
         Phase::Restoring => gettext("Putting back what was there"),
     }
@@ -156,7 +156,7 @@ impl CapacityView {
         let imp = self.imp();
         self.set_tone(None);
         imp.icon.set_icon_name(Some("agnostics-card-symbolic"));
-        let heading = gettext("Checking the card’s capacity");
+        let heading = gettext("Checking the drive’s capacity");
         imp.heading.set_label(&heading);
         // The pane is named after what it shows now, not what it showed when first mapped.
         crate::a11y::set_label(&*imp.pane, &heading);
