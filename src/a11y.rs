@@ -127,6 +127,25 @@ pub fn name_mnemonic_buttons(root: &impl IsA<gtk::Widget>) {
     }
 }
 
+/// Hides from screen readers the buttons under `root` that are not on screen, now and as
+/// they come and go: a message dialog keeps its responses twice (side by side, and stacked
+/// for a narrow window) and shows one set, yet GTK 4.8 lists both.
+pub fn hide_unshown_buttons(root: &impl IsA<gtk::Widget>) {
+    let mut stack = vec![root.as_ref().clone()];
+    while let Some(widget) = stack.pop() {
+        if let Some(button) = widget.downcast_ref::<gtk::Button>() {
+            set_hidden(button, !button.is_mapped());
+            button.connect_map(|b| set_hidden(b, false));
+            button.connect_unmap(|b| set_hidden(b, true));
+        }
+        let mut child = widget.first_child();
+        while let Some(c) = child {
+            child = c.next_sibling();
+            stack.push(c);
+        }
+    }
+}
+
 /// Sets the accessible label of `widget` as its whole name: GTK 4.8 would otherwise join it
 /// with the name of what labels it (a row's switch: "Run Slow? Slow").
 pub fn set_whole_label(widget: &impl IsA<gtk::Widget>, text: &str) {

@@ -22,6 +22,9 @@ pub trait WindowProbe {
     /// Hides every toast shown.
     fn dismiss_toasts(&self);
 
+    /// The titles of the toasts shown since the last [`WindowProbe::dismiss_toasts`].
+    fn toast_titles(&self) -> Vec<String>;
+
     /// True once the drives are listed (the run button works from then on).
     fn drives_loaded(&self) -> bool;
 
@@ -144,6 +147,15 @@ pub trait WindowProbe {
 }
 
 impl WindowProbe for Window {
+    fn toast_titles(&self) -> Vec<String> {
+        self.imp()
+            .toasts
+            .borrow()
+            .iter()
+            .map(|t| t.title().map(|s| s.to_string()).unwrap_or_default())
+            .collect()
+    }
+
     fn dismiss_toasts(&self) {
         for toast in self.imp().toasts.take() {
             toast.dismiss();

@@ -47,6 +47,7 @@ fn main() {
         no_page_has_two_controls_with_one_access_key_in_any_language,
         the_about_window_has_the_application_icon_from_the_build_tree,
         the_primary_menu_opens_keyboard_shortcuts_and_about,
+        alt_c_is_compare_never_check_capacity_and_both_keys_are_listed_in_any_language,
     ];
     let conclusion = agnostics_testkit::harness::conclude_on_this_thread(tests);
     drop(scratch);
@@ -521,6 +522,83 @@ fn the_primary_menu_opens_keyboard_shortcuts_and_about(app: &Application) {
     wait_until("the About window", || {
         !windows_of::<adw::AboutWindow>(app).is_empty()
     });
+}
+
+/// Alt+C is Compare's key in English; Check Capacity writes to the drive (behind a question),
+/// so in no language does it take C or Compare's key. The Keyboard Shortcuts list both, each
+/// with the key its label has in that language.
+fn alt_c_is_compare_never_check_capacity_and_both_keys_are_listed_in_any_language(
+    app: &Application,
+) {
+    const CAPACITY: &str = "Check Ca_pacity…";
+    const COMPARE: &str = "_Compare";
+    const CAPACITY_ACCEL: &str = "<Alt>p";
+    const COMPARE_ACCEL: &str = "<Alt>c";
+    let window = new_window(app);
+    let _stop = StopOnDrop(window.clone());
+    assert_eq!(window.capacity_button().label().as_deref(), Some(CAPACITY));
+    assert_eq!(
+        window
+            .history_view()
+            .check_capacity_button()
+            .label()
+            .as_deref(),
+        Some(CAPACITY)
+    );
+    WidgetExt::activate_action(&window, "win.show-help-overlay", None)
+        .expect("win.show-help-overlay");
+    let shortcuts = window.help_overlay().expect("the Keyboard Shortcuts");
+    wait_until("the Keyboard Shortcuts", || shortcuts.is_visible());
+    let listed: Vec<(String, String)> = descendants(shortcuts.upcast_ref())
+        .into_iter()
+        .filter_map(|w| w.downcast::<gtk::ShortcutsShortcut>().ok())
+        .map(|s| {
+            let title: Option<String> = s.property("title");
+            let accel: Option<String> = s.property("accelerator");
+            (title.unwrap_or_default(), accel.unwrap_or_default())
+        })
+        .collect();
+    shortcuts.close();
+    for (title, accel) in [
+        ("Check the drive’s capacity (it asks first)", CAPACITY_ACCEL),
+        ("Compare the ticked runs", COMPARE_ACCEL),
+    ] {
+        assert!(
+            listed.iter().any(|(t, a)| t == title && a == accel),
+            "{title} ({accel}) is not in the Keyboard Shortcuts: {listed:?}"
+        );
+    }
+    let mut languages: Vec<(String, Vec<po::Entry>)> = vec![("en".into(), Vec::new())];
+    for lang in po::linguas() {
+        let entries = po::read(&po::po_dir().join(format!("{lang}.po")));
+        languages.push((lang, entries));
+    }
+    let mut wrong = Vec::new();
+    for (lang, entries) in &languages {
+        let shown = |msgid: &'static str| po::lookup(entries, msgid).unwrap_or(msgid);
+        let capacity = access_key(shown(CAPACITY));
+        let compare = access_key(shown(COMPARE));
+        if capacity == Some('c') || capacity == compare {
+            wrong.push(format!(
+                "{lang}: {:?} takes the key of Compare ({:?})",
+                shown(CAPACITY),
+                shown(COMPARE)
+            ));
+        }
+        for (label, accel) in [(CAPACITY, CAPACITY_ACCEL), (COMPARE, COMPARE_ACCEL)] {
+            let listed = shown(accel);
+            let parsed = gtk::accelerator_parse(listed)
+                .filter(|(_, mods)| *mods == gtk::gdk::ModifierType::ALT_MASK)
+                .and_then(|(key, _)| key.to_lower().to_unicode());
+            if parsed.is_none() || parsed != access_key(shown(label)) {
+                wrong.push(format!(
+                    "{lang}: the shortcuts list {listed:?} for {:?}",
+                    shown(label)
+                ));
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }
 
 /// Renders a top-level window other than the main one (its own renderer) to a PNG file.

@@ -15,6 +15,8 @@ mod support;
 // Not every part of the tree reader is used here.
 #[path = "ui_capacity/fixture.rs"]
 mod fixture;
+#[path = "ui_capacity/flow.rs"]
+mod flow;
 #[path = "ui_capacity/headline.rs"]
 mod headline;
 #[allow(dead_code)]
@@ -36,6 +38,7 @@ use agnostics_core::history::History;
 use agnostics_testkit::{Behaviour, FakeDrive, LoopFs, Ran};
 
 use fixture::*;
+use flow::*;
 use headline::*;
 use support::history_fixture::*;
 use support::*;
@@ -63,6 +66,9 @@ fn main() {
         a_screen_reader_hears_the_names_and_the_verdict,
         a_drive_found_fake_has_one_word_and_its_runs_are_headed_fake,
         a_drive_found_fake_is_warned_of_before_a_test_and_headed_fake_after,
+        the_question_names_the_drive_and_states_the_plan_with_nothing_behind_it,
+        a_check_from_a_drive_s_history_page_runs_and_ends_there,
+        the_question_has_one_check_and_one_cancel_for_a_screen_reader,
     ];
     if std::env::var_os(SCREENSHOTS_ENV).is_some() {
         tests.extend(crate::ui_tests![renders_capacity_screenshots]);
@@ -109,12 +115,13 @@ fn the_question_says_the_time_and_cancel_removes_the_file(app: &Application) -> 
     let dialog = ask(&window);
     let body = body_of(&dialog);
     assert!(
-        body.starts_with("This takes less than a minute.") || body.starts_with("This takes about"),
+        body.contains("\n\nThis takes less than a minute.")
+            || body.contains("\n\nThis takes about"),
         "{body}"
     );
     assert!(body.contains(" MB in free space"), "{body}");
     assert!(body.contains("your files are not touched"), "{body}");
-    assert_eq!(window.page(), Page::Capacity);
+    assert_eq!(window.page(), Page::Ready, "nothing behind the question");
     assert_eq!(
         dialog.default_response().as_deref(),
         Some("cancel"),
@@ -147,11 +154,14 @@ fn a_check_runs_to_a_genuine_verdict_with_its_progress_shown(app: &Application) 
     let history_path = history.path().join("h.sqlite3");
     let window = window_on(app, &fs.mount, &history_path);
     let seen: Rc<RefCell<Vec<Seen>>> = Rc::default();
+    let left: Rc<RefCell<Vec<String>>> = Rc::default();
     let view = window.capacity_view();
     window.capacity_check().connect_progress({
         let seen = seen.clone();
+        let left = left.clone();
         let view = view.clone();
         move |check| {
+            left.borrow_mut().push(view.time_left_text());
             let p = check.progress();
             seen.borrow_mut().push((
                 p.phase,
@@ -185,12 +195,36 @@ fn a_check_runs_to_a_genuine_verdict_with_its_progress_shown(app: &Application) 
         seen.iter().any(|s| s.4 > 0.0 && s.4 < 1.0),
         "the bar moved: {seen:?}"
     );
+    let left = left.borrow();
+    let left: Vec<&String> = left.iter().filter(|t| !t.is_empty()).collect();
     assert!(
-        view.heading_text().starts_with("This card is genuine: "),
-        "{}",
-        view.heading_text()
+        !left.is_empty()
+            && left.iter().all(|t| *t == "Less than a minute left"
+                || t.ends_with(" minutes left")
+                || t.ends_with(" minute left")),
+        "the time left is shown: {left:?}"
     );
-    assert!(view.heading_text().contains(" verified of "));
+    // A disk image is not called a card, and both sizes are in one unit.
+    let heading = view.heading_text();
+    assert!(
+        heading.starts_with("This drive is genuine: ")
+            && heading.contains(" MB verified of ")
+            && heading.ends_with(" MB claimed"),
+        "{heading}"
+    );
+    assert!(
+        view.body_text().contains("The other ")
+            && view
+                .body_text()
+                .contains("the check writes only in free space"),
+        "the rest is explained: {}",
+        view.body_text()
+    );
+    assert_eq!(
+        agnostics::a11y::label_of(&view.pane()).as_deref(),
+        Some(heading.as_str()),
+        "the pane is named after the verdict, not the check"
+    );
     assert_eq!(view.tone_class(), Some("success"));
     assert!(
         files_in(&fs.mount).is_empty(),
@@ -240,20 +274,18 @@ fn a_small_filesystem_is_checked_as_far_as_its_free_space_reaches(app: &Applicat
     wait_until("the verdict", || !window.capacity_check().is_busy());
     let view = window.capacity_view();
     let heading = view.heading_text();
-    assert!(
-        heading.starts_with("Not enough free space to check beyond ")
-            && heading.ends_with(" % of the card"),
-        "{heading}"
-    );
     let report = window.capacity_check().report().expect("a report");
     let percent = (report.coverage.share * 100.0).floor();
-    assert!(
-        heading.contains(&format!(" {percent} % ")),
-        "{heading} for {percent}"
+    assert_eq!(
+        heading,
+        format!(
+            "Checked only up to {percent} % of the drive: it cannot tell whether the drive is \
+             fake beyond that"
+        )
     );
     assert_eq!(view.tone_class(), Some("warning"));
     assert!(
-        view.body_text().contains("Free some space on the card"),
+        view.body_text().contains("Free some space and check again"),
         "{}",
         view.body_text()
     );
@@ -396,7 +428,7 @@ fn a_fake_that_wraps_is_called_fake_and_marked_in_the_history(app: &Application)
     let view = window.capacity_view();
     assert_eq!(
         view.heading_text(),
-        "This card is fake: it claims 1.1 GB but keeps only about 134 MB"
+        "This drive is fake: it claims 1.1 GB but keeps only about 134 MB"
     );
     assert_eq!(view.tone_class(), Some("error"));
     assert!(
@@ -457,7 +489,7 @@ fn a_drive_that_drops_writes_loses_data(app: &Application) -> Ran {
     ask(&window).response("check");
     wait_until("the verdict", || !window.capacity_check().is_busy());
     let view = window.capacity_view();
-    assert_eq!(view.heading_text(), "This card loses data");
+    assert_eq!(view.heading_text(), "This drive loses data");
     assert_eq!(view.tone_class(), Some("error"));
     let report = window.capacity_check().report().expect("a report");
     let s = report.spots;

@@ -11,15 +11,33 @@ use adw::prelude::*;
 use adw::subclass::prelude::*;
 use agnostics_core::capacity::Cost;
 use agnostics_core::i18n::{fill, gettext, ngettext};
-use agnostics_core::target_dir::TargetInfo;
+use agnostics_core::target_dir::{TargetInfo, Transport};
+use agnostics_core::units::si_bytes;
 use gtk::{gio, glib};
 
 use super::{Page, Tab, Window};
-use crate::format::about_size;
 use crate::model::capacity_check::CheckState;
 use crate::model::capacity_worker::{Failure, FailureKind};
 use crate::model::connected;
-use crate::pages::capacity::{phase_text, verdict};
+use crate::pages::capacity::{phase_text, verdict, CapacityView};
+
+/// The capacity check asked about or running: where it was started, on what drive, and
+/// whether its page is shown yet (only once **Check** was chosen).
+#[derive(Debug, Default, Clone)]
+pub struct CapacityRun {
+    /// Started from a drive's History page: it runs and ends there.
+    pub from_history: bool,
+    /// The drive as the chooser names it ("SD card · mmcblk0 · ext4 · 12 GB free").
+    pub drive: String,
+    /// What kind of drive it is, when known.
+    pub transport: Option<Transport>,
+    /// The check's page is shown (the question was answered **Check**).
+    pub shown: bool,
+    /// The question was answered **Cancel** (or Escape): nothing was checked.
+    pub declined: bool,
+    /// When **Check** was chosen, for the time left.
+    pub started: Option<std::time::Instant>,
+}
 
 impl Window {
     /// The check's state, progress and recording followed.
@@ -35,15 +53,15 @@ impl Window {
             self,
             move |check| {
                 let p = check.progress();
-                win.imp()
-                    .capacity_view
-                    .update(&phase_text(p.phase), p.done, p.total, p.fraction);
+                let view = win.live_capacity_view();
+                view.update(&phase_text(p.phase), p.done, p.total, p.fraction);
+                view.set_time_left(&win.capacity_time_left(p.fraction));
             }
         ));
         imp.history_view.connect_check_capacity(glib::clone!(
             #[weak(rename_to = win)]
             self,
-            move |_, dir| win.check_capacity_at(dir)
+            move |_, dir| win.check_capacity_from(dir, true)
         ));
         imp.ready_view.connect_listed(glib::clone!(
             #[weak(rename_to = win)]
@@ -107,16 +125,32 @@ impl Window {
         }
     }
 
-    /// Starts the check of the drive behind the folder `dir`: its page shows at once, and
-    /// the question follows as soon as the plan is known.
+    /// Starts the check of the drive behind the folder `dir` (from the SD Card page): the
+    /// question follows as soon as the plan is known, and the check's page only once it is
+    /// answered **Check**.
     pub(crate) fn check_capacity_at(&self, dir: PathBuf) {
+        self.check_capacity_from(dir, false);
+    }
+
+    /// Starts the check of the drive behind `dir`, from a drive's History page when
+    /// `from_history` (the check then runs and ends there).
+    pub(crate) fn check_capacity_from(&self, dir: PathBuf, from_history: bool) {
         let imp = self.imp();
         if self.is_busy() {
             return;
         }
-        let drive = imp.ready_view.drive_name_of(&dir);
-        imp.capacity_view.reset(&drive);
-        self.set_tab(Tab::SdCard);
+        let choice = imp
+            .ready_view
+            .drive_row()
+            .choices()
+            .into_iter()
+            .find(|c| c.dir == dir);
+        imp.capacity_run.replace(CapacityRun {
+            from_history,
+            drive: imp.ready_view.drive_name_of(&dir),
+            transport: choice.and_then(|c| c.info).map(|i| i.transport),
+            ..CapacityRun::default()
+        });
         if let Err(e) = imp.capacity_check.start(dir) {
             self.show_message(
                 &gettext("The check could not start"),
@@ -125,6 +159,71 @@ impl Window {
                     &[("error", &e)],
                 ),
             );
+        }
+    }
+
+    /// The page that shows the check: the SD Card tab's, or the History tab's when it was
+    /// started there.
+    pub(crate) fn live_capacity_view(&self) -> CapacityView {
+        let imp = self.imp();
+        if imp.capacity_run.borrow().from_history {
+            imp.history_view.check_view()
+        } else {
+            imp.capacity_view.get()
+        }
+    }
+
+    /// The check's page, once **Check** was chosen: on the tab it was started from.
+    fn show_capacity_progress(&self) {
+        let imp = self.imp();
+        let run = {
+            let mut run = imp.capacity_run.borrow_mut();
+            run.shown = true;
+            run.started = Some(std::time::Instant::now());
+            run.clone()
+        };
+        if run.from_history {
+            imp.history_view.show_live_check(&run.drive);
+            let view = imp.history_view.check_view();
+            view.set_time_left(&self.capacity_time_left(0.0));
+            view.cancel_button().grab_focus();
+        } else {
+            imp.capacity_view.reset(&run.drive);
+            imp.capacity_view
+                .set_time_left(&self.capacity_time_left(0.0));
+            self.set_tab(Tab::SdCard);
+            self.show_page(Page::Capacity);
+        }
+    }
+
+    /// "About 2 minutes left", from the time taken so far and `fraction` done (the plan's
+    /// estimate until a tenth is done).
+    fn capacity_time_left(&self, fraction: f64) -> String {
+        let imp = self.imp();
+        let estimate = imp.capacity_check.cost().map(|c| c.estimated_seconds);
+        let elapsed = imp
+            .capacity_run
+            .borrow()
+            .started
+            .map(|t| t.elapsed().as_secs_f64());
+        let left = match (elapsed, estimate) {
+            (Some(elapsed), _) if (0.1..1.0).contains(&fraction) => {
+                elapsed * (1.0 - fraction) / fraction
+            }
+            (Some(elapsed), Some(estimate)) => (estimate - elapsed).max(0.0),
+            (None, Some(estimate)) => estimate,
+            _ => return String::new(),
+        };
+        time_left_text(left)
+    }
+
+    /// The button the check was started from, once the question was declined.
+    fn focus_capacity_origin(&self) {
+        let imp = self.imp();
+        if imp.capacity_run.borrow().from_history {
+            imp.history_view.check_capacity_button().grab_focus();
+        } else {
+            imp.ready_view.capacity_button().grab_focus();
         }
     }
 
@@ -141,14 +240,17 @@ impl Window {
     pub(super) fn sync_capacity(&self) {
         let imp = self.imp();
         let check = &imp.capacity_check;
+        let run = imp.capacity_run.borrow().clone();
         match check.state() {
+            // Nothing is shown before the question is answered: the page it was started from
+            // stays, its controls off while the plan is made.
             CheckState::Preparing => {
                 self.inhibit(&gettext("A capacity check is running"));
-                self.show_page(Page::Capacity);
+                self.sync_actions();
             }
             CheckState::Asking => {
                 if let Some(cost) = check.cost() {
-                    self.ask_to_check(&cost);
+                    self.ask_to_check(&cost, &run);
                 }
             }
             CheckState::Checking => self.sync_actions(),
@@ -157,26 +259,47 @@ impl Window {
                 if let Some(dialog) = imp.capacity_question.take() {
                     dialog.close();
                 }
-                imp.capacity_view.set_cancelling();
+                if run.shown {
+                    self.live_capacity_view().set_cancelling();
+                }
                 self.sync_actions();
             }
             CheckState::Idle => {
                 self.capacity_ended();
-                if check.was_cancelled() {
-                    self.toast(&gettext("Check cancelled; its check file was removed"));
+                if !run.shown {
+                    self.sync_actions();
+                    if run.declined {
+                        self.toast(&gettext("Nothing was checked"));
+                    }
+                    self.focus_capacity_origin();
+                } else {
+                    if check.was_cancelled() {
+                        self.toast(&gettext("Check cancelled; its check file was removed"));
+                    }
+                    self.leave_capacity_page(&run);
                 }
-                self.show_page(Page::Ready);
             }
             CheckState::Finished => {
                 self.capacity_ended();
+                let view = self.live_capacity_view();
                 if let Some(report) = check.report() {
-                    imp.capacity_view.show_verdict(&verdict::shown(&report));
+                    view.show_verdict(&verdict::shown(&report));
                 }
-                self.show_page(Page::Capacity);
+                if run.from_history {
+                    // The History page has its own way back.
+                    view.set_stored(true);
+                    self.sync_actions();
+                } else {
+                    self.show_page(Page::Capacity);
+                }
             }
             CheckState::Failed => {
                 self.capacity_ended();
-                self.show_page(Page::Ready);
+                if run.shown {
+                    self.leave_capacity_page(&run);
+                } else {
+                    self.sync_actions();
+                }
                 if let Some(failure) = check.failure() {
                     self.show_check_failure(&failure);
                 }
@@ -187,6 +310,21 @@ impl Window {
         }
     }
 
+    /// Back from the check's page to the page it was started from.
+    fn leave_capacity_page(&self, run: &CapacityRun) {
+        if run.from_history {
+            let history = &self.imp().history_view;
+            history.check_view().set_stored(true);
+            if history.visible_page() == crate::pages::HistoryPage::Check {
+                history.go_back();
+            }
+            self.sync_actions();
+            self.focus_capacity_origin();
+        } else {
+            self.show_page(Page::Ready);
+        }
+    }
+
     /// The check has ended: suspend is allowed again (unless a test runs).
     fn capacity_ended(&self) {
         if !self.imp().test_run.is_busy() && !self.is_running_tests() {
@@ -194,9 +332,13 @@ impl Window {
         }
     }
 
-    /// The question before anything is written: how long, how much, what it does.
-    fn ask_to_check(&self, cost: &Cost) {
-        let dialog = self.message_dialog(&gettext("Check This Card?"), &confirm_body(cost));
+    /// The question before anything is written: which drive, how long, how much, what it
+    /// does, and how far it can reach.
+    fn ask_to_check(&self, cost: &Cost, run: &CapacityRun) {
+        let dialog = self.message_dialog(
+            &question_heading(run.transport),
+            &confirm_body(cost, &run.drive),
+        );
         dialog.add_responses(&[
             ("cancel", &gettext("_Cancel")),
             ("check", &gettext("C_heck")),
@@ -214,15 +356,19 @@ impl Window {
                     win.imp().capacity_question.replace(None);
                     let check = &win.imp().capacity_check;
                     if response == "check" {
+                        win.show_capacity_progress();
                         check.go();
-                        win.sync_focus();
+                        win.sync_actions();
+                        win.live_capacity_view().cancel_button().grab_focus();
                     } else {
+                        win.imp().capacity_run.borrow_mut().declined = true;
                         check.cancel();
                     }
                 }
             ),
         );
         crate::a11y::name_mnemonic_buttons(&dialog);
+        crate::a11y::hide_unshown_buttons(&dialog);
         dialog.present();
         self.imp().capacity_question.replace(Some(dialog));
     }
@@ -238,8 +384,19 @@ impl Window {
     }
 }
 
-/// The question's text: how long the check takes and what it writes.
-pub fn confirm_body(cost: &Cost) -> String {
+/// The question's heading: what the drive is ("Check This Card?", "Check This Drive?").
+pub fn question_heading(transport: Option<Transport>) -> String {
+    match transport {
+        Some(Transport::Sd | Transport::Emmc) => gettext("Check This Card?"),
+        Some(Transport::Loop) => gettext("Check This Disk Image?"),
+        _ => gettext("Check This Drive?"),
+    }
+}
+
+/// The question's text: the drive, how long the check takes, what it writes (the plan's own
+/// figure, as the command-line tool states it), and, when the free space does not reach the
+/// drive's end, that the check cannot tell beyond it.
+pub fn confirm_body(cost: &Cost, drive: &str) -> String {
     let time = if cost.estimated_seconds < 45.0 {
         gettext("less than a minute")
     } else {
@@ -249,10 +406,44 @@ pub fn confirm_body(cost: &Cost) -> String {
             &[("n", &minutes)],
         )
     };
+    let mut body = fill(
+        // Translators: {drive} names the drive ("SD card · mmcblk0 · ext4 · 12 GB free"),
+        // {time} is e.g. "about 3 minutes", {size} e.g. "4.2 MB".
+        &gettext("{drive}\n\nThis takes {time}. It writes {size} in free space spread over the drive, reads it back and deletes it; your files are not touched.\n\nA fake card, which claims more space than it has, loses some of what is written."),
+        &[
+            ("drive", &drive),
+            ("time", &time),
+            ("size", &si_bytes(cost.bytes_written)),
+        ],
+    );
+    if let Some(percent) = short_reach(cost.coverage) {
+        body.push_str("\n\n");
+        body.push_str(&fill(
+            // Translators: {percent} is a whole number; "%" follows it.
+            // xgettext:no-c-format
+            &gettext("There is only enough free space to reach {percent} % of the drive, so the check cannot tell whether it is fake beyond that. Free some space first to check all of it."),
+            &[("percent", &agnostics_core::i18n::number(percent, 0))],
+        ));
+    }
+    body
+}
+
+/// How far the check reaches as a whole percentage, when that is short of the drive's end
+/// (short of the share the core needs to call a drive genuine).
+fn short_reach(coverage: f64) -> Option<f64> {
+    (coverage < agnostics_core::capacity::verdict::COVERED_SHARE)
+        .then(|| (coverage * 100.0).floor().clamp(0.0, 100.0))
+}
+
+/// "About 3 minutes left", "Less than a minute left" for `seconds`.
+pub fn time_left_text(seconds: f64) -> String {
+    if !seconds.is_finite() || seconds < 45.0 {
+        return gettext("Less than a minute left");
+    }
+    let minutes = (seconds / 60.0).round().max(1.0) as u32;
     fill(
-        // Translators: {time} is e.g. "about 3 minutes", {size} e.g. "about 10 MB".
-        &gettext("This takes {time}. It writes {size} in free space spread over the card, reads it back and deletes it; your files are not touched.\n\nA fake card, which claims more space than it has, loses some of what is written."),
-        &[("time", &time), ("size", &about_size(cost.bytes_written))],
+        &ngettext("About {n} minute left", "About {n} minutes left", minutes),
+        &[("n", &minutes)],
     )
 }
 

@@ -83,6 +83,8 @@ mod imp {
         pub finding_connected: Cell<u32>,
         /// A test waits for its drive to be free of another test (see `busy.rs`).
         pub waiting_for_drive: Cell<bool>,
+        /// The capacity check asked about or running: where it was started and what drive.
+        pub capacity_run: RefCell<super::capacity::CapacityRun>,
     }
 
     #[glib::object_subclass]

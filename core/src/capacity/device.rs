@@ -304,7 +304,7 @@ pub(crate) fn check(
         bytes_written: 2 * plan.bytes(),
         bytes_read: 3 * plan.bytes(),
         estimated_seconds: plan.spots.len() as f64 * 2.0 * (read_s + WRITE_4K_SECONDS),
-        coverage: plan.reach() as f64 / claimed.max(1) as f64,
+        coverage: plan.span_share(claimed),
     }));
     let key = rand::random::<u64>();
     let (header, recovery_file, locked) = save_recovery(&opened, opts, &plan, key, &saved)?;

@@ -33,7 +33,9 @@ pub struct Cost {
     /// The estimated time, seconds: from a short probe of the drive's 4 KiB reads, and writes at
     /// [`WRITE_4K_SECONDS`] each.
     pub estimated_seconds: f64,
-    /// How far up the drive the spots reach, 0 to 1.
+    /// The share of the drive the spots can vouch for, 0 to 1: from the lowest spot to the
+    /// end of the highest ([`super::plan::Plan::span_share`]), the most the verdict can call
+    /// checked.
     pub coverage: f64,
 }
 

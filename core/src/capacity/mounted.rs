@@ -326,7 +326,7 @@ fn through_file(
         bytes_written: plan.bytes() * if saved.is_some() { 2 } else { 1 },
         bytes_read: plan.bytes() * if saved.is_some() { 2 } else { 1 },
         estimated_seconds: plan.spots.len() as f64 * (read_s + WRITE_4K_SECONDS),
-        coverage: plan.reach() as f64 / span.claimed.max(1) as f64,
+        coverage: plan.span_share(span.claimed),
     }));
     let key = rand::random::<u64>();
     let result = two_passes(&mut io, [&first, &plan], key, on_event, cancel);

@@ -337,6 +337,20 @@ impl Plan {
         self.spots.last().map_or(0, |s| s.address + BLOCK_U64)
     }
 
+    /// The bytes between the lowest spot and the end of the highest: how much of the drive
+    /// the spots see (a file high up a nearly full filesystem reaches the drive's end, yet
+    /// its spots see only the top of it).
+    pub fn span(&self) -> u64 {
+        self.reach() - self.spots.first().map_or(0, |s| s.address)
+    }
+
+    /// The share of a drive of `claimed` bytes that the spots can vouch for, 0 to 1: the
+    /// most a check on this plan can call checked.
+    pub fn span_share(&self, claimed: u64) -> f64 {
+        let whole = claimed / BLOCK_U64 * BLOCK_U64;
+        (self.span() as f64 / whole.max(1) as f64).min(1.0)
+    }
+
     /// The spot at `address`, if any.
     pub fn spot_at(&self, address: u64) -> Option<&Spot> {
         self.spots

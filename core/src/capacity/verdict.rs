@@ -198,8 +198,7 @@ pub fn judge(plan: &Plan, readings: &[Reading], probes: &[Probe], covered_share:
     };
     // Nor more than the spots spread over: a file high up a nearly full filesystem reaches the
     // drive's end, yet its spots see only the top of it.
-    let low = plan.spots.first().map_or(0, |s| s.address);
-    let checked = checked.min(reach - low);
+    let checked = checked.min(plan.span());
     let coverage = Coverage {
         bytes: checked,
         share: (checked as f64 / whole.max(1) as f64).min(1.0),

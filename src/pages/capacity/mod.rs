@@ -17,7 +17,7 @@ use gtk::subclass::prelude::*;
 pub fn phase_text(phase: Phase) -> String {
     match phase {
         Phase::Planning | Phase::Saving => gettext("Getting ready: making the check file"),
-        Phase::Writing => gettext("Writing small blocks all over the card"),
+        Phase::Writing => gettext("Writing small blocks all over the drive"),
         Phase::Reading => gettext("Reading them back"),
         Phase::Restoring => gettext("Putting back what was there"),
     }
@@ -76,6 +76,8 @@ mod imp {
     #[template(resource = "/io/github/agnostics_rs/Agnostics/ui/capacity_view.ui")]
     pub struct CapacityView {
         #[template_child]
+        pub pane: TemplateChild<gtk::ScrolledWindow>,
+        #[template_child]
         pub icon: TemplateChild<gtk::Image>,
         #[template_child]
         pub heading: TemplateChild<gtk::Label>,
@@ -87,6 +89,8 @@ mod imp {
         pub phase_label: TemplateChild<gtk::Label>,
         #[template_child]
         pub progress_bar: TemplateChild<gtk::ProgressBar>,
+        #[template_child]
+        pub time_label: TemplateChild<gtk::Label>,
         #[template_child]
         pub spots_label: TemplateChild<gtk::Label>,
         #[template_child]
@@ -152,9 +156,13 @@ impl CapacityView {
         let imp = self.imp();
         self.set_tone(None);
         imp.icon.set_icon_name(Some("agnostics-card-symbolic"));
-        imp.heading
-            .set_label(&gettext("Checking the card’s capacity"));
+        let heading = gettext("Checking the drive’s capacity");
+        imp.heading.set_label(&heading);
+        // The pane is named after what it shows now, not what it showed when first mapped.
+        crate::a11y::set_label(&*imp.pane, &heading);
         imp.drive_label.set_label(drive);
+        imp.time_label.set_label("");
+        imp.time_label.set_visible(false);
         imp.cancelling.set(false);
         self.set_phase(&gettext("Starting…"));
         imp.spots_label.set_label("");
@@ -192,11 +200,45 @@ impl CapacityView {
         imp.progress_bar.set_fraction(fraction);
     }
 
+    /// Shows how long the check has left ("About 2 minutes left"); empty hides it.
+    pub fn set_time_left(&self, text: &str) {
+        let label = &self.imp().time_label;
+        if self.imp().cancelling.get() || text.is_empty() {
+            label.set_visible(false);
+            return;
+        }
+        if label.label() != text {
+            label.set_label(text);
+        }
+        label.set_visible(true);
+    }
+
+    /// How long the check has left, as shown ("" when hidden).
+    pub fn time_left_text(&self) -> String {
+        let label = &self.imp().time_label;
+        if label.is_visible() {
+            label.label().to_string()
+        } else {
+            String::new()
+        }
+    }
+
+    /// The scrolled pane (named for screen readers after what it shows).
+    pub fn pane(&self) -> gtk::ScrolledWindow {
+        self.imp().pane.get()
+    }
+
+    /// The drive line under the heading.
+    pub fn drive_text(&self) -> String {
+        self.imp().drive_label.label().to_string()
+    }
+
     /// Says that the check is stopping (its file is being removed).
     pub fn set_cancelling(&self) {
         let imp = self.imp();
         self.set_phase(&gettext("Stopping… removing the check file"));
         imp.cancelling.set(true);
+        imp.time_label.set_visible(false);
         imp.cancel_button.set_sensitive(false);
     }
 
@@ -207,6 +249,7 @@ impl CapacityView {
         imp.icon.set_icon_name(Some(shown.tone.icon_name()));
         self.set_tone(Some(shown.tone.css_class()));
         imp.heading.set_label(&shown.title);
+        crate::a11y::set_label(&*imp.pane, &shown.title);
         imp.body_label.set_label(&shown.body);
         imp.body_label.set_visible(!shown.body.is_empty());
         self.set_reasons(&shown.reasons);

@@ -6,6 +6,7 @@
 use agnostics_core::capacity::{CapacityReport, CapacityVerdict, RegisterFinding, UnsureReason};
 use agnostics_core::history::CapacitySummary;
 use agnostics_core::i18n::{fill, gettext, ngettext, number};
+use agnostics_core::target_dir::Transport;
 use agnostics_core::units;
 
 use super::{Shown, Tone};
@@ -21,6 +22,30 @@ pub fn card_size(bytes: u64) -> String {
             &[("size", &number(bytes as f64 / units::MB, 0))],
         )
     }
+}
+
+/// Two sizes in one unit, that of the larger (`claimed`): "967 MB" and "1074 MB" below
+/// 10 GB, "29.7 GB" and "32.0 GB" from there on.
+pub fn size_pair(part: u64, claimed: u64) -> (String, String) {
+    let one = |bytes: u64| {
+        if claimed as f64 >= 10.0 * units::GB {
+            fill(
+                &gettext("{size} GB"),
+                &[("size", &number(bytes as f64 / units::GB, 1))],
+            )
+        } else {
+            fill(
+                &gettext("{size} MB"),
+                &[("size", &number(bytes as f64 / units::MB, 0))],
+            )
+        }
+    };
+    (one(part), one(claimed))
+}
+
+/// True when the report's drive is a card (SD or eMMC), which the words may call a card.
+fn is_card(report: &CapacityReport) -> bool {
+    matches!(report.drive.transport, Transport::Sd | Transport::Emmc)
 }
 
 /// A verdict in a word or two, for a list or a mark: "Genuine", "Fake", …
@@ -48,13 +73,13 @@ pub fn tone(verdict: CapacityVerdict) -> Tone {
 pub fn summary_line(check: &CapacitySummary) -> String {
     let claimed = card_size(check.claimed_bytes);
     match check.verdict {
-        CapacityVerdict::Genuine => fill(
-            &gettext("Genuine: {verified} verified of {claimed} claimed"),
-            &[
-                ("verified", &card_size(check.verified_bytes)),
-                ("claimed", &claimed),
-            ],
-        ),
+        CapacityVerdict::Genuine => {
+            let (verified, claimed) = size_pair(check.verified_bytes, check.claimed_bytes);
+            fill(
+                &gettext("Genuine: {verified} verified of {claimed} claimed"),
+                &[("verified", &verified), ("claimed", &claimed)],
+            )
+        }
         CapacityVerdict::Fake => fill(
             &gettext("Fake: claims {claimed}, keeps only about {real}"),
             &[
@@ -69,44 +94,43 @@ pub fn summary_line(check: &CapacitySummary) -> String {
             &gettext("Loses data: some of its {claimed} do not keep what is written"),
             &[("claimed", &claimed)],
         ),
-        CapacityVerdict::NotCheckedBeyond => fill(
-            &gettext("Partly checked: {verified} of {claimed} kept its data"),
-            &[
-                ("verified", &card_size(check.verified_bytes)),
-                ("claimed", &claimed),
-            ],
-        ),
+        CapacityVerdict::NotCheckedBeyond => {
+            let (verified, claimed) = size_pair(check.verified_bytes, check.claimed_bytes);
+            fill(
+                &gettext("Partly checked: {verified} of {claimed} kept its data"),
+                &[("verified", &verified), ("claimed", &claimed)],
+            )
+        }
         CapacityVerdict::Unsure => gettext("Unsure: some spots read back differently each time"),
     }
 }
 
-/// The verdict of `report` as the page shows it.
+/// The verdict of `report` as the page shows it, calling the drive a card only when it is
+/// one.
 pub fn shown(report: &CapacityReport) -> Shown {
     let claimed = card_size(report.claimed_bytes);
-    let verified = card_size(report.verified_bytes);
+    let card = is_card(report);
     let spots = &report.spots;
     let (title, body) = match report.verdict {
-        CapacityVerdict::Genuine => (
-            fill(
-                // Translators: the capacity check's verdict, e.g. "This card is genuine:
-                // 29.7 GB verified of 32.0 GB claimed".
-                &gettext("This card is genuine: {verified} verified of {claimed} claimed"),
-                &[("verified", &verified), ("claimed", &claimed)],
-            ),
-            gettext("Every spot checked across the card kept what was written there."),
-        ),
+        CapacityVerdict::Genuine => genuine(report, card),
         CapacityVerdict::Fake => {
             let real = card_size(report.real_bytes.unwrap_or(report.verified_bytes));
+            let title = if card {
+                gettext("This card is fake: it claims {claimed} but keeps only about {real}")
+            } else {
+                gettext("This drive is fake: it claims {claimed} but keeps only about {real}")
+            };
             (
-                fill(
-                    &gettext("This card is fake: it claims {claimed} but keeps only about {real}"),
-                    &[("claimed", &claimed), ("real", &real)],
-                ),
+                fill(&title, &[("claimed", &claimed), ("real", &real)]),
                 gettext("Data written beyond that overwrites earlier data. Copy your files off it and return it."),
             )
         }
         CapacityVerdict::LosesData => (
-            gettext("This card loses data"),
+            if card {
+                gettext("This card loses data")
+            } else {
+                gettext("This drive loses data")
+            },
             fill(
                 &gettext("{bad} of {total} spots checked did not keep what was written there. Copy your files off it and stop using it."),
                 &[
@@ -115,21 +139,7 @@ pub fn shown(report: &CapacityReport) -> Shown {
                 ],
             ),
         ),
-        CapacityVerdict::NotCheckedBeyond => {
-            let percent = (report.coverage.share * 100.0).floor().clamp(0.0, 100.0);
-            (
-                fill(
-                    // Translators: "{percent} %" is how far up the card the check reached.
-                    // xgettext:no-c-format
-                    &gettext("Not enough free space to check beyond {percent} % of the card"),
-                    &[("percent", &number(percent, 0))],
-                ),
-                fill(
-                    &gettext("Everything checked up to there kept its data ({verified} of {claimed}). Free some space on the card and check again."),
-                    &[("verified", &verified), ("claimed", &claimed)],
-                ),
-            )
-        }
+        CapacityVerdict::NotCheckedBeyond => partly(report, card),
         CapacityVerdict::Unsure => {
             let unreadable = report
                 .unsure
@@ -152,6 +162,55 @@ pub fn shown(report: &CapacityReport) -> Shown {
         reasons: report.registers.iter().map(register_reason).collect(),
         note: Some(note(report)),
     }
+}
+
+/// A genuine verdict: both sizes in one unit, and what the rest of the drive is.
+fn genuine(report: &CapacityReport, card: bool) -> (String, String) {
+    let (verified, claimed) = size_pair(report.verified_bytes, report.claimed_bytes);
+    let title = if card {
+        // Translators: the capacity check's verdict, e.g. "This card is genuine: 29.7 GB
+        // verified of 32.0 GB claimed"; both sizes are in one unit.
+        gettext("This card is genuine: {verified} verified of {claimed} claimed")
+    } else {
+        gettext("This drive is genuine: {verified} verified of {claimed} claimed")
+    };
+    let mut body = gettext("Every spot checked kept what was written there.");
+    let rest = report.claimed_bytes.saturating_sub(report.verified_bytes);
+    if rest > 0 {
+        let (rest, _) = size_pair(rest, report.claimed_bytes);
+        body.push(' ');
+        body.push_str(&fill(
+            // Translators: {rest} is a size such as "107 MB".
+            &gettext("The other {rest} holds your files and the file system’s own records; the check writes only in free space, so it does not write there."),
+            &[("rest", &rest)],
+        ));
+    }
+    (
+        fill(&title, &[("verified", &verified), ("claimed", &claimed)]),
+        body,
+    )
+}
+
+/// A check that could not reach far enough: how far, and that it cannot tell beyond.
+fn partly(report: &CapacityReport, card: bool) -> (String, String) {
+    let percent = number((report.coverage.share * 100.0).floor().clamp(0.0, 100.0), 0);
+    let (verified, claimed) = size_pair(report.verified_bytes, report.claimed_bytes);
+    let title = if card {
+        // Translators: "{percent} %" is how far up the card the check reached.
+        // xgettext:no-c-format
+        gettext("Checked only up to {percent} % of the card: it cannot tell whether the card is fake beyond that")
+    } else {
+        // Translators: "{percent} %" is how far up the drive the check reached.
+        // xgettext:no-c-format
+        gettext("Checked only up to {percent} % of the drive: it cannot tell whether the drive is fake beyond that")
+    };
+    (
+        fill(&title, &[("percent", &percent)]),
+        fill(
+            &gettext("Everything checked up to there kept its data ({verified} of {claimed}), but there was not enough free space to reach further. Free some space and check again."),
+            &[("verified", &verified), ("claimed", &claimed)],
+        ),
+    )
 }
 
 /// One line for a register finding: what the card claims that cannot be true.
@@ -260,6 +319,24 @@ mod tests {
     }
 
     #[test]
+    fn a_genuine_verdict_has_one_unit_and_says_what_the_rest_is() {
+        let mut r = report(CapacityVerdict::Genuine);
+        r.drive.transport = Transport::Loop;
+        r.claimed_bytes = 1_073_741_824;
+        r.verified_bytes = 967_000_000;
+        let shown = shown(&r);
+        assert_eq!(
+            shown.title,
+            "This drive is genuine: 967 MB verified of 1074 MB claimed"
+        );
+        assert!(
+            shown.body.contains("The other 107 MB holds your files"),
+            "{}",
+            shown.body
+        );
+    }
+
+    #[test]
     fn sizes_read_as_on_a_card_s_label() {
         assert_eq!(card_size(31_914_983_424), "31.9 GB");
         assert_eq!(card_size(134_217_728), "134 MB");
@@ -270,7 +347,7 @@ mod tests {
         let genuine = shown(&report(CapacityVerdict::Genuine));
         assert_eq!(
             genuine.title,
-            "This card is genuine: 32.0 GB verified of 32.0 GB claimed"
+            "This drive is genuine: 32.0 GB verified of 32.0 GB claimed"
         );
         assert_eq!(genuine.tone, Tone::Good);
         assert_eq!(
@@ -282,6 +359,7 @@ mod tests {
         fake.claimed_bytes = 128 * GB;
         fake.real_bytes = Some(8 * GB);
         fake.verified_bytes = 8 * GB;
+        fake.drive.transport = Transport::Sd;
         fake.registers = vec![RegisterFinding::CsdSizeDiffers {
             csd_bytes: 8 * GB,
             device_bytes: 128 * GB,
@@ -306,7 +384,7 @@ mod tests {
         let partly = shown(&partly);
         assert_eq!(
             partly.title,
-            "Not enough free space to check beyond 40 % of the card"
+            "Checked only up to 40 % of the drive: it cannot tell whether the drive is fake beyond that"
         );
         assert_eq!(partly.tone, Tone::Caution);
 

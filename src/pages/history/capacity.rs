@@ -15,7 +15,7 @@ use agnostics_core::i18n::{fill, gettext, ngettext};
 use gtk::glib;
 use gtk::subclass::prelude::*;
 
-use super::labels::date_text;
+use super::labels::{date_seconds_text, date_text};
 use super::layout::wrapping_top_bar;
 use super::{HistoryPage, HistoryView};
 use crate::model::capacity_history;
@@ -130,8 +130,21 @@ impl HistoryView {
         if !identified {
             return;
         }
-        for check in &page.checks.checks {
-            parts.list.append(&self.check_row(check));
+        let checks = &page.checks.checks;
+        for check in checks {
+            // Two checks of one minute are told apart by their seconds.
+            let minute = date_text(&check.started);
+            let shared = checks
+                .iter()
+                .filter(|c| date_text(&c.started) == minute)
+                .count()
+                > 1;
+            let when = if shared {
+                date_seconds_text(&check.started)
+            } else {
+                minute
+            };
+            parts.list.append(&self.check_row(check, &when));
         }
         if page.checks.checks.is_empty() {
             let row = adw::ActionRow::new();
@@ -144,10 +157,10 @@ impl HistoryView {
         self.sync_check_button();
     }
 
-    fn check_row(&self, check: &CapacitySummary) -> adw::ActionRow {
+    fn check_row(&self, check: &CapacitySummary, when: &str) -> adw::ActionRow {
         let row = adw::ActionRow::new();
         row.set_use_markup(false);
-        row.set_title(&date_text(&check.started));
+        row.set_title(when);
         row.set_subtitle(&summary_line(check));
         row.set_subtitle_lines(0);
         row.set_activatable(true);
@@ -186,6 +199,16 @@ impl HistoryView {
                 Err(e) => view.toast(&e),
             },
         );
+    }
+
+    /// The page of a check started from a drive's page, while it runs on `drive`: its
+    /// progress and **Cancel**, then its verdict.
+    pub fn show_live_check(&self, drive: &str) {
+        let parts = &self.imp().capacity;
+        parts.check_title.set_label(&gettext("Capacity Check"));
+        parts.check_view.set_stored(false);
+        parts.check_view.reset(drive);
+        self.show(HistoryPage::Check);
     }
 
     /// Which drives are connected now (by their history id, with the folder to check each
