@@ -43,6 +43,12 @@ fn spawn_app(dir: &Path, log: &Path, args: &[&str]) -> Child {
         .env("GTK_A11Y", "none")
         .env("NO_AT_BRIDGE", "1")
         .env("AGNOSTICS_LOG", log)
+        // Its own drives' locks: the tests here run at once on one disk, and a window asks
+        // before it tests a drive another program's test holds.
+        .env(
+            agnostics_core::drive_lock::DIR_VARIABLE,
+            agnostics_testkit::private_lock_dir(dir.parent().unwrap_or(dir)),
+        )
         .env("LC_ALL", "C")
         .stdin(Stdio::null())
         .stdout(Stdio::null())
