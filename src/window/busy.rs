@@ -4,6 +4,7 @@
 //! drive is free, or not to start. Two tests at once would only split the drive's speed and
 //! leave both ungraded.
 
+use std::path::PathBuf;
 use std::time::Duration;
 
 use adw::prelude::*;
@@ -44,14 +45,14 @@ impl Window {
         }
         let drives = agnostics_core::sdtest::drives(&opts);
         match drive_lock::busy(&opts.lock_dir, &drives) {
-            Some(busy) => self.ask_about_busy_drive(&busy, drives),
+            Some(busy) => self.ask_about_busy_drive(&busy, drives, opts.lock_dir),
             None => self.start_test(),
         }
     }
 
     /// Says who uses the drive and asks whether to wait for it (the test then starts by
     /// itself) or not to start.
-    fn ask_about_busy_drive(&self, busy: &Busy, drives: Vec<Drive>) {
+    fn ask_about_busy_drive(&self, busy: &Busy, drives: Vec<Drive>, lock_dir: PathBuf) {
         let dialog = self.message_dialog(&gettext("The Drive Is in Use"), &busy.text());
         dialog.add_responses(&[
             ("cancel", &gettext("_Don’t Start")),
@@ -67,7 +68,7 @@ impl Window {
                 self,
                 move |_, response| {
                     if response == "wait" {
-                        win.wait_for_drive(drives.clone());
+                        win.wait_for_drive(drives.clone(), lock_dir.clone());
                     }
                 }
             ),
@@ -76,8 +77,9 @@ impl Window {
         dialog.present();
     }
 
-    /// Waits, with **Cancel**, until none of `drives` is in use, then starts the test.
-    fn wait_for_drive(&self, drives: Vec<Drive>) {
+    /// Waits, with **Cancel**, until none of `drives` is in use in `lock_dir` (the test's
+    /// own), then starts the test.
+    fn wait_for_drive(&self, drives: Vec<Drive>, lock_dir: PathBuf) {
         let imp = self.imp();
         imp.waiting_for_drive.set(true);
         let dialog = self.message_dialog(
@@ -100,7 +102,6 @@ impl Window {
         );
         crate::a11y::name_mnemonic_buttons(&dialog);
         dialog.present();
-        let lock_dir = drive_lock::default_dir();
         glib::timeout_add_local(
             LOOK_EVERY,
             glib::clone!(
