@@ -39,7 +39,7 @@
 //! - [`health`]: how healthy a drive is: its kernel log, error counters, own wear report and
 //!   speed trend, weighed into one verdict.
 //! - [`headline`]: one headline for a drive, everything known about it weighed in one rule.
-//! - [`sample`] (cargo feature `sample`, and this crate's unit tests): plausible sample
+//! - `sample` (cargo feature `sample`, and this crate's unit tests): plausible sample
 //!   reports and phases for tests and examples; nothing in it is measured.
 
 pub mod advice;
