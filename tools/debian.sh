@@ -1,6 +1,7 @@
 # Sourced (". tools/debian.sh"), not run: what the scripts that install Debian packages and
 # make Debian root file systems share — tools/package, tools/cross, tools/test-arch,
-# tools/test-trixie, tools/test-pi and tools/armv6-cli. Each sets sudo ("" as root) first.
+# tools/test-trixie, tools/test-pi and tools/armv6-cli. Each sets sudo ("" as root) before
+# calling them.
 #
 #   debian_apt ARGS...            apt-get, non-interactive, waiting up to 10 min while another
 #                                 apt or dpkg holds the lock ($sudo in front when it is set)
