@@ -283,7 +283,7 @@ mod tests {
             value,
             unit,
             target,
-            verdict: agnostics_core::verdict::grade(value, target),
+            verdict: agnostics_core::judge::grade(value, target),
             reason: None,
         }
     }

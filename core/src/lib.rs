@@ -24,6 +24,7 @@ pub mod headline;
 pub mod health;
 pub mod history;
 pub mod i18n;
+pub mod judge;
 pub mod lock_dir;
 pub mod process_group;
 pub mod profile;

@@ -256,7 +256,7 @@ pub fn to_markdown_named(report: &Report, drive_name: Option<&str>) -> String {
     ));
     let drive = drive_name
         .map(str::to_owned)
-        .unwrap_or_else(|| crate::history::compare::drive_label(report));
+        .unwrap_or_else(|| super::drive_label(report));
     out.push_str(&format!(
         "{}\n\n",
         escape(&crate::i18n::fill(
