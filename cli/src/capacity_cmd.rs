@@ -39,10 +39,8 @@ fn exit_code(verdict: CapacityVerdict) -> i32 {
 }
 
 /// Runs the subcommand; returns the exit status.
+/// (`--forget-recovery` is [`crate::capacity_forget`]'s.)
 pub fn main(args: &CapacityArgs) -> i32 {
-    if let Some(which) = &args.forget_recovery {
-        return crate::capacity_forget::main(args, which.as_deref());
-    }
     let opts = CapacityOptions {
         spots: args.spots,
         sysfs_root: args.sysfs_root.clone(),

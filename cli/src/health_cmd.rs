@@ -15,7 +15,7 @@ use agnostics_core::report::{terminal_safe, visible};
 use agnostics_core::target_dir::{self, TargetInfo};
 
 use crate::args::HealthArgs;
-use crate::history_cmd::{open_for_reading, path};
+use crate::history_open::{open_for_reading, path};
 use crate::output::{emit, To};
 
 /// Says `message` on stderr (and with `--json` as `{"error": {"message": …}}` on stdout);

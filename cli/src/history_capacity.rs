@@ -9,7 +9,9 @@ use agnostics_core::report;
 use agnostics_core::units::si_bytes;
 
 use crate::args::HistoryCapacityArgs;
-use crate::history_cmd::{aligned, fail, open_for_reading, path, print_json, short_id, short_time};
+use crate::history_open::{
+    aligned, fail, open_for_reading, path, print_json, short_id, short_time,
+};
 use crate::output::{emit, To};
 
 /// A verdict for the table: `genuine`, `FAKE`, …
