@@ -24,6 +24,7 @@ mod profiles_cmd;
 mod references_cmd;
 mod run_cmd;
 mod scripts_cmd;
+mod stop_signals;
 mod targets_cmd;
 
 use clap::Parser;

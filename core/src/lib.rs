@@ -19,6 +19,7 @@ pub mod drive;
 pub mod drive_lock;
 pub mod engine;
 pub mod error_kind;
+pub mod exit_code;
 pub mod figure;
 pub mod headline;
 pub mod health;
@@ -38,6 +39,7 @@ pub mod signals;
 pub mod sysfs;
 pub mod target_dir;
 pub mod units;
+pub mod usage;
 pub mod verdict;
 
 /// The program's version, as Cargo knows it (e.g. "0.1.0").

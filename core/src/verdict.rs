@@ -9,6 +9,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::exit_code::ExitCode;
 use crate::figure::{StandardPhase, Unit};
 
 /// PASS, FAIL or ERROR, serialised as upstream spells them; NOT_GRADED for a profile that only
@@ -58,6 +59,19 @@ impl Verdict {
             out
         } else {
             Verdict::Error
+        }
+    }
+}
+
+impl Verdict {
+    /// The exit status of a command this verdict ends: PASS and NOT_GRADED (every job of a
+    /// profile that only measures measured) [`ExitCode::Success`], FAIL [`ExitCode::Failed`],
+    /// ERROR [`ExitCode::NoVerdict`].
+    pub fn exit_code(self) -> ExitCode {
+        match self {
+            Verdict::Pass | Verdict::NotGraded => ExitCode::Success,
+            Verdict::Fail => ExitCode::Failed,
+            Verdict::Error => ExitCode::NoVerdict,
         }
     }
 }

@@ -36,6 +36,8 @@ pub use text::{compat_lines, to_text, to_text_verbose};
 use crate::advice::Advice;
 use crate::card::CardInfo;
 use crate::engine::{EngineKind, IoPath, PhaseResult};
+use crate::exit_code::ExitCode;
+use crate::signals::StopSignal;
 use crate::target_dir::{TargetInfo, Transport};
 use crate::verdict::{Check, Metric, Standard, Verdict};
 
@@ -299,17 +301,14 @@ impl Report {
             .or_else(|| self.runs.last())
     }
 
-    /// The process exit status for this report: 0 PASS (or NOT_GRADED: every job of a profile
-    /// that only measures was measured), 1 FAIL, 2 ERROR, 130 cancelled.
+    /// The process exit status for this report ([`ExitCode`]): 0 PASS (or NOT_GRADED: every
+    /// job of a profile that only measures was measured), 1 FAIL, 2 ERROR, 130 cancelled (as
+    /// by SIGINT).
     pub fn exit_code(&self) -> i32 {
         if self.error.as_ref().is_some_and(ErrorReport::is_cancelled) {
-            return 130;
+            return ExitCode::Stopped(StopSignal::Interrupt).code();
         }
-        match self.verdict {
-            Verdict::Pass | Verdict::NotGraded => 0,
-            Verdict::Fail => 1,
-            Verdict::Error => 2,
-        }
+        self.verdict.exit_code().code()
     }
 }
 
