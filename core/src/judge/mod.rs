@@ -3,15 +3,15 @@
 //! and its text, table and JSON forms, which judge nothing) and below [`crate::sdtest`] (which
 //! measures, then asks the judge) and [`crate::history`] (which judges every stored run again).
 //!
-//! - [`checks`]: a run's figures against the A1 and A2 minimums ([`crate::verdict::targets`]),
-//!   and which job may stand for a check;
+//! - [`checks`](mod@checks): a run's figures against the A1 and A2 minimums
+//!   ([`crate::verdict::targets`]), and which job may stand for a check;
 //! - `profile`: one run of a profile graded ([`RunReport::grade`],
 //!   [`RunReport::grade_profile`]) or only measured ([`RunReport::measured`]);
 //! - `not_graded`, `counters`, `shared`: not graded, and why: a cache answered, the drive's own
-//!   counters fall short ([`counters_short`]), another test shared the drive
-//!   ([`not_graded_shared`]), a figure the link cannot carry, A2 on a host that does not queue
+//!   counters fall short (`counters_short`), another test shared the drive
+//!   (`not_graded_shared`), a figure the link cannot carry, A2 on a host that does not queue
 //!   commands ([`crate::card::CardInfo::a2_not_graded_reason`]);
-//! - `settle`: a finished test's verdicts from its runs ([`settle()`]);
+//! - `settle`: a finished test's verdicts from its runs;
 //! - `regrade`: a stored document judged again from its own figures ([`Report::regraded`],
 //!   [`Report::contradictions`]).
 //!
