@@ -9,6 +9,7 @@ use std::path::Path;
 
 use agnostics_core::card::{self, CardInfo};
 use agnostics_core::drive::identity::Volume;
+use agnostics_core::exit_code::ExitCode;
 use agnostics_core::health::{self, HealthReport, Sources};
 use agnostics_core::i18n::{fill, gettext};
 use agnostics_core::report::{terminal_safe, visible};
@@ -26,7 +27,7 @@ fn fail(args: &HealthArgs, message: &str) -> i32 {
         let doc = serde_json::json!({ "error": { "message": message } });
         emit(To::Stdout, format!("{doc:#}\n"));
     }
-    2
+    ExitCode::NoVerdict.code()
 }
 
 /// The disk to look at and, when it was found through a folder, that folder's file system.

@@ -6,6 +6,7 @@
 
 use std::path::Path;
 
+use agnostics_core::exit_code::ExitCode;
 use agnostics_core::history::{
     DriveSummary, History, HistoryError, Outcome, RunFilter, RunSummary,
 };
@@ -226,7 +227,7 @@ fn print_csv(runs: &[RunSummary]) -> i32 {
         Ok(text) => emit(To::Stdout, text),
         Err(e) => {
             emit(To::Stderr, format!("agnostics-cli: {e}\n"));
-            2
+            ExitCode::NoVerdict.code()
         }
     }
 }

@@ -3,6 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
+use agnostics_core::exit_code::ExitCode;
 use agnostics_core::history::{History, HistoryError};
 use agnostics_core::i18n::{fill, gettext};
 use serde::Serialize;
@@ -33,7 +34,7 @@ pub(crate) fn open_for_reading(path: &Path) -> Result<Option<History>, HistoryEr
 /// Says `e` on stderr (the store's message says what to do) and returns 2.
 pub(crate) fn fail(e: &HistoryError) -> i32 {
     emit(To::Stderr, format!("agnostics-cli: {e}\n"));
-    2
+    ExitCode::NoVerdict.code()
 }
 
 /// Says on stderr that `what` (a run or drive id) is not in the history at `path`, which is
@@ -47,7 +48,7 @@ pub(crate) fn not_recorded(what: &str, path: &Path) -> i32 {
         &[("what", &what), ("path", &path.display())],
     );
     emit(To::Stderr, format!("agnostics-cli: {message}\n"));
-    2
+    ExitCode::NoVerdict.code()
 }
 
 /// Prints `value` as pretty JSON on stdout; returns the exit status.
@@ -56,7 +57,7 @@ pub(crate) fn print_json<T: Serialize + ?Sized>(value: &T) -> i32 {
         Ok(text) => emit(To::Stdout, format!("{text}\n")),
         Err(e) => {
             emit(To::Stderr, format!("agnostics-cli: {e}\n"));
-            2
+            ExitCode::NoVerdict.code()
         }
     }
 }

@@ -11,6 +11,7 @@ use std::sync::Arc;
 
 use agnostics_core::advice::Advice;
 use agnostics_core::engine::{run_line, EngineKind, Event};
+use agnostics_core::exit_code::ExitCode;
 use agnostics_core::figure::nearest_text;
 use agnostics_core::headline::{headline, CapacityKnown, Speed};
 use agnostics_core::history::trend::{self, Trend};
@@ -220,7 +221,7 @@ fn print_report(args: &RunArgs, report: &report::Report, recorded: &Recorded) ->
             Ok(text) => emit(To::Stdout, format!("{text}\n")),
             Err(e) => {
                 emit(To::Stderr, format!("agnostics-cli: {e}\n"));
-                2
+                ExitCode::NoVerdict.code()
             }
         }
     } else {
@@ -293,7 +294,7 @@ fn refuse_profile(
         };
     }
     emit(To::Stderr, format!("agnostics-cli: {message}\n"));
-    2
+    ExitCode::NoVerdict.code()
 }
 
 /// What SIGINT, SIGTERM and SIGHUP (a closed SSH session) do during a run: the first sets the

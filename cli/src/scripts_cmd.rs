@@ -117,7 +117,7 @@ fn nothing_to_run(args: &ScriptsArgs, report: &ScriptsReport) -> i32 {
             )
         ),
     );
-    0
+    ExitCode::Success.code()
 }
 
 /// The exit status of the tests run: stopped by the first stop signal (SIGINT, SIGTERM,
@@ -146,7 +146,7 @@ fn list(args: &ScriptsArgs, found: &Discovery) -> i32 {
             Ok(text) => emit(To::Stdout, format!("{text}\n")),
             Err(e) => {
                 emit(To::Stderr, format!("agnostics-cli: {e}\n"));
-                2
+                ExitCode::NoVerdict.code()
             }
         };
     }
@@ -163,7 +163,7 @@ fn list(args: &ScriptsArgs, found: &Discovery) -> i32 {
         }
         emit(To::Stdout, format!("    {}\n", test.file.display()));
     }
-    0
+    ExitCode::Success.code()
 }
 
 /// Names each file that is not listed, with the reason, on stderr.
@@ -192,9 +192,9 @@ fn error(args: &ScriptsArgs, report: &ScriptsReport, message: &str) -> i32 {
     if args.json {
         let mut report = report.clone();
         report.error = Some(message.to_owned());
-        return print_json(&report, 2);
+        return print_json(&report, ExitCode::NoVerdict.code());
     }
-    2
+    ExitCode::NoVerdict.code()
 }
 
 /// Prints the report as JSON and returns `code` (2 if it cannot be serialised).
@@ -206,7 +206,7 @@ fn print_json(report: &ScriptsReport, code: i32) -> i32 {
         },
         Err(e) => {
             emit(To::Stderr, format!("agnostics-cli: {e}\n"));
-            2
+            ExitCode::NoVerdict.code()
         }
     }
 }
