@@ -138,13 +138,10 @@ pub fn phase_title(name: &str, rw: Rw, bs: u64) -> String {
     }
 }
 
-/// The title of a graded check's row.
+/// The title of a graded check's row: its phase's
+/// ([`agnostics_core::figure::StandardPhase::title`]).
 pub fn check_title(metric: Metric) -> String {
-    match metric {
-        Metric::SeqWrite => gettext("Sequential write"),
-        Metric::RandWrite => gettext("Random 4K write"),
-        Metric::RandRead => gettext("Random 4K read"),
-    }
+    metric.standard_phase().title()
 }
 
 /// Digits after the decimal separator for a figure of this size: 2 below 100, 1 below 1000.
@@ -283,7 +280,7 @@ mod tests {
             value,
             unit,
             target,
-            verdict: agnostics_core::verdict::grade(value, target),
+            verdict: agnostics_core::judge::grade(value, target),
             reason: None,
         }
     }

@@ -1,7 +1,7 @@
 //! Agnostics core: the measuring engine behind the desktop app and `agnostics-cli`.
 //!
-//! Nothing here knows of GTK. Every module, roughly from the foundations to what the user
-//! interfaces call (CONTRIBUTING.md gives the layers' rules):
+//! Nothing here knows of GTK. Every module, from the foundations to what the user interfaces
+//! call (the floors are listed once, and checked, in `core/tests/layers/main.rs`):
 //!
 //! - [`units`]: fio's size and time suffixes and the conversions between bytes per second,
 //!   KiB/s and MB/s.
@@ -10,8 +10,10 @@
 //! - [`sysfs`]: bounded reads of sysfs attributes under a caller-given root.
 //! - [`process_group`]: child processes (fio, test scripts) that lead their own process group,
 //!   started and stopped with everything they start.
-//! - [`signals`]: the signals that stop a run (SIGINT, SIGTERM, SIGHUP) and the exit status
-//!   they give.
+//! - [`signals`]: the signals that stop a run (SIGINT, SIGTERM, SIGHUP).
+//! - [`usage`]: this process's own CPU time and peak memory (`getrusage`), for benchmarks.
+//! - [`exit_code`]: how every command ends, one [`exit_code::ExitCode`] (0 passed, 1 failed,
+//!   2 no verdict, 128 + the signal's number when stopped).
 //! - [`profile`]: the subset of fio's job-file format that Agnostics runs, and the built-in
 //!   profiles.
 //! - [`target_dir`]: the target directory: pre-flight checks, the filesystem and the
@@ -27,11 +29,14 @@
 //! - [`capacity`]: "is my card genuine?": the capacity check, in mounted and device modes.
 //! - [`figure`]: the units of measured figures, the standard test's phases and how figures are
 //!   rounded for people.
-//! - [`verdict`]: grading a run's phases against the SD Association's A1/A2 minimums.
+//! - [`verdict`]: the words of a verdict and the SD Association's A1/A2 minimums.
 //! - [`advice`]: what the user should make of a result, as an enum with translated text.
 //! - [`references`]: published figures shipped with the program, and the cards whose command
 //!   queueing Linux keeps off (data in `data/references/`).
-//! - [`report`]: the one result type of a test, with its text, table and JSON forms.
+//! - [`report`]: the one result type of a test, with its text, table and JSON forms; it judges
+//!   nothing.
+//! - [`judge`]: every rule of the SD test's verdicts: the checks against A1/A2, a profile's
+//!   grade, not graded and why, and judging a stored run again.
 //! - [`sdtest`]: the standard test end to end: pre-flight, up to N runs, grading, advice and
 //!   the report. Both user interfaces call [`sdtest::run`].
 //! - [`scripts`]: upstream agnostics' test scripts and the `~/rpdiags.txt` log.
@@ -49,11 +54,13 @@ pub mod drive;
 pub mod drive_lock;
 pub mod engine;
 pub mod error_kind;
+pub mod exit_code;
 pub mod figure;
 pub mod headline;
 pub mod health;
 pub mod history;
 pub mod i18n;
+pub mod judge;
 pub mod lock_dir;
 pub mod process_group;
 pub mod profile;
@@ -67,6 +74,7 @@ pub mod signals;
 pub mod sysfs;
 pub mod target_dir;
 pub mod units;
+pub mod usage;
 pub mod verdict;
 
 /// The program's version, as Cargo knows it (e.g. "0.1.0").

@@ -14,6 +14,7 @@ pub mod save_report;
 pub mod test_row;
 pub mod trend_axis;
 pub mod trend_chart;
+pub mod trend_series;
 pub mod wrap_box;
 
 pub use badge::Badge;
