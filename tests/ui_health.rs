@@ -119,6 +119,7 @@ fn the_chosen_drive_shows_its_health_and_follows_the_choice(app: &Application) {
     }
     assert_rows_readable(&group);
     assert_fits_800x480(&window, "health on the SD Card page");
+    assert_fits_360(&window.ready_view(), "the SD Card page with its health");
 
     // Another drive chosen: a folder on tmpfs is on no drive, and the group says so.
     let Some(tmpfs) = TmpfsDir::new() else {
@@ -160,6 +161,8 @@ fn a_history_drive_whose_writes_fell_is_worn_with_its_trend(app: &Application) {
     );
     assert!(group.group.is_visible());
     assert_rows_readable(&group);
+    assert_fits_800x480(&window, "a drive's health in History");
+    assert_fits_360(&view, "a drive's page with its health");
 
     // The stick has one run: nothing to compare with, and too little known.
     view.open_drive(&key(STICK));
@@ -175,6 +178,12 @@ fn a_history_drive_whose_writes_fell_is_worn_with_its_trend(app: &Application) {
         "{:?}",
         group.rows()
     );
+}
+
+/// `widget` (a page) fits the window's narrowest width, 360 px, with the group shown.
+fn assert_fits_360(widget: &impl IsA<gtk::Widget>, what: &str) {
+    let (min_w, _, _, _) = widget.measure(gtk::Orientation::Horizontal, -1);
+    assert!(min_w <= 360, "{what} needs {min_w} px");
 }
 
 /// Scrolls the page holding `group` so that the group is at its top.
