@@ -1,9 +1,10 @@
 //! UI tests of the **Health** group on a real display (run under `xvfb-run -a cargo test -p
 //! agnostics --test ui_health`): the SD Card page's chosen drive looked at for real (a
 //! scratch folder on the disk under /var/tmp: the real kernel log, the real sysfs), looked at
-//! anew when another drive is chosen (a folder on tmpfs, on no drive), and a drive of a real
-//! SQLite history (written through `History::record`) whose writes fell, with its trend and
-//! its verdict.
+//! anew when another drive is chosen (a folder on tmpfs, on no drive); drives of a real SQLite
+//! history (written through `History::record`) whose writes fell, with their trend and
+//! verdict: one not connected (only its runs speak) and the disk under /var/tmp, connected,
+//! looked at for real.
 //!
 //! `AGNOSTICS_SCREENSHOTS=DIR` also renders both groups at 800×480 to
 //! `DIR/{ready-health,history-health}.png`.
@@ -19,6 +20,7 @@ use agnostics::testing::WindowProbe;
 use agnostics::widgets::health_group::HealthGroup;
 use agnostics::{Application, Window};
 use agnostics_core::health::verdict::HealthVerdict;
+use agnostics_core::target_dir::Transport;
 
 use support::history_fixture::*;
 use support::*;
@@ -37,6 +39,7 @@ fn main() {
     let mut tests = crate::ui_tests![
         the_chosen_drive_shows_its_health_and_follows_the_choice,
         a_history_drive_whose_writes_fell_is_worn_with_its_trend,
+        a_connected_history_drive_is_looked_at_with_its_runs,
     ];
     if std::env::var_os(SCREENSHOTS_ENV).is_some() {
         bind_screenshot_language();
@@ -178,6 +181,66 @@ fn a_history_drive_whose_writes_fell_is_worn_with_its_trend(app: &Application) {
         "{:?}",
         group.rows()
     );
+}
+
+/// A drive of the history that is connected (the disk under /var/tmp, its identity as a run
+/// records it) is looked at for real, its runs in the history giving the trend.
+fn a_connected_history_drive_is_looked_at_with_its_runs(app: &Application) {
+    let dir = scratch_dir();
+    let sysfs = std::path::Path::new("/sys");
+    let info = agnostics_core::target_dir::inspect(dir.path(), sysfs).expect("the scratch folder");
+    let card = info
+        .device
+        .as_ref()
+        .and_then(|d| agnostics_core::card::identify(sysfs, &d.disk));
+    let identity = agnostics_core::drive::identify(card.as_ref(), &info, sysfs)
+        .expect("the disk under /var/tmp has an identity");
+    let path = dir.path().join("history.sqlite3");
+    let mut h = agnostics_core::history::History::open(&path).expect("a new history");
+    for (i, (started, sw)) in [
+        ("2026-05-01T09:00:00+00:00", 12.6e6),
+        ("2026-07-01T09:00:00+00:00", 6.3e6),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let run_id = format!("{:032x}", 0xd15c_0000_usize + i);
+        let figures = (sw, 40e6, 900.0, 2000.0);
+        let report = report_of(&identity, &run_id, started, figures, Transport::Sd);
+        h.record(&report).expect("recorded");
+    }
+    drop(h);
+    let window = history_window(app, &path);
+    let view = window.history_view();
+    let connected =
+        agnostics::model::connected::identify(&[(dir.path().to_path_buf(), info)], sysfs);
+    assert_eq!(connected.len(), 1, "{connected:?}");
+    view.set_connected(connected);
+    view.open_drive(&agnostics::model::history_store::DriveKey::Identified(
+        identity.id.clone(),
+    ));
+    settle(&window);
+    let group = view.health_group();
+    let HealthState::Checked(report) = settled_state(&group) else {
+        panic!("the connected drive is looked at: {:?}", group.state());
+    };
+    assert_eq!(report.history_runs, 2);
+    assert!(report.trend.as_ref().is_some_and(|t| t.declined()));
+    // A marked decline makes it worn at least (failing only with data errors since boot).
+    assert!(
+        report.verdict >= HealthVerdict::Worn,
+        "{:?}",
+        report.verdict
+    );
+    let rows = group.rows();
+    assert_eq!(rows[3].0, "Speed against its first tests");
+    assert!(
+        rows[3]
+            .1
+            .contains("Sequential write: 50 % below this drive's first tests (2026-05-01)"),
+        "{rows:?}"
+    );
+    assert_rows_readable(&group);
 }
 
 /// `widget` (a page) fits the window's narrowest width, 360 px, with the group shown.
