@@ -7,7 +7,8 @@
 //! looked at for real.
 //!
 //! `AGNOSTICS_SCREENSHOTS=DIR` also renders both groups at 800×480 to
-//! `DIR/{ready-health,history-health}.png`.
+//! `DIR/{ready-health,history-health}.png`, and the History one at 360×480 to
+//! `DIR/history-health-360.png`.
 
 #[path = "ui_support/mod.rs"]
 mod support;
@@ -289,4 +290,12 @@ fn renders_health_screenshots(app: &Application) {
     settled_state(&group);
     scroll_to(&window, &group);
     save_png(&window, &out.join(format!("history-health{lang}.png")));
+    // The narrowest window, 360×480.
+    let content = window.content().expect("the window has content");
+    let frame_w = window.default_width() - content.width();
+    let frame_h = window.default_height() - content.height();
+    window.set_default_size(360 + frame_w.max(0), 480 + frame_h.max(0));
+    wait_until("a 360 px window", || content.width() == 360);
+    scroll_to(&window, &group);
+    save_png(&window, &out.join(format!("history-health-360{lang}.png")));
 }
