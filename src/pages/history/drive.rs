@@ -37,6 +37,8 @@ pub struct DrivePage {
     pub(super) shown: RefCell<Option<history_store::DrivePage>>,
     /// The runs' heading, hint and list: hidden for a drive only checked for capacity.
     pub(super) runs_parts: RefCell<Vec<gtk::Widget>>,
+    /// How worn the drive is.
+    pub(super) health: crate::widgets::health_group::HealthGroup,
 }
 
 impl HistoryView {
@@ -78,6 +80,7 @@ impl HistoryView {
         imp.drive.unidentified_note.set_wrap(true);
         imp.drive.unidentified_note.add_css_class("dim-label");
         content.append(&imp.drive.unidentified_note);
+        content.append(&imp.drive.health.group);
         let trend = heading(&gettext("Trend"));
         content.append(&trend);
         imp.drive.trend_heading.replace(Some(trend));
@@ -196,6 +199,7 @@ impl HistoryView {
         if let Some(page) = imp.drive.shown.borrow().as_ref() {
             self.show_drive_capacity(page);
         }
+        self.show_drive_health();
         crate::a11y::tidy(self);
     }
 

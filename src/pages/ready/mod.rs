@@ -26,6 +26,7 @@ use crate::widgets::DriveRow;
 
 mod checks;
 mod drives;
+mod health;
 mod profiles;
 mod remembered;
 mod warning;
@@ -80,6 +81,8 @@ mod imp {
         pub launch_focus: Cell<bool>,
         /// The settings, when their schema is installed (else nothing is remembered).
         pub settings: RefCell<Option<gio::Settings>>,
+        /// How worn the chosen drive is.
+        pub health: crate::widgets::health_group::HealthGroup,
     }
 
     #[glib::object_subclass]
@@ -133,6 +136,7 @@ mod imp {
             obj.restore_settings();
             obj.setup_profile_row();
             obj.update_intro();
+            obj.setup_health();
             self.drive_row.connect_selected_notify(glib::clone!(
                 #[weak]
                 obj,
