@@ -34,6 +34,7 @@ pub mod sample;
 pub mod scripts;
 pub mod sdtest;
 pub mod signals;
+pub mod sustained;
 pub mod sysfs;
 pub mod target_dir;
 pub mod units;

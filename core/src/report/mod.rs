@@ -16,7 +16,8 @@
 //! (absent, meaning true, for graded runs, so the standard test's document is unchanged); its
 //! `verdict`, `a2_verdict` and each run's verdicts are `NOT_GRADED` when every job was measured
 //! (`ERROR` on an error), its runs' `checks` are empty, and `matrix` and `qd1` add `table`
-//! ([`table::ResultTable`]).
+//! ([`table::ResultTable`]). The `sustained` profile's runs add `sustained`
+//! ([`crate::sustained::SustainedResult`]).
 
 mod error;
 mod regrade;
@@ -105,6 +106,10 @@ pub struct RunReport {
     pub phases: Vec<PhaseResult>,
     /// A1 checks then A2 checks.
     pub checks: Vec<Check>,
+    /// The sustained write test's findings ([`crate::sustained::SustainedResult`]); absent
+    /// (JSON: no key) for every other profile.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sustained: Option<Box<crate::sustained::SustainedResult>>,
 }
 
 impl RunReport {
@@ -145,6 +150,7 @@ impl RunReport {
             a2_verdict,
             phases,
             checks,
+            sustained: None,
         }
     }
 
@@ -156,6 +162,26 @@ impl RunReport {
             a2_verdict: Verdict::NotGraded,
             phases,
             checks: Vec::new(),
+            sustained: None,
+        }
+    }
+
+    /// A run of the sustained write test: its verdicts those of
+    /// [`crate::sustained::verdict::verdict`] (FAIL when data read back wrong, else
+    /// NOT_GRADED), no checks.
+    pub fn sustained(
+        run: u32,
+        phases: Vec<PhaseResult>,
+        result: crate::sustained::SustainedResult,
+    ) -> RunReport {
+        let verdict = crate::sustained::verdict::verdict(&result);
+        RunReport {
+            run,
+            verdict,
+            a2_verdict: verdict,
+            phases,
+            checks: Vec::new(),
+            sustained: Some(Box::new(result)),
         }
     }
 
