@@ -118,8 +118,7 @@ fn best(markings: &[Marking], keep: impl Fn(&Marking) -> bool) -> Vec<&str> {
         .filter_map(|f| {
             markings
                 .iter()
-                .filter(|m| m.family == f && keep(m))
-                .next_back()
+                .rfind(|m| m.family == f && keep(m))
                 .map(|m| m.name.as_str())
         })
         .collect()

@@ -6,7 +6,10 @@
 //!
 //! Measured: each request's latency (submission to completion, µs), each unit's time (the sum
 //! of its requests'), and a sample at the first completion at least one second after the one
-//! before: the bytes written so far and the speed since the last sample.
+//! before: the bytes written so far and the speed since the last sample. Every speed counts the
+//! time the drive had a request (the sum of the latencies, and the final fsync for the phase):
+//! when making the blocks is slower than the drive (a fast SSD), the drive's waits for the next
+//! block are not held against it.
 
 use std::fs::File;
 use std::os::unix::fs::FileExt;
@@ -130,13 +133,15 @@ pub fn write(
                     break;
                 }
             }
+            let t = Instant::now();
             file.sync_all()
-                .map_err(|e| EngineError::from_io(WRITE_PHASE, "fsync", e))
+                .map_err(|e| EngineError::from_io(WRITE_PHASE, "fsync", e))?;
+            Ok(t.elapsed().as_secs_f64())
         })();
         // Dropping the channels' ends stops the generator wherever it waits.
         drop(full_rx);
         drop(empty_tx);
-        result.map(|()| state.finish())
+        result.map(|fsync_s| state.finish(fsync_s))
     })
 }
 
@@ -172,7 +177,10 @@ struct Writing<'a> {
     latencies_us: Vec<f64>,
     samples: Vec<SpeedSample>,
     engine_samples: Vec<Sample>,
-    last_sample: (Instant, u64, u64),
+    /// Seconds the drive had a request, so far.
+    busy: f64,
+    /// When the last sample was taken, and the bytes, requests and busy seconds then.
+    last_sample: (Instant, u64, u64, f64),
     last_progress: Instant,
     settled: bool,
 }
@@ -194,7 +202,8 @@ impl<'a> Writing<'a> {
             latencies_us: Vec::new(),
             samples: Vec::new(),
             engine_samples: Vec::new(),
-            last_sample: (now, 0, 0),
+            busy: 0.0,
+            last_sample: (now, 0, 0, 0.0),
             last_progress: now,
             settled: false,
         }
@@ -205,6 +214,7 @@ impl<'a> Writing<'a> {
     fn completed(&mut self, seconds: f64) -> bool {
         self.bytes += self.plan.request_bytes;
         self.latencies_us.push(seconds * 1e6);
+        self.busy += seconds;
         self.unit.bytes += self.plan.request_bytes;
         self.unit.seconds += seconds;
         if self.unit.bytes >= self.plan.unit_bytes {
@@ -230,7 +240,7 @@ impl<'a> Writing<'a> {
     }
 
     fn progress(&self, now: Instant) {
-        let elapsed = now.duration_since(self.start).as_secs_f64();
+        let busy = self.busy.max(1e-9);
         (self.ctx.on_event)(Event::Progress {
             run: self.ctx.run,
             index: self.index,
@@ -238,15 +248,15 @@ impl<'a> Writing<'a> {
             fraction: self.bytes as f64 / self.plan.max_bytes as f64,
             bytes: self.bytes,
             ios: self.latencies_us.len() as u64,
-            elapsed_s: elapsed,
-            bw_bytes: self.bytes as f64 / elapsed.max(1e-9),
-            iops: self.latencies_us.len() as f64 / elapsed.max(1e-9),
+            elapsed_s: now.duration_since(self.start).as_secs_f64(),
+            bw_bytes: self.bytes as f64 / busy,
+            iops: self.latencies_us.len() as f64 / busy,
         });
     }
 
     fn sample(&mut self, now: Instant) {
-        let (at, bytes, ios) = self.last_sample;
-        let dt = now.duration_since(at).as_secs_f64();
+        let (_, bytes, ios, busy) = self.last_sample;
+        let dt = (self.busy - busy).max(1e-9);
         let ios_now = self.latencies_us.len() as u64;
         let speed = (self.bytes - bytes) as f64 / dt;
         self.samples.push(SpeedSample {
@@ -264,7 +274,7 @@ impl<'a> Writing<'a> {
             index: self.index,
             sample,
         });
-        self.last_sample = (now, self.bytes, ios_now);
+        self.last_sample = (now, self.bytes, ios_now, self.busy);
     }
 
     /// True when the units show a cliff and [`SETTLE_SAMPLES`] samples ended after it.
@@ -274,8 +284,9 @@ impl<'a> Writing<'a> {
         })
     }
 
-    fn finish(self) -> Written {
-        let seconds = self.start.elapsed().as_secs_f64();
+    /// The phase's result, `fsync_s` the final fsync's seconds.
+    fn finish(self, fsync_s: f64) -> Written {
+        let seconds = self.busy + fsync_s;
         let ios = self.latencies_us.len() as u64;
         let phase = PhaseResult {
             name: WRITE_PHASE.to_owned(),

@@ -103,14 +103,29 @@ pub fn refusal(profile: &Profile, engine: EngineKind) -> Option<(String, String)
     use crate::i18n::gettext;
     (is_sustained(profile) && engine == EngineKind::Fio).then(|| {
         (
+            gettext("the sustained write test needs the built-in engine, not fio"),
             gettext(
-                "the sustained write test needs the built-in engine: fio cannot write blocks \
-                 that carry their own address and checksum, stop once the speed has settled, or \
-                 count the blocks that read back wrong",
+                "Run it without --engine fio: fio cannot write blocks that carry their own \
+                 address and checksum, stop once the speed has settled, or count the blocks \
+                 that read back wrong.",
             ),
-            gettext("Run it without --engine fio."),
         )
     })
+}
+
+/// The plan a test of `target` would follow, from its free space and its card's allocation
+/// unit as they are now (under `sysfs_root`), for saying before the test what it will do;
+/// `None` when the target cannot be inspected, the cap variable is not a size, or the space is
+/// too small (the test itself then says why).
+pub fn plan_for(target: &std::path::Path, sysfs_root: &std::path::Path) -> Option<Plan> {
+    let info = crate::target_dir::inspect(target, sysfs_root).ok()?;
+    let au = info
+        .device
+        .as_ref()
+        .and_then(|d| crate::card::identify(sysfs_root, &d.disk))
+        .and_then(|c| c.ssr)
+        .and_then(|s| s.au_size_bytes);
+    Plan::new(info.free_bytes, au, plan::cap_bytes().ok()?)
 }
 
 /// Runs the test on `file`, with `free_bytes` free before it, on `card`: the write and
