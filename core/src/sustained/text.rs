@@ -75,23 +75,25 @@ fn speed_line(r: &SustainedResult) -> String {
 /// The markings kept up with and claimed, those this computer cannot show, and what the
 /// measurement is.
 fn marking_lines(r: &SustainedResult) -> Vec<String> {
-    let none = gettext("none");
-    let list = |names: Vec<&str>| {
-        if names.is_empty() {
-            none.clone()
-        } else {
-            names.join(", ")
-        }
-    };
-    let mut out = vec![fill(
-        &gettext("Speed markings this card kept up with: {met}."),
-        &[("met", &list(best_met(&r.markings)))],
-    )];
+    let met = best_met(&r.markings);
+    let mut out = vec![if met.is_empty() {
+        gettext("This card kept up with none of the speed markings.")
+    } else {
+        fill(
+            &gettext("Speed markings this card kept up with: {met}."),
+            &[("met", &met.join(", "))],
+        )
+    }];
     if r.markings.iter().any(|m| m.claimed.is_some()) {
-        out.push(fill(
-            &gettext("Speed markings the card claims: {claimed}."),
-            &[("claimed", &list(best_claimed(&r.markings)))],
-        ));
+        let claimed = best_claimed(&r.markings);
+        out.push(if claimed.is_empty() {
+            gettext("The card claims no speed marking.")
+        } else {
+            fill(
+                &gettext("Speed markings the card claims: {claimed}."),
+                &[("claimed", &claimed.join(", "))],
+            )
+        });
     }
     let beyond: Vec<&str> = r
         .markings
