@@ -22,6 +22,7 @@ fn ms(us: f64) -> String {
 pub fn lines(r: &SustainedResult) -> Vec<String> {
     let mut out = vec![speed_line(r)];
     out.push(fill(
+        // xgettext:no-c-format
         &gettext("Slowest write: {max} ms (99 % of writes took at most {p99} ms)."),
         &[
             ("max", &ms(r.max_latency_us)),
