@@ -2,15 +2,19 @@
 //!
 //! The series is the speed of each allocation unit written, in order (bytes of the unit over
 //! the seconds its requests took, bytes per second). The cliff is the first unit `i` (at least
-//! one unit before it, at least [`WINDOW`] from it to the end) such that, with `before` the
-//! median speed of the units before `i`:
+//! [`MIN_BEFORE`] units before it, at least [`WINDOW`] from it to the end) such that, with
+//! `before` the median speed of the units before `i`:
 //! - unit `i` itself is slower than [`FALL`] × `before`, and
 //! - every sliding median of [`WINDOW`] units from `i` on (the last full window standing for
-//!   the windows that run past the end) stays below [`FALL`] × `before`.
+//!   the windows that run past the end) stays below [`FALL`] × `before`;
+//!
+//! and the fall is placed at the first of the units below [`FALL`] × `before` that lead, one
+//! after another, into `i` (never the first unit).
 //!
 //! So one slow unit among fast ones (a stall) is no cliff, one fast unit among slow ones does
-//! not undo one, and a speed that comes back later was not a fall "for good". The cliff is
-//! placed at the unit's first byte: `cliff_bytes` is the bytes written before it.
+//! not undo one, one odd unit among the first three (a controller's buffer taking the first
+//! request) does not set the speed before, and a speed that comes back later was not a fall
+//! "for good". `cliff_bytes` is the bytes written before the unit where the fall began.
 
 /// How far the speed must fall: below this share of the median speed before it (0.6: a fall
 /// of more than 40 %).
@@ -18,6 +22,9 @@ pub const FALL: f64 = 0.6;
 
 /// Units in each sliding median.
 pub const WINDOW: usize = 3;
+
+/// Units before a cliff, at least: the median of three is not moved by one odd unit.
+pub const MIN_BEFORE: usize = 3;
 
 /// One allocation unit written: its size and how long its requests took.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -51,7 +58,7 @@ pub struct Cliff {
 /// The cliff in `units` (see the module's rule), or `None` when the speed never fell for good.
 pub fn find(units: &[Unit]) -> Option<Cliff> {
     let n = units.len();
-    if n < WINDOW + 1 {
+    if n < MIN_BEFORE + WINDOW {
         return None;
     }
     let speeds: Vec<f64> = units.iter().map(Unit::speed).collect();
@@ -64,16 +71,20 @@ pub fn find(units: &[Unit]) -> Option<Cliff> {
         suffix_max[j] = top;
     }
     let mut before = RunningMedian::default();
-    let mut bytes = 0;
     for i in 0..=n - WINDOW {
-        if i > 0 {
+        if i >= MIN_BEFORE {
             let limit = FALL * before.median();
             if speeds[i] < limit && suffix_max[i] < limit {
-                return Some(Cliff { unit: i, bytes });
+                // The fall began at the first of the slow units that lead into this one.
+                let mut j = i;
+                while j > 1 && speeds[j - 1] < limit {
+                    j -= 1;
+                }
+                let bytes = units[..j].iter().map(|u| u.bytes).sum();
+                return Some(Cliff { unit: j, bytes });
             }
         }
         before.push(speeds[i]);
-        bytes += units[i].bytes;
     }
     None
 }
@@ -176,6 +187,11 @@ mod tests {
     fn a_steady_or_short_series_has_no_cliff() {
         assert_eq!(find(&series(&[20.0; 50])), None);
         assert_eq!(find(&series(&[80.0, 10.0, 10.0])), None);
+        // A fall after two units is seen once three are known, and placed where it began.
+        let cliff = find(&series(&[80.0, 80.0, 10.0, 10.0, 10.0, 10.0])).unwrap();
+        assert_eq!((cliff.unit, cliff.bytes), (2, 8 * MIB));
+        // One fast unit, then slow: no speed before to fall from.
+        assert_eq!(find(&series(&[500.0, 10.0, 10.0, 10.0, 10.0, 10.0])), None);
         assert_eq!(find(&[]), None);
         // The fall needs WINDOW units after it to count.
         assert_eq!(find(&series(&[80.0, 80.0, 80.0, 10.0, 10.0])), None);
@@ -183,6 +199,16 @@ mod tests {
             find(&series(&[80.0, 80.0, 80.0, 10.0, 10.0, 10.0])).map(|c| c.unit),
             Some(3)
         );
+    }
+
+    #[test]
+    fn one_odd_fast_unit_at_the_start_does_not_set_the_speed_before() {
+        // The first unit at 500 MB/s (a buffer), the cache at about 60, then the cliff.
+        let units = series(&[500.0, 60.0, 62.0, 58.0, 61.0, 10.0, 10.0, 10.5, 9.8]);
+        assert_eq!(find(&units).map(|c| c.bytes), Some(20 * MIB));
+        // The fast part slowed by a busy machine, unevenly: still the one fall to 5 MB/s.
+        let units = series(&[504.0, 200.0, 210.0, 190.0, 5.0, 4.8, 4.8, 4.8, 4.8, 4.8]);
+        assert_eq!(find(&units).map(|c| c.bytes), Some(16 * MIB));
     }
 
     #[test]

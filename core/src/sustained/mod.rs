@@ -31,6 +31,7 @@ pub mod verify;
 use serde::{Deserialize, Serialize};
 
 use crate::card::CardInfo;
+use crate::engine::device_io::PhaseCounters;
 use crate::engine::testfile::TestFile;
 use crate::engine::{EngineError, EngineKind, EngineRun, IoPath, RunContext};
 use crate::profile::Profile;
@@ -173,8 +174,16 @@ fn run_phases(
     })?;
     let handle = file.open(true)?;
     let key = rand::random::<u64>();
+    // What the drive itself did in each phase, by its own counters, as the engines count it.
+    let counting = || file.block_device().and_then(PhaseCounters::start);
+    let counters = counting();
     let written = measure::write(&handle, &plan, key, ctx, 0)?;
+    let mut write_phase = written.phase.clone();
+    write_phase.device_io = counters.and_then(PhaseCounters::finish).map(Box::new);
+    let counters = counting();
     let verified = verify::verify(&handle, written.bytes, plan.request_bytes, key, ctx, 1)?;
-    let phases = vec![written.phase.clone(), verified.phase.clone()];
+    let mut verify_phase = verified.phase.clone();
+    verify_phase.device_io = counters.and_then(PhaseCounters::finish).map(Box::new);
+    let phases = vec![write_phase, verify_phase];
     Ok((phases, verdict::judge(&plan, written, &verified, card)))
 }
