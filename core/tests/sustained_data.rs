@@ -73,6 +73,8 @@ fn untouched_data_checks_clean() -> Ran {
         (8 * MIB, 0, None)
     );
     assert_eq!((w.phase.bytes, w.phase.ios), (8 * MIB, 8));
+    // The last sample is taken at the end, whatever the time.
+    assert_eq!(w.samples.last().map(|s| s.bytes), Some(8 * MIB));
     assert_eq!((v.phase.bytes, v.phase.ios), (8 * MIB, 8));
     Ok(())
 }

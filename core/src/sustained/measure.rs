@@ -6,7 +6,7 @@
 //!
 //! Measured: each request's latency (submission to completion, µs), each unit's time (the sum
 //! of its requests'), and a sample at the first completion at least one second after the one
-//! before: the bytes written so far and the speed since the last sample. Every speed counts the
+//! before, and one at the end: the bytes written so far and the speed since the last sample. Every speed counts the
 //! time the drive had a request (the sum of the latencies, and the final fsync for the phase):
 //! when making the blocks is slower than the drive (a fast SSD), the drive's waits for the next
 //! block are not held against it.
@@ -285,7 +285,11 @@ impl<'a> Writing<'a> {
     }
 
     /// The phase's result, `fsync_s` the final fsync's seconds.
-    fn finish(self, fsync_s: f64) -> Written {
+    fn finish(mut self, fsync_s: f64) -> Written {
+        // The last stretch, shorter than a second, is a sample too.
+        if self.bytes > self.last_sample.1 {
+            self.sample(Instant::now());
+        }
         let seconds = self.busy + fsync_s;
         let ios = self.latencies_us.len() as u64;
         let phase = PhaseResult {
