@@ -16,6 +16,7 @@ for f in \
     share/agnostics/profiles/quick.fio \
     share/agnostics/profiles/qd1.fio \
     share/agnostics/profiles/matrix.fio \
+    share/agnostics/profiles/sustained.fio \
     share/applications/$id.desktop \
     share/metainfo/$id.metainfo.xml \
     share/icons/hicolor/scalable/apps/$id.svg \

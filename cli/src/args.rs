@@ -73,8 +73,8 @@ pub struct RunArgs {
     /// Directory to test in (default: /var/tmp, or a mounted SD card when /var/tmp is not on one).
     #[arg(long, value_name = "DIR")]
     pub target: Option<PathBuf>,
-    /// A built-in profile (standard, quick, qd1, matrix; see `profiles`) or a fio job file (a
-    /// documented subset of fio's format). An argument with a `/` or ending in `.fio` is a file;
+    /// A built-in profile (standard, quick, qd1, matrix, sustained; see `profiles`) or a fio
+    /// job file (a documented subset of fio's format). An argument with a `/` or ending in `.fio` is a file;
     /// a built-in name wins over a file of the same name (write ./NAME for the file).
     #[arg(long, value_name = "NAME|FILE")]
     pub profile: Option<PathBuf>,

@@ -51,11 +51,16 @@ pub fn main(args: &ProfilesArgs) -> i32 {
     let graded = gettext("graded");
     let not_graded = gettext("not graded");
     let width = graded.chars().count().max(not_graded.chars().count());
+    let names = entries
+        .iter()
+        .map(|e| e.name.chars().count())
+        .max()
+        .unwrap_or(0);
     let mut out = String::new();
     for e in &entries {
         let mark = if e.graded { &graded } else { &not_graded };
         out.push_str(&format!(
-            "{:<8}  {:<width$}  {}\n",
+            "{:<names$}  {:<width$}  {}\n",
             e.name, mark, e.description
         ));
     }

@@ -66,6 +66,7 @@ pub fn main(args: &RunArgs) -> i32 {
         emit(To::Stderr, format!("agnostics-cli: {warning}\n"));
     }
 
+    announce(args, &opts);
     let over = Arc::new(AtomicBool::new(false));
     let signals = watch_signals(Arc::clone(&over));
 
@@ -96,6 +97,36 @@ pub fn main(args: &RunArgs) -> i32 {
         Some(code) if cancelled => code.code(),
         _ => report.exit_code(),
     }
+}
+
+/// Before the sustained write test: the most it writes and about how long it takes (on
+/// stdout with the text report, on stderr with `--json` or `--markdown`).
+fn announce(args: &RunArgs, opts: &TestOptions) {
+    if !agnostics_core::sustained::is_sustained(&opts.profile) || opts.engine != EngineKind::Native
+    {
+        return;
+    }
+    if let Some(plan) = agnostics_core::sustained::plan_for(&opts.target, &opts.sysfs_root) {
+        let to = if args.json || args.markdown {
+            To::Stderr
+        } else {
+            To::Stdout
+        };
+        emit(to, format!("{}\n", plan.announce()));
+    }
+}
+
+/// The sustained write test's lines after the text report, when the run was one.
+fn sustained_text(report: &report::Report) -> String {
+    let Some(result) = report.runs.last().and_then(|r| r.sustained.as_deref()) else {
+        return String::new();
+    };
+    let mut out = String::from("\n");
+    for line in agnostics_core::sustained::text::lines(result) {
+        out.push_str(&line);
+        out.push('\n');
+    }
+    out
 }
 
 /// What recording the run in the history gave.
@@ -234,6 +265,7 @@ fn print_report(args: &RunArgs, report: &report::Report, recorded: &Recorded) ->
             } else {
                 report::to_text(report)
             });
+            text.push_str(&sustained_text(report));
             if let Some(t) = trend {
                 text.push_str(&trend_text(t));
             }

@@ -18,18 +18,18 @@ fn profiles_lists_each_builtin() {
         .iter()
         .map(|p| p["name"].as_str().unwrap())
         .collect();
-    assert_eq!(names, ["standard", "quick", "qd1", "matrix"]);
+    assert_eq!(names, ["standard", "quick", "qd1", "matrix", "sustained"]);
     let graded: Vec<bool> = doc
         .as_array()
         .unwrap()
         .iter()
         .map(|p| p["graded"].as_bool().unwrap())
         .collect();
-    assert_eq!(graded, [true, false, false, false]);
+    assert_eq!(graded, [true, false, false, false, false]);
     assert_eq!(doc[1]["size_bytes"], 32 * 1024 * 1024);
     let text = cli().arg("profiles").output().unwrap();
     let text = String::from_utf8(text.stdout).unwrap();
-    assert_eq!(text.lines().count(), 4, "{text}");
+    assert_eq!(text.lines().count(), 5, "{text}");
     assert!(text.lines().nth(2).unwrap().starts_with("qd1 "), "{text}");
     assert!(text.contains("not graded"), "{text}");
 }

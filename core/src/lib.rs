@@ -1,7 +1,7 @@
 //! Agnostics core: the measuring engine behind the desktop app and `agnostics-cli`.
 //!
-//! Nothing here knows of GTK. Every module, from the foundations to what the user interfaces
-//! call (the floors are listed once, and checked, in `core/tests/layers/main.rs`):
+//! Nothing here knows of GTK. Every module, roughly from the foundations to what the user
+//! interfaces call (the floors are listed once, and checked, in `core/tests/layers/main.rs`):
 //!
 //! - [`units`]: fio's size and time suffixes and the conversions between bytes per second,
 //!   KiB/s and MB/s.
@@ -27,6 +27,8 @@
 //! - [`engine`]: the native and fio engines, which run a profile's jobs on the program's own
 //!   test file and measure each phase.
 //! - [`capacity`]: "is my card genuine?": the capacity check, in mounted and device modes.
+//! - [`sustained`]: the sustained write test: how fast a drive keeps writing once its cache is
+//!   full (the cliff), every block read back, and the speed markings it meets.
 //! - [`figure`]: the units of measured figures, the standard test's phases and how figures are
 //!   rounded for people.
 //! - [`verdict`]: the words of a verdict and the SD Association's A1/A2 minimums.
@@ -71,6 +73,7 @@ pub mod sample;
 pub mod scripts;
 pub mod sdtest;
 pub mod signals;
+pub mod sustained;
 pub mod sysfs;
 pub mod target_dir;
 pub mod units;

@@ -14,7 +14,8 @@
 //! 4. an ext4 filesystem on it, laid out so that mkfs writes nothing past the first part
 //!    of the device ([`FakeDriveBuilder::mounted`]); and
 //! 5. a cgroup throttle on the loop device ([`FakeDriveBuilder::throttle`]), as
-//!    [`crate::ThrottledDisk`] has.
+//!    [`crate::ThrottledDisk`] has, or a write cache that makes writes slow once it is full
+//!    ([`FakeDriveBuilder::write_cache`]).
 //!
 //! The server lives as long as the [`FakeDrive`] guard, so another process doing I/O on the
 //! device (and killed with SIGKILL halfway) does not disturb it. Dropping the guard undoes
@@ -23,13 +24,18 @@
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 use crate::blkio::IoCount;
 use crate::{run, BlkioThrottle, Skip, Throttle, CHILD_DIR_ENV, CHILD_TASK_ENV};
 
+mod counters;
 mod fuse_fs;
+mod write_cache;
+
+use counters::Counters;
+pub use counters::Served;
+pub use write_cache::WriteCache;
 
 /// The unit the fake drive maps and loses: 4096 bytes. A read or write that spans block
 /// boundaries is split, and each block is mapped on its own.
@@ -154,50 +160,6 @@ fn mix(mut x: u64) -> u64 {
     x ^ (x >> 31)
 }
 
-/// What the FUSE server has done since the drive was made, counted by the server itself
-/// (requests from the loop device, after the kernel split or merged them).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Served {
-    /// Read requests answered.
-    pub reads: u64,
-    /// Bytes returned by reads.
-    pub read_bytes: u64,
-    /// Write requests answered (all reported as fully written).
-    pub writes: u64,
-    /// Bytes the writes carried, lost ones included.
-    pub written_bytes: u64,
-    /// Of `written_bytes`, those silently dropped ([`Behaviour::Lossy`]).
-    pub dropped_bytes: u64,
-    /// Bytes zeroed by discard and write-zeroes requests (the loop device's
-    /// `fallocate(PUNCH_HOLE)` and `fallocate(ZERO_RANGE)`), which are mapped as writes are:
-    /// zeros land where a write would, and lost blocks keep what they held.
-    pub zeroed_bytes: u64,
-}
-
-/// The server's counters, shared with its thread.
-#[derive(Debug, Default)]
-struct Counters {
-    reads: AtomicU64,
-    read_bytes: AtomicU64,
-    writes: AtomicU64,
-    written_bytes: AtomicU64,
-    dropped_bytes: AtomicU64,
-    zeroed_bytes: AtomicU64,
-}
-
-impl Counters {
-    fn snapshot(&self) -> Served {
-        Served {
-            reads: self.reads.load(Ordering::SeqCst),
-            read_bytes: self.read_bytes.load(Ordering::SeqCst),
-            writes: self.writes.load(Ordering::SeqCst),
-            written_bytes: self.written_bytes.load(Ordering::SeqCst),
-            dropped_bytes: self.dropped_bytes.load(Ordering::SeqCst),
-            zeroed_bytes: self.zeroed_bytes.load(Ordering::SeqCst),
-        }
-    }
-}
-
 /// How to make a [`FakeDrive`]: its claimed size, behaviour, and the optional filesystem and
 /// throttle.
 #[derive(Debug, Clone)]
@@ -208,9 +170,20 @@ pub struct FakeDriveBuilder {
     mounted: bool,
     files: Option<PathBuf>,
     band: Option<EioBand>,
+    cache: Option<WriteCache>,
+    direct_io: bool,
 }
 
 impl FakeDriveBuilder {
+    /// Writes are fast until the cache is full, then slow, as [`WriteCache`] says. The loop
+    /// device is then made with direct I/O (`losetup --direct-io=on`), so that the kernel
+    /// tells a program under test that no page cache stands between it and the drive.
+    pub fn write_cache(mut self, cache: WriteCache) -> FakeDriveBuilder {
+        self.cache = Some(cache);
+        self.direct_io = true;
+        self
+    }
+
     /// Writes in `band` fail with EIO ([`EioBand`]).
     pub fn eio_band(mut self, band: EioBand) -> FakeDriveBuilder {
         self.band = Some(band);
@@ -306,20 +279,31 @@ impl FakeDriveBuilder {
             claimed_bytes: self.claimed_bytes,
             behaviour: self.behaviour,
         };
+        let cache = self
+            .cache
+            .map(|c| Arc::new(write_cache::CacheState::new(c)));
         let fs = fuse_fs::FakeFs::new(file, self.claimed_bytes, self.behaviour, counters)
-            .with_band(self.band.clone());
+            .with_band(self.band.clone())
+            .with_cache(cache.clone());
         drive.session = Some(fuse_fs::mount(fs, &drive.fuse_dir));
         drive.device = PathBuf::from(run(Command::new("losetup")
             .args([
                 "--find",
                 "--show",
-                "--direct-io=off",
+                if self.direct_io {
+                    "--direct-io=on"
+                } else {
+                    "--direct-io=off"
+                },
                 "--sector-size",
                 "512",
             ])
             .arg(&drive.fuse_file)));
         if self.mounted {
             drive.format_and_mount(self.files.as_deref());
+        }
+        if let Some(cache) = cache {
+            cache.arm(drive.served().written_bytes);
         }
         if let Some(throttle) = self.throttle {
             drive.group = Some(BlkioThrottle::new(&drive.maj_min(), throttle));
@@ -382,6 +366,8 @@ impl FakeDrive {
             mounted: false,
             files: None,
             band: None,
+            cache: None,
+            direct_io: false,
         }
     }
 

@@ -30,7 +30,9 @@ pub use card::{
     card_fixtures_dir, card_sysfs, fio_jobs_dir, fixture_files, ios_fixture, mmc_host_tree,
     pi_model_tree, write_card_tree, MmcHost, MMC_CARD_DIR,
 };
-pub use fake_drive::{Behaviour, EioBand, FakeDrive, FakeDriveBuilder, Served, FAKE_BLOCK};
+pub use fake_drive::{
+    Behaviour, EioBand, FakeDrive, FakeDriveBuilder, Served, WriteCache, FAKE_BLOCK,
+};
 pub use harness::{require, require_path, require_program, require_root, skip, Ran, Skip};
 pub use lock_holder::LockHolder;
 pub use loopfs::{LoopFs, LoopFsBuilder};

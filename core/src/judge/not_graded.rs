@@ -22,13 +22,19 @@ impl Check {
 
 impl RunReport {
     /// Makes the whole run ungraded: every check and both verdicts ERROR, with `reason` on
-    /// each check that has none yet; the phases and measured values are kept.
+    /// each check that has none yet; the phases and measured values are kept. A sustained
+    /// write run whose data read back wrong stays FAIL: whatever else stood in the way, the
+    /// drive gave back what it was not given.
     pub fn not_graded(&mut self, reason: &str) {
         for c in &mut self.checks {
             c.not_graded(reason);
         }
-        self.verdict = Verdict::Error;
-        self.a2_verdict = Verdict::Error;
+        let lost = self
+            .sustained
+            .as_ref()
+            .is_some_and(|s| s.corrupt_blocks > 0);
+        self.verdict = if lost { Verdict::Fail } else { Verdict::Error };
+        self.a2_verdict = self.verdict;
     }
 
     /// Leaves the A2 checks ungraded: each ERROR with `reason` (an earlier reason kept), the

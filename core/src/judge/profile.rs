@@ -44,6 +44,7 @@ impl RunReport {
             a2_verdict,
             phases,
             checks,
+            sustained: None,
         }
     }
 
@@ -55,6 +56,26 @@ impl RunReport {
             a2_verdict: Verdict::NotGraded,
             phases,
             checks: Vec::new(),
+            sustained: None,
+        }
+    }
+
+    /// A run of the sustained write test: its verdicts those of
+    /// [`crate::sustained::verdict::verdict`] (FAIL when data read back wrong, else
+    /// NOT_GRADED), no checks.
+    pub fn sustained(
+        run: u32,
+        phases: Vec<PhaseResult>,
+        result: crate::sustained::SustainedResult,
+    ) -> RunReport {
+        let verdict = crate::sustained::verdict::verdict(&result);
+        RunReport {
+            run,
+            verdict,
+            a2_verdict: verdict,
+            phases,
+            checks: Vec::new(),
+            sustained: Some(Box::new(result)),
         }
     }
 }

@@ -7,6 +7,10 @@
 //! | `quick`    | the standard phases on a 32 MiB file: a first look          | no        |
 //! | `qd1`      | 1 MiB sequential and 4 KiB random at queue depth 1          | no        |
 //! | `matrix`   | CrystalDiskMark's SEQ1M Q8T1, SEQ1M Q1T1, RND4K Q32T1, Q1T1 | no        |
+//! | `sustained`| sequential writes past the write cache, read back and checked | no      |
+//!
+//! `sustained` is run by [`crate::sustained`], not by the engines: its job file names its
+//! two phases.
 
 use crate::i18n::{gettext, gettext_noop};
 
@@ -27,7 +31,7 @@ pub struct Builtin {
 }
 
 /// Every built-in profile, the standard one first (the default).
-pub const ALL: [Builtin; 4] = [
+pub const ALL: [Builtin; 5] = [
     Builtin {
         name: "standard",
         title: gettext_noop("Standard test"),
@@ -64,6 +68,16 @@ pub const ALL: [Builtin; 4] = [
         ),
         graded: false,
         text: include_str!("../../../data/profiles/matrix.fio"),
+    },
+    Builtin {
+        name: "sustained",
+        title: gettext_noop("Sustained write"),
+        description: gettext_noop(
+            "writes up to 4 GiB in a row to find where the speed falls once the card's write \
+             cache is full, then reads every byte back to check it; the built-in engine only",
+        ),
+        graded: false,
+        text: include_str!("../../../data/profiles/sustained.fio"),
     },
 ];
 
@@ -160,7 +174,10 @@ mod tests {
         let p = Profile::by_name_or_path(std::path::Path::new("qd1")).unwrap();
         assert_eq!((p.name.as_str(), p.source.is_none()), ("qd1", true));
         let e = Profile::by_name_or_path(std::path::Path::new("nonesuch")).unwrap_err();
-        assert!(e.reason.contains("standard, quick, qd1, matrix"), "{e}");
+        assert!(
+            e.reason.contains("standard, quick, qd1, matrix, sustained"),
+            "{e}"
+        );
         let e = Profile::by_name_or_path(std::path::Path::new("./qd1")).unwrap_err();
         assert!(!e.reason.contains("built-in"), "{e}");
         let dir = tempfile::tempdir().unwrap();

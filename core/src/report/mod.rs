@@ -16,7 +16,8 @@
 //! (absent, meaning true, for graded runs, so the standard test's document is unchanged); its
 //! `verdict`, `a2_verdict` and each run's verdicts are `NOT_GRADED` when every job was measured
 //! (`ERROR` on an error), its runs' `checks` are empty, and `matrix` and `qd1` add `table`
-//! ([`table::ResultTable`]).
+//! ([`table::ResultTable`]). The `sustained` profile's runs add `sustained`
+//! ([`crate::sustained::SustainedResult`]).
 
 mod error;
 mod label;
@@ -109,6 +110,10 @@ pub struct RunReport {
     pub phases: Vec<PhaseResult>,
     /// A1 checks then A2 checks.
     pub checks: Vec<Check>,
+    /// The sustained write test's findings ([`crate::sustained::SustainedResult`]); absent
+    /// (JSON: no key) for every other profile.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sustained: Option<Box<crate::sustained::SustainedResult>>,
 }
 
 impl RunReport {

@@ -66,8 +66,14 @@ const CORE_FLOORS: &[&[&str]] = &[
     // The card's or drive's registers, and which drive a run was on.
     &["card"],
     &["drive"],
+    // "Is my card genuine?": the capacity check, whose blocks carry their own address and
+    // checksum.
+    &["capacity"],
+    // The sustained write test: its plan, measuring, read-back (in the capacity check's
+    // blocks), cliff, markings and its one judge.
+    &["sustained"],
     // The report: the data of a test and its text, table and JSON forms. It judges nothing.
-    &["report", "capacity"],
+    &["report"],
     // Published figures beside a report (they read it).
     &["references"],
     // The judge of the SD card test: every rule that makes a run PASS, FAIL, ERROR or

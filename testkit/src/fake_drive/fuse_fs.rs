@@ -35,6 +35,8 @@ pub(super) struct FakeFs {
     /// Writes that fail with EIO: [`super::EioBand`], and how often each block of it was
     /// written.
     band: Option<(super::EioBand, std::collections::HashMap<u64, u32>)>,
+    /// The write cache, when the drive has one.
+    cache: Option<Arc<super::write_cache::CacheState>>,
 }
 
 impl FakeFs {
@@ -53,7 +55,17 @@ impl FakeFs {
             gid: nix::unistd::getgid().as_raw(),
             made: SystemTime::now(),
             band: None,
+            cache: None,
         }
+    }
+
+    /// Holds writes past the cache as it says.
+    pub(super) fn with_cache(
+        mut self,
+        cache: Option<Arc<super::write_cache::CacheState>>,
+    ) -> FakeFs {
+        self.cache = cache;
+        self
     }
 
     /// Makes writes in `band` fail as it says.
@@ -277,6 +289,10 @@ impl Filesystem for FakeFs {
             .collect();
         if refused.iter().any(|&r| r) {
             return reply.error(libc::EIO);
+        }
+        if let Some(cache) = &self.cache {
+            let written = self.counters.written_bytes.load(Ordering::SeqCst);
+            std::thread::sleep(cache.hold(written, len));
         }
         match self.write_blocks(offset, &data[..len as usize]) {
             Ok(dropped) => {

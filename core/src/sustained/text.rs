@@ -1,0 +1,168 @@
+//! The sustained write test's result for people (translated): the cliff, the speeds either
+//! side of it in MB/s, the worst write latency, the blocks read back, and the markings met and
+//! claimed, with what the measurement is and is not.
+
+use crate::i18n::{fill, gettext, ngettext, number};
+use crate::units::{human_bytes, mb_per_s};
+
+use super::markings::{best_claimed, best_met};
+use super::SustainedResult;
+
+/// MB/s with one decimal, e.g. `12.3`.
+fn mb(bytes_per_second: f64) -> String {
+    number(mb_per_s(bytes_per_second), 1)
+}
+
+/// Milliseconds with one decimal, from µs.
+fn ms(us: f64) -> String {
+    number(us / 1000.0, 1)
+}
+
+/// The lines for `r`, each without a trailing newline.
+pub fn lines(r: &SustainedResult) -> Vec<String> {
+    let mut out = vec![speed_line(r)];
+    out.push(fill(
+        // xgettext:no-c-format
+        &gettext("Slowest write: {max} ms (99 % of writes took at most {p99} ms)."),
+        &[
+            ("max", &ms(r.max_latency_us)),
+            ("p99", &ms(r.p99_latency_us)),
+        ],
+    ));
+    out.push(if r.corrupt_blocks == 0 {
+        fill(
+            &gettext("Read back and checked: {bytes}, every block as written."),
+            &[("bytes", &human_bytes(r.verified_bytes))],
+        )
+    } else {
+        fill(
+            &ngettext(
+                "{count} block of 4 KiB read back wrong without any error: this card loses \
+                 data. Copy off what matters and replace the card.",
+                "{count} blocks of 4 KiB read back wrong without any error: this card loses \
+                 data. Copy off what matters and replace the card.",
+                u32::try_from(r.corrupt_blocks).unwrap_or(u32::MAX),
+            ),
+            &[("count", &r.corrupt_blocks)],
+        )
+    });
+    out.extend(marking_lines(r));
+    out
+}
+
+/// Where the speed fell and the speeds either side, or the one speed.
+fn speed_line(r: &SustainedResult) -> String {
+    match (r.cliff_bytes, r.after_bytes_per_second) {
+        (Some(cliff), Some(after)) => fill(
+            &gettext(
+                "The write speed fell after {cliff}: {before} MB/s before, {after} MB/s after.",
+            ),
+            &[
+                ("cliff", &human_bytes(cliff)),
+                ("before", &mb(r.before_bytes_per_second)),
+                ("after", &mb(after)),
+            ],
+        ),
+        _ => fill(
+            &gettext("The write speed did not fall: {speed} MB/s over {bytes}."),
+            &[
+                ("speed", &mb(r.before_bytes_per_second)),
+                ("bytes", &human_bytes(r.written_bytes)),
+            ],
+        ),
+    }
+}
+
+/// The markings kept up with and claimed, those this computer cannot show, and what the
+/// measurement is.
+fn marking_lines(r: &SustainedResult) -> Vec<String> {
+    let met = best_met(&r.markings);
+    let mut out = vec![if met.is_empty() {
+        gettext("This card kept up with none of the speed markings.")
+    } else {
+        fill(
+            &gettext("Speed markings this card kept up with: {met}."),
+            &[("met", &met.join(", "))],
+        )
+    }];
+    if r.markings.iter().any(|m| m.claimed.is_some()) {
+        let claimed = best_claimed(&r.markings);
+        out.push(if claimed.is_empty() {
+            gettext("The card claims no speed marking.")
+        } else {
+            fill(
+                &gettext("Speed markings the card claims: {claimed}."),
+                &[("claimed", &claimed.join(", "))],
+            )
+        });
+    }
+    let beyond: Vec<&str> = r
+        .markings
+        .iter()
+        .filter(|m| m.met.is_none())
+        .map(|m| m.name.as_str())
+        .collect();
+    if !beyond.is_empty() {
+        out.push(fill(
+            &gettext("Faster than this computer's link to the card, so not shown here: {names}."),
+            &[("names", &beyond.join(", "))],
+        ));
+    }
+    out.push(gettext(
+        "Measured through the file system on this computer, not under the SD Association's \
+         test conditions.",
+    ));
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sustained::markings;
+
+    fn result(cliff: Option<u64>, corrupt: u64) -> SustainedResult {
+        SustainedResult {
+            planned_bytes: 64 << 20,
+            unit_bytes: 4 << 20,
+            unit_from_card: false,
+            written_bytes: 64 << 20,
+            settled_early: false,
+            cliff_bytes: cliff,
+            before_bytes_per_second: 45_000_000.0,
+            after_bytes_per_second: cliff.map(|_| 12_040_000.0),
+            sustained_bytes_per_second: 12_040_000.0,
+            max_latency_us: 412_300.0,
+            p99_latency_us: 350_000.0,
+            verified_bytes: (64 << 20) - corrupt * 4096,
+            corrupt_blocks: corrupt,
+            first_corrupt_bytes: None,
+            link_bytes_per_second: Some(50e6),
+            markings: markings::judge(12_040_000.0, Some(50e6), None),
+            samples: vec![],
+        }
+    }
+
+    #[test]
+    fn the_lines_say_the_cliff_the_stall_and_the_markings() {
+        let l = lines(&result(Some(32 << 20), 0));
+        assert_eq!(
+            l,
+            [
+                "The write speed fell after 32 MiB: 45.0 MB/s before, 12.0 MB/s after.",
+                "Slowest write: 412.3 ms (99 % of writes took at most 350.0 ms).",
+                "Read back and checked: 64 MiB, every block as written.",
+                "Speed markings this card kept up with: C10, U1, V10.",
+                "Faster than this computer's link to the card, so not shown here: V60, V90.",
+                "Measured through the file system on this computer, not under the SD \
+                 Association's test conditions.",
+            ]
+        );
+        let l = lines(&result(None, 3));
+        assert_eq!(l[0], "The write speed did not fall: 45.0 MB/s over 64 MiB.");
+        assert!(
+            l[2].starts_with("3 blocks of 4 KiB read back wrong"),
+            "{}",
+            l[2]
+        );
+    }
+}
