@@ -312,7 +312,8 @@ fn runs_a_small_profile_and_shows_the_engines_verdicts(app: &Application) {
     assert_copies_and_logs(&window, &report);
 
     // Back and run again: the same folder, a new report.
-    WidgetExt::activate_action(&window, "win.back", None).expect("win.back");
+    WidgetExt::activate_action(&window, agnostics::window::Action::Back.name(), None)
+        .expect("win.back");
     assert_eq!(window.page(), Page::Ready);
     window.run_button().activate();
     wait_until("the second results", || {
