@@ -18,7 +18,7 @@ use gtk::{gdk, gio, glib};
 
 use crate::config::{APP_ID, VERSION};
 use crate::theme;
-use crate::window::Window;
+use crate::window::{Action, Window};
 
 /// The project's home page, shown in the About window.
 const WEBSITE: &str = "https://github.com/agnostics-rs/agnostics";
@@ -260,11 +260,9 @@ impl Application {
         self.add_action_entries([quit, about]);
         self.set_accels_for_action("app.quit", &["<Primary>q"]);
         self.set_accels_for_action("window.close", &["<Primary>w"]);
-        self.set_accels_for_action("win.save-report", &["<Primary>s"]);
-        self.set_accels_for_action("win.run", &["<Primary>r"]);
-        self.set_accels_for_action("win.show-sd-card", &["<Alt>1"]);
-        self.set_accels_for_action("win.show-all-tests", &["<Alt>2"]);
-        self.set_accels_for_action("win.show-history", &["<Alt>3"]);
+        for action in Action::ALL.into_iter().filter(|a| !a.accels().is_empty()) {
+            self.set_accels_for_action(action.name(), action.accels());
+        }
     }
 
     /// Closes every window the way the close button does (a running test asks first); the

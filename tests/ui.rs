@@ -73,7 +73,10 @@ fn builds_the_window_ready_to_run(app: &Application) {
         "at launch the focus is on the drive chooser, which writes nothing"
     );
     assert_eq!(window.default_widget(), None, "Enter does not start a test");
-    assert_eq!(app.accels_for_action("win.run"), ["<Control>r"]);
+    assert_eq!(
+        app.accels_for_action(agnostics::window::Action::Run.name()),
+        ["<Control>r"]
+    );
     assert_eq!(app.accels_for_action("app.quit"), ["<Control>q"]);
     assert_eq!(app.accels_for_action("window.close"), ["<Control>w"]);
     let choices = window.drive_row().choices();

@@ -473,7 +473,7 @@ fn assert_shortcuts_listed(window: &Window) {
     for action in [
         "app.quit",
         "window.close",
-        "win.save-report",
+        agnostics::window::Action::SaveReport.name(),
         "win.show-help-overlay",
     ] {
         assert!(
@@ -499,7 +499,7 @@ fn the_primary_menu_opens_keyboard_shortcuts_and_about(app: &Application) {
     let expected: Vec<(String, String)> = [
         ("_Keyboard Shortcuts", "win.show-help-overlay"),
         // The log from any page, not only from All Tests.
-        ("Show _Log", "win.show-log"),
+        ("Show _Log", agnostics::window::Action::ShowLog.name()),
         ("_About Raspberry Pi Diagnostics", "app.about"),
         ("_Quit", "app.quit"),
     ]

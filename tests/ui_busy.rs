@@ -74,7 +74,12 @@ impl Scene {
 
     /// The question shown after Ctrl+R, once it is up.
     fn ask(&self) -> adw::MessageDialog {
-        gtk::prelude::WidgetExt::activate_action(&self.window, "win.run", None).expect("win.run");
+        gtk::prelude::WidgetExt::activate_action(
+            &self.window,
+            agnostics::window::Action::Run.name(),
+            None,
+        )
+        .expect("win.run");
         // The question comes at once or never (the test would have started instead): a
         // minute is ample, and the test fails instead of waiting out its patience.
         let asked = try_wait_until(std::time::Duration::from_secs(60), || {

@@ -270,7 +270,7 @@ fn the_all_tests_page_fits_with_run_on_screen(app: &Application) {
     let run = descendants(window.tests_view().upcast_ref())
         .into_iter()
         .filter_map(|w| w.downcast::<gtk::Button>().ok())
-        .find(|b| b.action_name().as_deref() == Some("win.run-tests"))
+        .find(|b| b.action_name().as_deref() == Some(agnostics::window::Action::RunTests.name()))
         .expect("Run Tests");
     assert_fits(&window, "All Tests", |state| {
         assert_on_screen(&window, &run, "Run Tests", state);

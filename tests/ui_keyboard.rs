@@ -201,9 +201,21 @@ fn shortcuts_switch_the_pages_with_the_focus_ring_shown(app: &Application) {
         .filter_map(|s| s.action_name().map(|a| a.to_string()))
         .collect();
     for (action, accel, tab) in [
-        ("win.show-history", "<Alt>3", Tab::History),
-        ("win.show-all-tests", "<Alt>2", Tab::AllTests),
-        ("win.show-sd-card", "<Alt>1", Tab::SdCard),
+        (
+            agnostics::window::Action::ShowHistory.name(),
+            "<Alt>3",
+            Tab::History,
+        ),
+        (
+            agnostics::window::Action::ShowAllTests.name(),
+            "<Alt>2",
+            Tab::AllTests,
+        ),
+        (
+            agnostics::window::Action::ShowSdCard.name(),
+            "<Alt>1",
+            Tab::SdCard,
+        ),
     ] {
         assert_eq!(app.accels_for_action(action), [accel]);
         assert!(listed.iter().any(|a| a == action), "{action} in {listed:?}");
@@ -284,7 +296,8 @@ fn show_log_works_from_every_page(app: &Application) {
     for tab in Tab::ALL {
         window.set_tab(tab);
         iterate_briefly();
-        WidgetExt::activate_action(&window, "win.show-log", None).expect("the action");
+        WidgetExt::activate_action(&window, agnostics::window::Action::ShowLog.name(), None)
+            .expect("the action");
         iterate_briefly();
         let log = app
             .windows()

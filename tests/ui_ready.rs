@@ -153,15 +153,20 @@ fn no_stray_key_starts_a_test(app: &Application) {
     iterate_briefly();
     assert_eq!(focus(), Some(chooser.clone()), "back on the SD Card tab");
     // Ctrl+R runs the test, and the shortcuts window says so.
-    assert_eq!(app.accels_for_action("win.run"), ["<Control>r"]);
+    assert_eq!(
+        app.accels_for_action(agnostics::window::Action::Run.name()),
+        ["<Control>r"]
+    );
     let overlay =
         gtk::Builder::from_resource("/io/github/agnostics_rs/Agnostics/gtk/help-overlay.ui");
     let listed = overlay.objects().into_iter().any(|o| {
-        o.downcast_ref::<gtk::ShortcutsShortcut>()
-            .is_some_and(|s| s.action_name().as_deref() == Some("win.run"))
+        o.downcast_ref::<gtk::ShortcutsShortcut>().is_some_and(|s| {
+            s.action_name().as_deref() == Some(agnostics::window::Action::Run.name())
+        })
     });
     assert!(listed, "the shortcuts window lists Ctrl+R");
-    WidgetExt::activate_action(&window, "win.run", None).expect("win.run");
+    WidgetExt::activate_action(&window, agnostics::window::Action::Run.name(), None)
+        .expect("win.run");
     wait_until("the test to start", || window.test_run().is_busy());
     let progress = window.progress_view();
     wait_until("a live figure", || progress.figure_text().ends_with("IOPS"));
@@ -269,7 +274,7 @@ fn memory_target_is_refused_on_the_ready_page(app: &Application) -> agnostics_te
     assert!(problem.contains("tmpfs"), "{problem}");
     assert!(problem.contains(&Advice::MemoryTarget.text()), "{problem}");
     assert!(!window.run_button().is_sensitive(), "Run is off");
-    assert!(!window.is_action_enabled("win.run"));
+    assert!(!window.is_action_enabled(agnostics::window::Action::Run.name()));
 
     window.start_test();
     wait_until("the error dialog", || window.open_dialog().is_some());
@@ -342,7 +347,8 @@ fn show_log_shows_the_log_inside_the_app(app: &Application) {
     )
     .expect("a log");
     let window = new_window(app);
-    WidgetExt::activate_action(&window, "win.show-log", None).expect("the action");
+    WidgetExt::activate_action(&window, agnostics::window::Action::ShowLog.name(), None)
+        .expect("the action");
     iterate_briefly();
     let log = app
         .windows()

@@ -312,7 +312,8 @@ fn runs_a_small_profile_and_shows_the_engines_verdicts(app: &Application) {
     assert_copies_and_logs(&window, &report);
 
     // Back and run again: the same folder, a new report.
-    WidgetExt::activate_action(&window, "win.back", None).expect("win.back");
+    WidgetExt::activate_action(&window, agnostics::window::Action::Back.name(), None)
+        .expect("win.back");
     assert_eq!(window.page(), Page::Ready);
     window.run_button().activate();
     wait_until("the second results", || {
@@ -455,11 +456,7 @@ fn results_show_the_pi_slots_queueing_partitions_and_wear(app: &Application) {
     let dir = scratch_dir();
     let mut report = Report::new(
         agnostics_core::engine::EngineKind::Native,
-        report::ProfileInfo {
-            name: "standard".into(),
-            source: None,
-            size_bytes: 0,
-        },
+        report::ProfileInfo::new("standard".into(), None, 0),
         Vec::new(),
     );
     let ios = ios_fixture("ios-sd-high-speed");
@@ -541,11 +538,11 @@ fn sample_report_on(model: Option<&str>, profile: &str) -> Report {
         sample::phase("rand-4k-read").iops(2400.0),
     ];
     sample::report()
-        .profile(report::ProfileInfo {
-            name: profile.into(),
-            source: None,
-            size_bytes: sd_bench.file_size_bytes(),
-        })
+        .profile(report::ProfileInfo::new(
+            profile.into(),
+            None,
+            sd_bench.file_size_bytes(),
+        ))
         .run(sample::run(1, phases))
         .measured_with(collect(
             &roots,

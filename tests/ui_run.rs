@@ -494,7 +494,7 @@ fn renders_run_screenshots(app: &Application) {
     drop(_stop);
 
     let (window, _dir2, _) = run_small(app);
-    WidgetExt::activate_action(&window, "win.copy-results", None).ok();
+    WidgetExt::activate_action(&window, agnostics::window::Action::CopyResults.name(), None).ok();
     wait_until("a toast", || !toast_widgets(&window).is_empty());
     iterate_briefly();
     iterate_briefly();

@@ -347,7 +347,7 @@ fn assert_scripts_logged(view: &TestsView) {
     assert!(log.len() > 2_000_000, "the log keeps every byte");
     assert_eq!(
         view.show_log_button().action_name().as_deref(),
-        Some("win.show-log")
+        Some(agnostics::window::Action::ShowLog.name())
     );
     assert!(view.show_log_button().is_sensitive());
 }

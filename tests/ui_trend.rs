@@ -72,7 +72,8 @@ fn assert_results_save(window: &Window, first: &Report, png: &Path) {
     let (min_w, _, _, _) = results.measure(gtk::Orientation::Horizontal, -1);
     assert!(min_w <= 360, "the results page needs {min_w} px");
     // Save report asks where (the save dialog; answered here by the test's own call below).
-    WidgetExt::activate_action(window, "win.save-report", None).expect("win.save-report");
+    WidgetExt::activate_action(window, agnostics::window::Action::SaveReport.name(), None)
+        .expect("win.save-report");
     iterate_briefly();
     let chooser = window.open_chooser().expect("the save dialog");
     assert_eq!(chooser.action(), gtk::FileChooserAction::Save);

@@ -9,7 +9,7 @@ use std::io::{BufRead, IsTerminal};
 use std::sync::atomic::AtomicBool;
 
 use agnostics_core::capacity::{
-    self, text, CapacityError, CapacityOptions, CapacityReport, Event, Mode, Phase,
+    self, text, CapacityError, CapacityOptions, CapacityReport, Event, Mode,
 };
 use agnostics_core::exit_code::ExitCode;
 use agnostics_core::history::History;
@@ -234,7 +234,7 @@ impl Progress {
             Event::Note(note) => self.say(note),
             Event::Phase { phase, total } => {
                 if let Some(bar) = &self.bar {
-                    bar.set_prefix(phase_name(phase));
+                    bar.set_prefix(text::phase_word(phase));
                     bar.set_length(total.max(1));
                     bar.set_position(0);
                 }
@@ -252,15 +252,5 @@ impl Progress {
         if let Some(bar) = &self.bar {
             bar.finish_and_clear();
         }
-    }
-}
-
-fn phase_name(phase: Phase) -> String {
-    match phase {
-        Phase::Planning => gettext("Planning"),
-        Phase::Saving => gettext("Saving"),
-        Phase::Writing => gettext("Writing"),
-        Phase::Reading => gettext("Reading"),
-        Phase::Restoring => gettext("Restoring"),
     }
 }

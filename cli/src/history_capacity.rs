@@ -2,7 +2,7 @@
 //! JSON), `history show CHECK`, and the Capacity column and marker of `history drives`,
 //! including drives known only from capacity checks.
 
-use agnostics_core::capacity::{text, CapacityVerdict};
+use agnostics_core::capacity::text;
 use agnostics_core::exit_code::ExitCode;
 use agnostics_core::history::{CapacitySummary, CheckedDrive, DriveSummary, History};
 use agnostics_core::i18n::gettext;
@@ -15,27 +15,16 @@ use crate::history_open::{
 };
 use crate::output::{emit, To};
 
-/// A verdict for the table: `genuine`, `FAKE`, …
-fn verdict_word(v: CapacityVerdict) -> String {
-    match v {
-        CapacityVerdict::Genuine => gettext("genuine"),
-        CapacityVerdict::Fake => gettext("FAKE"),
-        CapacityVerdict::LosesData => gettext("LOSES DATA"),
-        CapacityVerdict::NotCheckedBeyond => gettext("not checked far enough"),
-        CapacityVerdict::Unsure => gettext("unsure"),
-    }
-}
-
 /// The Capacity column of `history drives`: the latest check's verdict, and `(once found
 /// fake)` when an earlier check found it fake and the latest did not; `—` when never checked.
 pub(crate) fn cell(last: Option<&CapacitySummary>, found_fake: bool) -> String {
     match last {
         Some(c) if found_fake && !c.verdict.is_bad() => format!(
             "{} ({})",
-            verdict_word(c.verdict),
+            text::verdict_cell(c.verdict),
             gettext("once found fake")
         ),
-        Some(c) => verdict_word(c.verdict),
+        Some(c) => text::verdict_cell(c.verdict),
         None if found_fake => gettext("once found fake"),
         None => "—".to_owned(),
     }
@@ -126,7 +115,7 @@ pub(crate) fn list(args: &HistoryCapacityArgs) -> i32 {
                 short_id(&c.check),
                 report::visible(&drive),
                 c.mode.as_str().to_owned(),
-                verdict_word(c.verdict),
+                text::verdict_cell(c.verdict),
                 si_bytes(c.claimed_bytes),
                 si_bytes(c.verified_bytes),
                 c.real_bytes.map(si_bytes).unwrap_or_else(|| "—".to_owned()),

@@ -309,14 +309,11 @@ fn refuse_profile(
 ) -> i32 {
     let message = fill(&gettext("invalid profile: {error}"), &[("error", e)]);
     if args.json {
-        let profile = report::ProfileInfo {
-            name: path
-                .file_stem()
-                .map(|s| s.to_string_lossy().into_owned())
-                .unwrap_or_default(),
-            source: Some(path.display().to_string()),
-            size_bytes: 0,
-        };
+        let name = path
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let profile = report::ProfileInfo::new(name, Some(path.display().to_string()), 0);
         let advice = Advice::FixTheProfile;
         let error = report::ErrorReport::new(ErrorKind::Profile, message.clone(), advice.text());
         let refused = report::Report::refused(engine, profile, error, advice);

@@ -275,11 +275,7 @@ pub fn report() -> ReportBuilder {
             graded: true,
             engine: EngineKind::Native,
             io_path: Some(IoPath::IoUring),
-            profile: ProfileInfo {
-                name: "sd_bench".into(),
-                source: None,
-                size_bytes: PROFILE_SIZE_BYTES,
-            },
+            profile: ProfileInfo::of(sd_bench(), PROFILE_SIZE_BYTES),
             target: Some(target().build()),
             card: None,
             runs: Vec::new(),

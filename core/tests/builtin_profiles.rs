@@ -37,6 +37,7 @@ fn shrunk(name: &str, size: &str, runtime: &str) -> Profile {
     }
     let mut p = Profile::parse(&text, &format!("{name}.fio (shrunk)"), None).unwrap();
     p.name = b.profile().name;
+    p.builtin = Some(b.which);
     p
 }
 

@@ -110,11 +110,11 @@ fn on_pi_4(profile: &str, source: Option<&str>, run: RunReport) -> Report {
     pi_model_tree(dir.path(), "raspberry-pi-4-model-b-rev-1.4");
     let p = Builtin::find(profile).map_or_else(Profile::sd_bench, Builtin::profile);
     sample::report()
-        .profile(ProfileInfo {
-            name: profile.into(),
-            source: source.map(str::to_owned),
-            size_bytes: p.file_size_bytes(),
-        })
+        .profile(ProfileInfo::new(
+            profile.into(),
+            source.map(str::to_owned),
+            p.file_size_bytes(),
+        ))
         .run(run)
         .measured_with(provenance(dir.path(), &p))
         .build()

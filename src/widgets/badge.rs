@@ -5,7 +5,7 @@
 
 use std::cell::{Cell, RefCell};
 
-use agnostics_core::capacity::CapacityVerdict;
+use agnostics_core::capacity::{text, CapacityVerdict};
 use agnostics_core::i18n::{fill, gettext};
 use agnostics_core::scripts::ScriptVerdict;
 use agnostics_core::verdict::Verdict;
@@ -13,6 +13,7 @@ use gtk::glib;
 use gtk::prelude::*;
 use gtk::subclass::prelude::*;
 
+use super::tone::Tone;
 use crate::format::{script_verdict_text, verdict_text};
 
 mod imp {
@@ -142,10 +143,9 @@ impl Badge {
 
     /// A capacity check's verdict in a word ("Genuine", "Fake", …) with its icon and style.
     pub fn capacity(verdict: CapacityVerdict) -> Badge {
-        use crate::pages::capacity::verdict::{tone, verdict_word};
         let badge: Badge = glib::Object::new();
-        let tone = tone(verdict);
-        let word = verdict_word(verdict);
+        let tone = Tone::of(verdict);
+        let word = text::verdict_word(verdict);
         badge.show(tone.icon_name(), tone.css_class(), &word, None);
         crate::a11y::set_label(
             &badge,

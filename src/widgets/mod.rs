@@ -1,7 +1,7 @@
 //! Leaf widgets the pages share: the PASS/FAIL badge, the live chart and the trend chart, the
 //! drive chooser's row, the card group, the health group, the log view, a test's row, the
-//! results' rows, **Save report**'s dialog, message dialogs' headings, and the box whose
-//! buttons wrap in a narrow window.
+//! results' rows, **Save report**'s dialog, message dialogs' headings, a capacity verdict's
+//! tone, and the box whose buttons wrap in a narrow window.
 
 pub mod badge;
 pub mod card_group;
@@ -14,6 +14,7 @@ pub mod message_dialog;
 pub mod results_rows;
 pub mod save_report;
 pub mod test_row;
+pub mod tone;
 pub mod trend_axis;
 pub mod trend_chart;
 pub mod trend_series;

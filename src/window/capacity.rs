@@ -9,7 +9,7 @@ use std::path::PathBuf;
 
 use adw::prelude::*;
 use adw::subclass::prelude::*;
-use agnostics_core::capacity::Cost;
+use agnostics_core::capacity::{text, Cost};
 use agnostics_core::i18n::{fill, gettext, ngettext};
 use agnostics_core::target_dir::{TargetInfo, Transport};
 use agnostics_core::units::si_bytes;
@@ -19,7 +19,7 @@ use super::{Page, Tab, Window};
 use crate::model::capacity_check::CheckState;
 use crate::model::capacity_worker::{Failure, FailureKind};
 use crate::model::connected;
-use crate::pages::capacity::{phase_text, verdict, CapacityView};
+use crate::pages::capacity::{verdict, CapacityView};
 
 /// The capacity check asked about or running: where it was started, on what drive, and
 /// whether its page is shown yet (only once **Check** was chosen).
@@ -54,7 +54,7 @@ impl Window {
             move |check| {
                 let p = check.progress();
                 let view = win.live_capacity_view();
-                view.update(&phase_text(p.phase), p.done, p.total, p.fraction);
+                view.update(&text::phase_sentence(p.phase), p.done, p.total, p.fraction);
                 view.set_time_left(&win.capacity_time_left(p.fraction));
             }
         ));

@@ -28,6 +28,7 @@ use crate::model::capacity_check::CapacityCheck;
 use crate::model::test_run::TestRun;
 use crate::pages::{CapacityView, HistoryView, ProgressView, ReadyView, ResultsView, TestsView};
 
+mod actions;
 mod all_tests;
 mod busy;
 mod capacity;
@@ -38,6 +39,7 @@ mod sd_test;
 mod state;
 mod wiring;
 
+pub use actions::Action;
 pub use pages::{Page, Tab};
 
 mod imp {
@@ -102,38 +104,14 @@ mod imp {
             HistoryView::ensure_type();
             crate::resources::register();
             klass.bind_template();
-            // Run, its access key or Ctrl+R: from any tab, the test shows on the SD Card tab.
-            klass.install_action("win.run", None, |win, _, _| {
-                win.set_tab(Tab::SdCard);
-                win.request_test();
-            });
-            klass.install_action("win.cancel", None, |win, _, _| win.cancel_test());
-            klass.install_action("win.check-capacity", None, |win, _, _| win.check_capacity());
-            klass.install_action("win.cancel-capacity", None, |win, _, _| {
-                win.cancel_capacity()
-            });
-            klass.install_action("win.copy-results", None, |win, _, _| win.copy_results());
-            klass.install_action("win.save-report", None, |win, _, _| win.save_report());
-            klass.install_action("win.back", None, |win, _, _| win.show_ready());
-            // Alt+1, Alt+2, Alt+3: the switcher's pages from the keyboard, the focus ring shown
-            // on the page's first control.
-            klass.install_action("win.show-sd-card", None, |win, _, _| {
-                win.show_tab_from_keyboard(Tab::SdCard)
-            });
-            klass.install_action("win.show-all-tests", None, |win, _, _| {
-                win.show_tab_from_keyboard(Tab::AllTests)
-            });
-            klass.install_action("win.show-history", None, |win, _, _| {
-                win.show_tab_from_keyboard(Tab::History)
-            });
-            klass.install_action("win.choose-folder", None, |win, _, _| win.choose_folder());
-            klass.install_action("win.run-tests", None, |win, _, _| win.run_tests());
-            klass.install_action("win.cancel-tests", None, |win, _, _| win.cancel_tests());
-            klass.install_action("win.reset-tests", None, |win, _, _| win.reset_tests());
-            klass.install_action("win.show-log", None, |win, _, _| {
-                win.imp().tests_view.show_log()
-            });
-            klass.add_binding_action(gdk::Key::Left, gdk::ModifierType::ALT_MASK, "win.back");
+            for action in Action::ALL {
+                klass.install_action(action.name(), None, move |win, _, _| action.activate(win));
+            }
+            klass.add_binding_action(
+                gdk::Key::Left,
+                gdk::ModifierType::ALT_MASK,
+                Action::Back.name(),
+            );
         }
 
         fn instance_init(obj: &glib::subclass::InitializingObject<Self>) {

@@ -7,7 +7,7 @@ use adw::prelude::*;
 use adw::subclass::prelude::*;
 use agnostics_core::i18n::gettext;
 
-use super::{Page, Tab, Window};
+use super::{Action, Page, Tab, Window};
 use crate::model::capacity_check::CheckState;
 use crate::model::test_run::RunState;
 
@@ -68,32 +68,35 @@ impl Window {
         let busy = self.is_busy();
         let page = self.page();
         let listed = imp.ready_view.drives_loaded();
-        self.action_set_enabled("win.run", !busy && imp.ready_view.can_run());
+        self.action_set_enabled(Action::Run.name(), !busy && imp.ready_view.can_run());
         // No room for the test's file does not stop a capacity check; a folder in memory or
         // read-only does (the page says why).
         self.action_set_enabled(
-            "win.check-capacity",
+            Action::CheckCapacity.name(),
             !busy && imp.ready_view.can_check_capacity(),
         );
         self.action_set_enabled(
-            "win.cancel-capacity",
+            Action::CancelCapacity.name(),
             matches!(
                 imp.capacity_check.state(),
                 CheckState::Preparing | CheckState::Asking | CheckState::Checking
             ),
         );
-        self.action_set_enabled("win.run-tests", !busy && listed);
-        self.action_set_enabled("win.cancel-tests", self.is_running_tests());
-        self.action_set_enabled("win.reset-tests", !busy);
-        self.action_set_enabled("win.cancel", imp.test_run.state() == RunState::Running);
-        let results = imp.test_run.report().is_some_and(|r| r.error.is_none());
-        self.action_set_enabled("win.copy-results", results);
-        self.action_set_enabled("win.save-report", results);
+        self.action_set_enabled(Action::RunTests.name(), !busy && listed);
+        self.action_set_enabled(Action::CancelTests.name(), self.is_running_tests());
+        self.action_set_enabled(Action::ResetTests.name(), !busy);
         self.action_set_enabled(
-            "win.back",
+            Action::Cancel.name(),
+            imp.test_run.state() == RunState::Running,
+        );
+        let results = imp.test_run.report().is_some_and(|r| r.error.is_none());
+        self.action_set_enabled(Action::CopyResults.name(), results);
+        self.action_set_enabled(Action::SaveReport.name(), results);
+        self.action_set_enabled(
+            Action::Back.name(),
             !busy && matches!(page, Page::Results | Page::Capacity),
         );
-        self.action_set_enabled("win.choose-folder", !busy && listed);
+        self.action_set_enabled(Action::ChooseFolder.name(), !busy && listed);
     }
 
     pub(super) fn sync_state(&self) {

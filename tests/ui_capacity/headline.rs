@@ -120,7 +120,8 @@ pub fn a_drive_found_fake_is_warned_of_before_a_test_and_headed_fake_after(
 
 /// Runs the SD card test from **Run** to its results, recorded in the history; its report.
 fn run_to_results(window: &agnostics::Window) -> agnostics_core::report::Report {
-    WidgetExt::activate_action(window, "win.run", None).expect("win.run");
+    WidgetExt::activate_action(window, agnostics::window::Action::Run.name(), None)
+        .expect("win.run");
     wait_until("the test to start", || {
         window.test_run().recorded().is_none()
     });

@@ -180,7 +180,8 @@ pub fn quick_check_of(run_id: &str, started: &str) -> Report {
         (20e6, 40e6, 900.0, 2000.0),
         Transport::Sd,
     );
-    quick.profile.name = "quick".to_owned();
+    let size_bytes = quick.profile.size_bytes;
+    quick.profile = agnostics_core::report::ProfileInfo::new("quick".to_owned(), None, size_bytes);
     quick.graded = false;
     quick.verdict = Verdict::NotGraded;
     quick.a2_verdict = Verdict::NotGraded;

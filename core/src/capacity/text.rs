@@ -1,9 +1,61 @@
-//! A capacity check for people, translated: the plan before writing, the verdict in one line,
-//! the register findings, and the whole report as the CLI prints it.
+//! A capacity check for people, translated: the one home of the check's words that the app and
+//! the CLI both show: a verdict in a word ([`verdict_word`], [`verdict_cell`]), a phase in a
+//! word or a sentence ([`phase_word`], [`phase_sentence`]), the plan before writing, the verdict
+//! in one line, the register findings, and the whole report as the CLI prints it.
 
-use super::{CapacityReport, CapacityVerdict, Cost, Found, Mode, RegisterFinding, UnsureReason};
+use super::{
+    CapacityReport, CapacityVerdict, Cost, Found, Mode, Phase, RegisterFinding, UnsureReason,
+};
 use crate::i18n::{fill, gettext, ngettext, number};
 use crate::units::si_bytes;
+
+/// A verdict in a word or two, for a mark or a list (the app's badge and history): "Genuine",
+/// "Fake", "Loses data", "Partly checked", "Unsure".
+pub fn verdict_word(verdict: CapacityVerdict) -> String {
+    match verdict {
+        CapacityVerdict::Genuine => gettext("Genuine"),
+        CapacityVerdict::Fake => gettext("Fake"),
+        CapacityVerdict::LosesData => gettext("Loses data"),
+        CapacityVerdict::NotCheckedBeyond => gettext("Partly checked"),
+        CapacityVerdict::Unsure => gettext("Unsure"),
+    }
+}
+
+/// A verdict in a table cell of the CLI (`history capacity`, `history drives`), where the
+/// verdicts that lose data are in capitals as FAIL is: "genuine", "FAKE", "LOSES DATA", "not
+/// checked far enough", "unsure".
+pub fn verdict_cell(verdict: CapacityVerdict) -> String {
+    match verdict {
+        CapacityVerdict::Genuine => gettext("genuine"),
+        CapacityVerdict::Fake => gettext("FAKE"),
+        CapacityVerdict::LosesData => gettext("LOSES DATA"),
+        CapacityVerdict::NotCheckedBeyond => gettext("not checked far enough"),
+        CapacityVerdict::Unsure => gettext("unsure"),
+    }
+}
+
+/// A phase in a word, before a progress bar of the CLI: "Planning", "Saving", "Writing",
+/// "Reading", "Restoring".
+pub fn phase_word(phase: Phase) -> String {
+    match phase {
+        Phase::Planning => gettext("Planning"),
+        Phase::Saving => gettext("Saving"),
+        Phase::Writing => gettext("Writing"),
+        Phase::Reading => gettext("Reading"),
+        Phase::Restoring => gettext("Restoring"),
+    }
+}
+
+/// What the check is doing in a plain sentence, above the app's progress bar: "Writing small
+/// blocks all over the drive". Planning and saving read as one step of getting ready.
+pub fn phase_sentence(phase: Phase) -> String {
+    match phase {
+        Phase::Planning | Phase::Saving => gettext("Getting ready: making the check file"),
+        Phase::Writing => gettext("Writing small blocks all over the drive"),
+        Phase::Reading => gettext("Reading them back"),
+        Phase::Restoring => gettext("Putting back what was there"),
+    }
+}
 
 /// The plan, said before anything is written: `Writing 3 328 spots (13.6 MB) …, about 20 s`.
 pub fn plan_text(cost: &Cost, mode: Mode) -> String {

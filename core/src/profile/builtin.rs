@@ -12,14 +12,56 @@
 //! `sustained` is run by [`crate::sustained`], not by the engines: its job file names its
 //! two phases.
 
+use serde::{Deserialize, Serialize};
+
 use crate::i18n::{gettext, gettext_noop};
 
 use super::{Profile, ProfileError, SD_BENCH};
+
+/// Which built-in profile, as a value a report carries. JSON: the name its reports give it,
+/// `sd_bench` for the standard test (upstream's name, which its reports always had; `standard`
+/// is read too) and the `--profile` name for the others (`quick`, `qd1`, `matrix`,
+/// `sustained`).
+///
+/// A new built-in profile is one variant here and one row of [`ALL`] naming it (`which`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BuiltinProfile {
+    /// The standard test, upstream's `sd_bench.fio`, graded against A1 and A2.
+    #[serde(rename = "sd_bench", alias = "standard")]
+    Standard,
+    /// The standard test's steps on a small file.
+    Quick,
+    /// 1 MiB sequential and 4 KiB random at queue depth 1.
+    Qd1,
+    /// CrystalDiskMark's set.
+    Matrix,
+    /// Sequential writes past the write cache, read back and checked.
+    Sustained,
+}
+
+impl BuiltinProfile {
+    /// Its row of [`ALL`]: name, words, whether graded, job file.
+    pub fn builtin(self) -> &'static Builtin {
+        ALL.iter()
+            .find(|b| b.which == self)
+            .expect("every built-in profile has its row in ALL")
+    }
+
+    /// The built-in profile whose report name (its JSON: `sd_bench`, `qd1`, …) is `name`;
+    /// `None` for any other name. For reports read back, whose JSON names the profile.
+    pub fn from_report_name(name: &str) -> Option<BuiltinProfile> {
+        use serde::de::value::{Error, StrDeserializer};
+        BuiltinProfile::deserialize(StrDeserializer::<Error>::new(name)).ok()
+    }
+}
 
 /// One built-in profile: its name, title and description (English; [`Builtin::title`] and
 /// [`Builtin::description`] translate them), whether it is graded, and its job file's text.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Builtin {
+    /// Which one it is, as a value.
+    pub which: BuiltinProfile,
     /// The name `--profile` takes, e.g. `qd1`.
     pub name: &'static str,
     title: &'static str,
@@ -33,6 +75,7 @@ pub struct Builtin {
 /// Every built-in profile, the standard one first (the default).
 pub const ALL: [Builtin; 5] = [
     Builtin {
+        which: BuiltinProfile::Standard,
         name: "standard",
         title: gettext_noop("Standard test"),
         description: gettext_noop("Raspberry Pi Diagnostics' own test, graded against A1 and A2"),
@@ -40,6 +83,7 @@ pub const ALL: [Builtin; 5] = [
         text: SD_BENCH,
     },
     Builtin {
+        which: BuiltinProfile::Quick,
         name: "quick",
         title: gettext_noop("Quick check"),
         description: gettext_noop(
@@ -50,6 +94,7 @@ pub const ALL: [Builtin; 5] = [
         text: include_str!("../../../data/profiles/quick.fio"),
     },
     Builtin {
+        which: BuiltinProfile::Qd1,
         name: "qd1",
         title: gettext_noop("One at a Time (Queue Depth 1)"),
         description: gettext_noop(
@@ -60,6 +105,7 @@ pub const ALL: [Builtin; 5] = [
         text: include_str!("../../../data/profiles/qd1.fio"),
     },
     Builtin {
+        which: BuiltinProfile::Matrix,
         name: "matrix",
         title: gettext_noop("CrystalDiskMark set"),
         description: gettext_noop(
@@ -70,6 +116,7 @@ pub const ALL: [Builtin; 5] = [
         text: include_str!("../../../data/profiles/matrix.fio"),
     },
     Builtin {
+        which: BuiltinProfile::Sustained,
         name: "sustained",
         title: gettext_noop("Sustained write"),
         description: gettext_noop(
@@ -103,9 +150,10 @@ impl Builtin {
         let file = format!("{}.fio (built in)", self.name);
         let mut profile = Profile::parse(self.text, &file, None)
             .unwrap_or_else(|e| panic!("the built-in profile {} is invalid: {e}", self.name));
-        if self.name != "standard" {
+        if self.which != BuiltinProfile::Standard {
             profile.name = self.name.to_owned();
         }
+        profile.builtin = Some(self.which);
         profile
     }
 }
@@ -144,7 +192,7 @@ impl Profile {
     /// profiles that are not graded (`quick`, `qd1`, `matrix`, as [`Builtin::profile`] gives
     /// them); every job file the user gives is graded, as before.
     pub fn graded(&self) -> bool {
-        self.source.is_some() || Builtin::find(&self.name).is_none_or(|b| b.graded)
+        self.builtin.is_none_or(|b| b.builtin().graded)
     }
 }
 
@@ -167,6 +215,23 @@ mod tests {
             Profile::sd_bench()
         );
         assert!(Profile::sd_bench().graded());
+    }
+
+    #[test]
+    fn a_builtin_is_spelled_as_its_reports_always_named_it() {
+        for b in &ALL {
+            let report_name = b.profile().name;
+            assert_eq!(serde_json::to_value(b.which).unwrap(), report_name.as_str());
+            assert_eq!(
+                BuiltinProfile::from_report_name(&report_name),
+                Some(b.which)
+            );
+            assert_eq!(b.which.builtin(), b);
+            assert_eq!(b.profile().builtin, Some(b.which));
+        }
+        let standard = BuiltinProfile::from_report_name("standard");
+        assert_eq!(standard, Some(BuiltinProfile::Standard));
+        assert_eq!(BuiltinProfile::from_report_name("myjob"), None);
     }
 
     #[test]

@@ -21,7 +21,7 @@ mod duration;
 mod options;
 mod parse;
 
-pub use builtin::Builtin;
+pub use builtin::{Builtin, BuiltinProfile};
 
 /// The standard SD card test, upstream agnostics' `sd_bench.fio` (0.15 and later), built in.
 pub const SD_BENCH: &str = include_str!("../../../data/sd_bench.fio");
@@ -116,6 +116,11 @@ pub struct Profile {
     pub name: String,
     /// The file it was read from; `None` for the built-in profile.
     pub source: Option<PathBuf>,
+    /// Which built-in profile it is: the standard test for text parsed without a file, until
+    /// [`Builtin::profile`] says which; `None` for a job file. Not in the JSON, whose `name`
+    /// and `source` say it.
+    #[serde(skip)]
+    pub builtin: Option<BuiltinProfile>,
     /// The jobs, in the order they run.
     pub jobs: Vec<Job>,
     /// Things in the file that are ignored, for the report (e.g. a `filename`).

@@ -71,6 +71,8 @@ impl Profile {
             .unwrap_or_else(|| "sd_bench".into());
         Ok(Profile {
             name,
+            // Without a file it is built-in text, named as the standard test is.
+            builtin: source.is_none().then_some(super::BuiltinProfile::Standard),
             source,
             jobs,
             warnings,

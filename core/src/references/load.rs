@@ -110,13 +110,13 @@ pub fn sources() -> &'static [Source] {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::profile::{Builtin, Profile};
+    use crate::profile::{BuiltinProfile, Profile};
 
     /// The jobs of the profile a method stands beside.
     fn jobs(method: Method) -> Vec<String> {
         let profile = match method {
             Method::Standard => Profile::sd_bench(),
-            Method::Qd1 => Builtin::find("qd1").unwrap().profile(),
+            Method::Qd1 => BuiltinProfile::Qd1.builtin().profile(),
         };
         profile.jobs.iter().map(|j| j.name.clone()).collect()
     }

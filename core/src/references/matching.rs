@@ -3,6 +3,7 @@
 //! the card's own figure for the same job. Facts side by side, never a grade.
 
 use super::load::{sources, Method, Row, Source};
+use crate::profile::BuiltinProfile;
 use crate::report::Report;
 
 pub use crate::report::published::{what, ReferenceLine};
@@ -21,12 +22,9 @@ pub fn model_matches(row: &Row, model: &str) -> bool {
 /// the built-in `qd1` profile [`Method::Qd1`]; any other profile (quick, matrix, a job file
 /// of one's own) none.
 pub fn method_of(report: &Report) -> Option<Method> {
-    if report.profile.source.is_some() {
-        return None;
-    }
-    match report.profile.name.as_str() {
-        "sd_bench" | "standard" if report.graded => Some(Method::Standard),
-        "qd1" => Some(Method::Qd1),
+    match report.profile.builtin? {
+        BuiltinProfile::Standard if report.graded => Some(Method::Standard),
+        BuiltinProfile::Qd1 => Some(Method::Qd1),
         _ => None,
     }
 }

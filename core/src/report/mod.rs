@@ -38,19 +38,68 @@ use crate::advice::Advice;
 use crate::card::CardInfo;
 use crate::engine::{EngineKind, IoPath, PhaseResult};
 use crate::exit_code::ExitCode;
+use crate::profile::{BuiltinProfile, Profile};
 use crate::signals::StopSignal;
 use crate::target_dir::{TargetInfo, Transport};
 use crate::verdict::{Check, Metric, Standard, Verdict};
 
-/// Which profile ran.
+/// Which profile ran. JSON: `name`, `source` and `size_bytes`; which built-in profile it was
+/// is not written, it is read back from `name` when `source` is null.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(from = "ProfileInfoJson")]
 pub struct ProfileInfo {
-    /// Short name (`sd_bench` for the built-in one).
+    /// Short name (`sd_bench` for the built-in standard test).
     pub name: String,
-    /// The job file, `None` for the built-in profile.
+    /// The job file, `None` for a built-in profile.
     pub source: Option<String>,
     /// Size of the test file, bytes.
     pub size_bytes: u64,
+    /// Which built-in profile ran; `None` for a job file of one's own.
+    #[serde(skip_serializing)]
+    pub builtin: Option<BuiltinProfile>,
+}
+
+/// A [`ProfileInfo`] as its JSON has it.
+#[derive(Deserialize)]
+struct ProfileInfoJson {
+    name: String,
+    source: Option<String>,
+    size_bytes: u64,
+}
+
+impl From<ProfileInfoJson> for ProfileInfo {
+    fn from(json: ProfileInfoJson) -> ProfileInfo {
+        ProfileInfo::new(json.name, json.source, json.size_bytes)
+    }
+}
+
+impl ProfileInfo {
+    /// The profile called `name`, read from the job file `source` (`None` for a built-in
+    /// one), with a test file of `size_bytes`: a built-in profile when `source` is `None` and
+    /// `name` is a built-in's report name ([`BuiltinProfile::from_report_name`]), as a report
+    /// read back gives them.
+    pub fn new(name: String, source: Option<String>, size_bytes: u64) -> ProfileInfo {
+        let builtin = match source {
+            None => BuiltinProfile::from_report_name(&name),
+            Some(_) => None,
+        };
+        ProfileInfo {
+            name,
+            source,
+            size_bytes,
+            builtin,
+        }
+    }
+
+    /// What the report says of `profile`, which ran on a test file of `size_bytes`.
+    pub fn of(profile: &Profile, size_bytes: u64) -> ProfileInfo {
+        ProfileInfo {
+            name: profile.name.clone(),
+            source: profile.source.as_ref().map(|p| p.display().to_string()),
+            size_bytes,
+            builtin: profile.builtin,
+        }
+    }
 }
 
 /// Where the test ran, as the report shows it.
@@ -413,12 +462,27 @@ mod tests {
     }
 
     #[test]
+    fn a_profile_s_json_is_its_name_source_and_size_and_reads_back_typed() {
+        use crate::profile::BuiltinProfile;
+        let qd1 = ProfileInfo::of(&BuiltinProfile::Qd1.builtin().profile(), 4096);
+        assert_eq!(qd1.builtin, Some(BuiltinProfile::Qd1));
+        let json = serde_json::to_value(&qd1).unwrap();
+        let spelled = serde_json::json!({"name": "qd1", "source": null, "size_bytes": 4096});
+        assert_eq!(json, spelled);
+        assert_eq!(serde_json::from_value::<ProfileInfo>(json).unwrap(), qd1);
+        let standard = ProfileInfo::of(&crate::profile::Profile::sd_bench(), 1);
+        assert_eq!(serde_json::to_value(&standard).unwrap()["name"], "sd_bench");
+        assert_eq!(standard.builtin, Some(BuiltinProfile::Standard));
+        let own = serde_json::json!({"name": "qd1", "source": "/home/pi/qd1.fio", "size_bytes": 1});
+        assert_eq!(
+            serde_json::from_value::<ProfileInfo>(own).unwrap().builtin,
+            None
+        );
+    }
+
+    #[test]
     fn a_refused_run_has_every_field_of_a_measured_one() {
-        let profile = ProfileInfo {
-            name: "bad".into(),
-            source: Some("/tmp/bad.fio".into()),
-            size_bytes: 0,
-        };
+        let profile = ProfileInfo::new("bad".into(), Some("/tmp/bad.fio".into()), 0);
         let refused = Report::refused(
             EngineKind::Native,
             profile.clone(),

@@ -358,11 +358,7 @@ mod tests {
 
     /// A measured `qd1` run of a USB stick, started at 05:15:07 in UTC+1.
     fn qd1_report() -> Report {
-        let profile = ProfileInfo {
-            name: "qd1".into(),
-            source: None,
-            size_bytes: 256 << 20,
-        };
+        let profile = ProfileInfo::new("qd1".into(), None, 256 << 20);
         let mut report = Report::new(EngineKind::Native, profile, Vec::new());
         report.program = "agnostics 1.2.3".into();
         report.started = "2026-12-02T05:15:07+01:00".into();

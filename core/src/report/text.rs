@@ -162,7 +162,7 @@ fn write_header(out: &mut String, report: &Report) {
     };
     let _ = writeln!(out, "{engine}");
     if !report.graded {
-        if let Some(b) = crate::profile::Builtin::find(&report.profile.name) {
+        if let Some(b) = report.profile.builtin.map(|b| b.builtin()) {
             let _ = writeln!(out, "{} — {}", b.title(), b.description());
         }
     }

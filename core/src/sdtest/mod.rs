@@ -162,15 +162,7 @@ fn why_again(run: u32, last_shared: Option<u32>) -> Option<engine::Rerun> {
 fn new_report(opts: &TestOptions) -> Report {
     Report::new(
         opts.engine,
-        ProfileInfo {
-            name: opts.profile.name.clone(),
-            source: opts
-                .profile
-                .source
-                .as_ref()
-                .map(|p| p.display().to_string()),
-            size_bytes: opts.profile.file_size_bytes(),
-        },
+        ProfileInfo::of(&opts.profile, opts.profile.file_size_bytes()),
         opts.profile.warnings.clone(),
     )
 }

@@ -34,13 +34,11 @@ use crate::card::CardInfo;
 use crate::engine::device_io::PhaseCounters;
 use crate::engine::testfile::TestFile;
 use crate::engine::{EngineError, EngineKind, EngineRun, IoPath, RunContext};
+use crate::profile::builtin::BuiltinProfile;
 use crate::profile::Profile;
 
 pub use markings::Marking;
 pub use plan::Plan;
-
-/// The built-in profile's name.
-pub const PROFILE_NAME: &str = "sustained";
 
 /// One speed sample: the bytes written so far when it was taken and the speed since the sample
 /// before.
@@ -95,7 +93,7 @@ pub struct SustainedResult {
 
 /// True for the built-in `sustained` profile (a job file of that name is not it).
 pub fn is_sustained(profile: &Profile) -> bool {
-    profile.source.is_none() && profile.name == PROFILE_NAME
+    profile.builtin == Some(BuiltinProfile::Sustained)
 }
 
 /// Why `engine` cannot run `profile`, when it is the sustained test and the engine is fio:

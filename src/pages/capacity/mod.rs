@@ -3,56 +3,16 @@
 //! bar and **Cancel**; then the verdict in words with an icon and a style class (never colour
 //! alone), what the card's registers say when they do not add up, and **Done**. The page
 //! shows what the window gives it: sentences made from the check's report ([`verdict`]) and
-//! its phase ([`phase_text`]).
+//! its phase (`agnostics_core::capacity::text::phase_sentence`).
 
 pub mod verdict;
 
 use adw::prelude::*;
-use agnostics_core::capacity::Phase;
 use agnostics_core::i18n::{fill, gettext};
 use gtk::glib;
 use gtk::subclass::prelude::*;
 
-/// What the check is doing, in plain words.
-pub fn phase_text(phase: Phase) -> String {
-    match phase {
-        Phase::Planning | Phase::Saving => gettext("Getting ready: making the check file"),
-        Phase::Writing => gettext("Writing small blocks all over the drive"),
-        Phase::Reading => gettext("Reading them back"),
-        Phase::Restoring => gettext("Putting back what was there"),
-    }
-}
-
-/// How a verdict reads at a glance: its icon and style class.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Tone {
-    /// All is well (the card is genuine).
-    Good,
-    /// The card loses data (fake, or drops writes): stop using it.
-    Bad,
-    /// Not known for sure (part of the card checked, unsure, the check stopped).
-    Caution,
-}
-
-impl Tone {
-    /// The icon shown above the verdict.
-    pub fn icon_name(self) -> &'static str {
-        match self {
-            Tone::Good => "agnostics-check-symbolic",
-            Tone::Bad => "agnostics-error-symbolic",
-            Tone::Caution => "agnostics-warning-symbolic",
-        }
-    }
-
-    /// The style class of the icon and heading (libadwaita's `success`, `error`, `warning`).
-    pub fn css_class(self) -> &'static str {
-        match self {
-            Tone::Good => "success",
-            Tone::Bad => "error",
-            Tone::Caution => "warning",
-        }
-    }
-}
+use crate::widgets::tone::Tone;
 
 /// A verdict as the page shows it.
 #[derive(Debug, Clone, PartialEq)]

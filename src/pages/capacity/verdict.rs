@@ -9,7 +9,8 @@ use agnostics_core::i18n::{fill, gettext, ngettext, number};
 use agnostics_core::target_dir::Transport;
 use agnostics_core::units;
 
-use super::{Shown, Tone};
+use super::Shown;
+use crate::widgets::tone::Tone;
 
 /// A size as a card's label gives it: "31.9 GB", "512 MB".
 pub fn card_size(bytes: u64) -> String {
@@ -46,26 +47,6 @@ pub fn size_pair(part: u64, claimed: u64) -> (String, String) {
 /// True when the report's drive is a card (SD or eMMC), which the words may call a card.
 fn is_card(report: &CapacityReport) -> bool {
     matches!(report.drive.transport, Transport::Sd | Transport::Emmc)
-}
-
-/// A verdict in a word or two, for a list or a mark: "Genuine", "Fake", …
-pub fn verdict_word(verdict: CapacityVerdict) -> String {
-    match verdict {
-        CapacityVerdict::Genuine => gettext("Genuine"),
-        CapacityVerdict::Fake => gettext("Fake"),
-        CapacityVerdict::LosesData => gettext("Loses data"),
-        CapacityVerdict::NotCheckedBeyond => gettext("Partly checked"),
-        CapacityVerdict::Unsure => gettext("Unsure"),
-    }
-}
-
-/// How a verdict reads at a glance (icon and style class).
-pub fn tone(verdict: CapacityVerdict) -> Tone {
-    match verdict {
-        CapacityVerdict::Genuine => Tone::Good,
-        CapacityVerdict::Fake | CapacityVerdict::LosesData => Tone::Bad,
-        CapacityVerdict::NotCheckedBeyond | CapacityVerdict::Unsure => Tone::Caution,
-    }
 }
 
 /// A stored check in one line, for a drive's list of checks: "Fake: claims 128.0 GB, keeps
@@ -156,7 +137,7 @@ pub fn shown(report: &CapacityReport) -> Shown {
         }
     };
     Shown {
-        tone: tone(report.verdict),
+        tone: Tone::of(report.verdict),
         title,
         body,
         reasons: report.registers.iter().map(register_reason).collect(),

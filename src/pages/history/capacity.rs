@@ -10,6 +10,7 @@ use std::cell::RefCell;
 use std::path::PathBuf;
 
 use adw::prelude::*;
+use agnostics_core::capacity::text;
 use agnostics_core::history::{CapacitySummary, CheckedDrive};
 use agnostics_core::i18n::{fill, gettext, ngettext};
 use gtk::glib;
@@ -21,7 +22,7 @@ use super::{HistoryPage, HistoryView};
 use crate::model::capacity_history;
 use crate::model::connected::Connected;
 use crate::model::history_store::{DriveKey, DrivePage};
-use crate::pages::capacity::verdict::{shown, summary_line, verdict_word};
+use crate::pages::capacity::verdict::{shown, summary_line};
 use crate::pages::CapacityView;
 use crate::widgets::Badge;
 
@@ -280,7 +281,7 @@ impl HistoryView {
                 ),
                 &[
                     ("checks", &drive.checks),
-                    ("verdict", &verdict_word(drive.last.verdict)),
+                    ("verdict", &text::verdict_word(drive.last.verdict)),
                     ("date", &date_text(&drive.last.started)),
                 ],
             );

@@ -293,8 +293,8 @@ impl ResultsView {
     /// queue-depth-1 table.
     fn add_table_group(&self, report: &Report) {
         let Some(table) = &report.table else { return };
-        let title = agnostics_core::profile::Builtin::find(&report.profile.name)
-            .map(|b| b.title())
+        let title = (report.profile.builtin)
+            .map(|b| b.builtin().title())
             .unwrap_or_else(|| gettext("Results"));
         let results = group(
             &title,
