@@ -1,6 +1,7 @@
 //! The built-in profiles (`standard`, `quick`, `qd1`, `matrix`, `sustained`): the shipped job
 //! files are the built-in ones and parse; each but `sustained` (which is not run by the engines
-//! and has tests of its own: `sustained_data`, and the CLI's `sustained`) runs through the whole test on a real file in `/var/tmp` with both
+//! and has tests of its own: `sustained_data`, and the CLI's `sustained`) runs through the
+//! whole test on a real file in `/var/tmp` with both
 //! engines (shrunk to a few MiB and a second or two, except `quick`, which also runs as shipped);
 //! and on a throttled loop device, `qd1` and `matrix` measure no figure above its throttle (10 %
 //! over it at most; a busy machine measures less). The throttled runs happen in a child process (this
@@ -96,7 +97,10 @@ fn every_builtin_runs_on_both_engines() -> agnostics_testkit::Ran {
     let _alone = DISK.lock().unwrap_or_else(|e| e.into_inner());
     agnostics_testkit::require_program("fio")?;
     for engine in [EngineKind::Native, EngineKind::Fio] {
-        for b in builtin::ALL.iter().filter(|b| b.name != "sustained") {
+        for b in builtin::ALL
+            .iter()
+            .filter(|b| b.which != builtin::BuiltinProfile::Sustained)
+        {
             let report = run(shrunk(b.name, "8m", "1"), engine);
             let what = format!("{} with {}", b.name, engine.as_str());
             assert!(report.error.is_none(), "{what}: {:?}", report.error);
