@@ -7,7 +7,8 @@
 //! pre-flight checks of the chosen drive ([`profiles`]), the focus at launch and the choices
 //! remembered between launches ([`remembered`]). Its buttons use the window's `win.run` and
 //! `win.choose-folder` actions; it tells the window what changed by its signals: `changed`
-//! (whether **Run** can be pressed), `listed` (the drives are listed), `toast` (a short
+//! (whether **Run** can be pressed), `listed` (the drives are listed, or changed: see
+//! [`live`]), `toast` (a short
 //! message) and `run-requested` (`--run` once the drives are listed).
 
 use std::cell::{Cell, RefCell};
@@ -26,6 +27,7 @@ use crate::widgets::DriveRow;
 
 mod checks;
 mod drives;
+mod live;
 mod profiles;
 mod remembered;
 mod warning;
@@ -80,6 +82,14 @@ mod imp {
         pub launch_focus: Cell<bool>,
         /// The settings, when their schema is installed (else nothing is remembered).
         pub settings: RefCell<Option<gio::Settings>>,
+        /// The kernel's mount table, watched while the page lives.
+        pub mount_watch: RefCell<Option<agnostics_core::target_dir::MountWatch>>,
+        /// The main loop's watch of [`Self::mount_watch`].
+        pub mount_source: RefCell<Option<glib::SourceId>>,
+        /// Looks at the free space again while the page is shown.
+        pub free_space_timer: RefCell<Option<glib::SourceId>>,
+        /// A refresh of the drives is being made.
+        pub refreshing: Cell<bool>,
     }
 
     #[glib::object_subclass]
@@ -143,6 +153,11 @@ mod imp {
                     crate::focus_ring::restore(&obj);
                 }
             ));
+            obj.follow_drives();
+        }
+
+        fn dispose(&self) {
+            self.obj().stop_following_drives();
         }
     }
     impl WidgetImpl for ReadyView {}
