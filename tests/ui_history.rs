@@ -23,6 +23,7 @@ use agnostics::{Application, Window};
 use agnostics_core::history::{History, IdentityBasis};
 use agnostics_core::report::Report;
 use agnostics_core::target_dir::Transport;
+use agnostics_core::verdict::Verdict;
 
 use support::history_fixture::*;
 use support::*;
@@ -41,6 +42,7 @@ fn main() {
     let mut tests = crate::ui_tests![
         lists_the_drives_with_their_runs_and_last_verdict,
         a_quick_check_since_does_not_hide_the_last_grade,
+        a_run_another_test_spoiled_is_not_graded_not_an_error,
         a_drives_charts_have_its_points_and_say_what_they_show,
         a_drive_with_one_run_has_a_one_point_chart,
         rename_gives_the_drive_a_name,
@@ -110,6 +112,44 @@ fn a_quick_check_since_does_not_hide_the_last_grade(app: &Application) {
         })
         .expect("the card's badge");
     assert_eq!(badge.text(), "FAIL");
+}
+
+/// Finding: a run another test spoiled (the drive was shared) was stored as failed and shown
+/// as ERROR. It is stored as shared and shown as NOT GRADED, in the list of drives and on
+/// the drive's page.
+fn a_run_another_test_spoiled_is_not_graded_not_an_error(app: &Application) {
+    use agnostics::widgets::Badge;
+    let f = fixture();
+    let id = format!("{:032x}", 0x5a4e_u32);
+    let mut spoiled = report_of(
+        &drive(IdentityBasis::Cid, CARD),
+        &id,
+        "2026-07-02T10:30:00+00:00",
+        (1e6, 2e6, 90.0, 200.0),
+        Transport::Sd,
+    );
+    spoiled.error = Some(agnostics_core::report::ErrorReport::new(
+        agnostics_core::report::ErrorKind::SharedDrive,
+        "another test used the drive".to_owned(),
+        agnostics_core::advice::Advice::SharedDrive.text(),
+    ));
+    spoiled
+        .advice
+        .push(agnostics_core::advice::Advice::SharedDrive);
+    spoiled.verdict = Verdict::Error;
+    History::open(&f.path).unwrap().record(&spoiled).unwrap();
+    let window = history_window(app, &f.path);
+    let view = window.history_view();
+    view.open_drive(&key(CARD));
+    settle(&window);
+    let badges: Vec<String> = descendants(view.upcast_ref())
+        .into_iter()
+        .filter(|w| w.is_mapped())
+        .filter_map(|w| w.downcast::<Badge>().ok())
+        .map(|b| b.text())
+        .collect();
+    assert!(badges.iter().any(|b| b == "NOT GRADED"), "{badges:?}");
+    assert!(!badges.iter().any(|b| b == "ERROR"), "{badges:?}");
 }
 
 fn a_drives_charts_have_its_points_and_say_what_they_show(app: &Application) {

@@ -247,10 +247,14 @@ impl HistoryView {
         ));
         crate::a11y::set_checked(&row, check.is_active());
         row.add_prefix(&check);
-        row.add_suffix(&Badge::new(run.verdict));
+        row.add_suffix(&Badge::new(run.shown_verdict()));
         crate::a11y::set_description(
             &row,
-            &format!("{} — {}", verdict_text(run.verdict), run_figures(run)),
+            &format!(
+                "{} — {}",
+                verdict_text(run.shown_verdict()),
+                run_figures(run)
+            ),
         );
         row.connect_activated(glib::clone!(
             #[weak(rename_to = view)]
