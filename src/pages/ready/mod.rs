@@ -27,6 +27,7 @@ use crate::widgets::DriveRow;
 
 mod checks;
 mod drives;
+mod in_view;
 mod live;
 mod profiles;
 mod remembered;
@@ -38,6 +39,8 @@ mod imp {
     #[derive(Debug, Default, gtk::CompositeTemplate)]
     #[template(resource = "/io/github/agnostics_rs/Agnostics/ui/ready_view.ui")]
     pub struct ReadyView {
+        #[template_child]
+        pub scroller: TemplateChild<gtk::ScrolledWindow>,
         #[template_child]
         pub intro_label: TemplateChild<gtk::Label>,
         #[template_child]
@@ -154,6 +157,7 @@ mod imp {
                 }
             ));
             obj.follow_drives();
+            obj.keep_drive_in_view();
         }
 
         fn dispose(&self) {
