@@ -115,5 +115,6 @@ agnostics_testkit::main!(
     provenance_from_a_fixture_tree,
     a_real_run_fills_the_history_fields,
     trend_rule,
+    trend_against_runs_that_disagree,
     compare_side_by_side,
 );
