@@ -20,6 +20,7 @@ pub mod drive_lock;
 pub mod engine;
 pub mod error_kind;
 pub mod figure;
+pub mod first_look;
 pub mod headline;
 pub mod health;
 pub mod history;

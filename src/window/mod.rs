@@ -107,6 +107,13 @@ mod imp {
                 win.set_tab(Tab::SdCard);
                 win.request_test();
             });
+            // After a Quick check: the standard test, the one that grades, on the same drive.
+            klass.install_action("win.run-standard", None, |win, _, _| {
+                let ready = &win.imp().ready_view;
+                ready.choose_profile(agnostics_core::profile::Profile::sd_bench());
+                win.set_tab(Tab::SdCard);
+                win.request_test();
+            });
             klass.install_action("win.cancel", None, |win, _, _| win.cancel_test());
             klass.install_action("win.check-capacity", None, |win, _, _| win.check_capacity());
             klass.install_action("win.cancel-capacity", None, |win, _, _| {

@@ -69,6 +69,7 @@ impl Window {
         let page = self.page();
         let listed = imp.ready_view.drives_loaded();
         self.action_set_enabled("win.run", !busy && imp.ready_view.can_run());
+        self.action_set_enabled("win.run-standard", !busy && imp.ready_view.can_run());
         // No room for the test's file does not stop a capacity check; a folder in memory or
         // read-only does (the page says why).
         self.action_set_enabled(
