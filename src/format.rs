@@ -13,6 +13,16 @@ use agnostics_core::target_dir::{TargetInfo, Transport};
 use agnostics_core::units;
 use agnostics_core::verdict::{Check, Metric, Verdict};
 
+/// `text` with its first letter upper-case: the core's messages are made to follow "Error: "
+/// (and start in lower case), and here one starts a sentence or a note.
+pub fn capitalized(text: &str) -> String {
+    let mut chars = text.chars();
+    match chars.next() {
+        Some(first) => first.to_uppercase().chain(chars).collect(),
+        None => String::new(),
+    }
+}
+
 /// What a person calls a drive attached this way: "SD card", "USB drive", …
 pub fn transport_name(transport: Transport) -> String {
     match transport {

@@ -139,22 +139,22 @@ impl EngineError {
             EngineError::NoSpace { phase } => fill(
                 // Translators: {phase} is a fio job name such as "seq-write".
                 &gettext("the drive is full (no space left while running {phase})"),
-                &[("phase", phase)],
+                &[("phase", &step(phase))],
             ),
             EngineError::Io { phase, op, source } => fill(
                 // Translators: {op} is "read", "write", "fsync" or "open"; {error} is the system's message.
                 &gettext("{op} failed during {phase}: {error}"),
-                &[("op", op), ("phase", phase), ("error", source)],
+                &[("op", op), ("phase", &step(phase)), ("error", source)],
             ),
             EngineError::ReadOnly { phase, op } => fill(
                 // Translators: {phase} is a fio job name; {op} is "read", "write", "fsync" or "open".
                 &gettext("the drive became read-only during {phase} ({op} refused)"),
-                &[("phase", phase), ("op", op)],
+                &[("phase", &step(phase)), ("op", op)],
             ),
             EngineError::TestFileGone { phase } => fill(
                 // Translators: {phase} is a fio job name, or "open" between jobs.
                 &gettext("the test file was removed or replaced during {phase}"),
-                &[("phase", phase)],
+                &[("phase", &step(phase))],
             ),
             EngineError::DirectIoRefused { fs_type } => fill(
                 &gettext("the filesystem ({fs_type}) does not allow direct I/O (O_DIRECT)"),
@@ -176,7 +176,7 @@ impl EngineError {
                 &gettext(
                     "the test was paused for {seconds} s during {phase}: a paused test has not measured the drive",
                 ),
-                &[("seconds", stopped_s), ("phase", phase)],
+                &[("seconds", stopped_s), ("phase", &step(phase))],
             ),
             EngineError::EndedInRamp { phase, ramp_ms } => fill(
                 // Translators: {phase} is a fio job name; ramp_time is fio's key, not translated.
@@ -263,4 +263,45 @@ fn errno_of(e: &std::io::Error) -> Option<i32> {
         ErrorKind::NotFound => Some(libc::ENOENT),
         _ => None,
     })
+}
+
+/// A step of the test as people know it, for a message: the standard phase's title in quotes
+/// (“Preparing the test file” for `prepare-file`), translated; another job's name as it is.
+fn step(phase: &str) -> String {
+    match crate::figure::StandardPhase::from_job_name(phase) {
+        Some(p) => crate::i18n::fill(
+            // Translators: a step of the test named in a message, e.g. “Sequential write”.
+            &crate::i18n::gettext("“{step}”"),
+            &[("step", &p.title())],
+        ),
+        None => phase.to_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn messages_name_the_step_as_people_know_it_not_the_job() {
+        let full = EngineError::NoSpace {
+            phase: "prepare-file".to_owned(),
+        };
+        assert_eq!(
+            full.message(),
+            "the drive is full (no space left while running “Preparing the test file”)"
+        );
+        let gone = EngineError::TestFileGone {
+            phase: "seq-write".to_owned(),
+        };
+        assert_eq!(
+            gone.message(),
+            "the test file was removed or replaced during “Sequential write”"
+        );
+        // A job of a profile file keeps its own name.
+        let own = EngineError::NoSpace {
+            phase: "my-job".to_owned(),
+        };
+        assert!(own.message().ends_with("while running my-job)"));
+    }
 }

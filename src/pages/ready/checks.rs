@@ -66,8 +66,9 @@ impl ReadyView {
                     );
                     // What happened and what to do, compactly (the heading the error
                     // dialog would show mostly says the same as the advice).
-                    let problem =
-                        problem.map(|(what, todo, _)| format!("{}. {todo}", sentence(&what)));
+                    let problem = problem.map(|(what, todo, _)| {
+                        format!("{}. {todo}", crate::format::capitalized(&what))
+                    });
                     if *view.imp().problem.borrow() != problem {
                         view.set_problem(problem);
                     }
@@ -90,15 +91,5 @@ impl ReadyView {
         if had_focus && !imp.run_button.is_sensitive() {
             imp.drive_row.grab_focus();
         }
-    }
-}
-
-/// `text` with its first letter upper-case: the engine's messages are made to follow
-/// "Error: ", and here one starts a sentence.
-fn sentence(text: &str) -> String {
-    let mut chars = text.chars();
-    match chars.next() {
-        Some(first) => first.to_uppercase().chain(chars).collect(),
-        None => String::new(),
     }
 }

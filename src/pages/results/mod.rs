@@ -436,7 +436,9 @@ impl ResultsView {
             notes.add(&advice_row(&a.text(), "agnostics-info-symbolic"));
         }
         for w in &report.warnings {
-            notes.add(&advice_row(w, "agnostics-warning-symbolic"));
+            // The engine's warnings are made to follow "warning: ": here each is a note.
+            let note = crate::format::capitalized(w);
+            notes.add(&advice_row(&note, "agnostics-warning-symbolic"));
         }
         self.imp().groups.append(&notes);
     }
