@@ -26,6 +26,7 @@ fn main() {
         the_full_drive_dialog_names_the_step_not_the_job,
         figures_memory_answered_are_told_plainly_and_can_be_seen,
         the_results_notes_begin_with_a_capital,
+        a_large_fall_in_compare_is_a_fraction_not_a_rounded_ratio,
     ];
     let conclusion = agnostics_testkit::harness::conclude_on_this_thread(tests);
     drop(scratch);
@@ -134,4 +135,14 @@ fn the_results_notes_begin_with_a_capital(app: &Application) {
         !texts.iter().any(|t| t.starts_with("could not")),
         "{texts:?}"
     );
+}
+
+/// Finding: Compare showed a fall to a hundredth as "×0.01 (−99 %)", two roundings that hide
+/// the figure. A fall to under a tenth is a fraction, with the change to a tenth of a per cent.
+fn a_large_fall_in_compare_is_a_fraction_not_a_rounded_ratio(_app: &Application) {
+    use agnostics::pages::history::compare::ratio_text;
+    assert_eq!(ratio_text(Some(1.0 / 84.0)), "1/84 (−98.8 %)");
+    assert_eq!(ratio_text(Some(0.5)), "×0.50 (−50 %)");
+    assert_eq!(ratio_text(Some(3.0)), "×3.00 (+200 %)");
+    assert_eq!(ratio_text(None), "—");
 }
