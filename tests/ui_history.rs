@@ -43,6 +43,7 @@ fn main() {
         lists_the_drives_with_their_runs_and_last_verdict,
         a_quick_check_since_does_not_hide_the_last_grade,
         a_run_another_test_spoiled_is_not_graded_not_an_error,
+        a_drive_page_says_the_drives_kind_once,
         a_drives_charts_have_its_points_and_say_what_they_show,
         a_drive_with_one_run_has_a_one_point_chart,
         rename_gives_the_drive_a_name,
@@ -150,6 +151,17 @@ fn a_run_another_test_spoiled_is_not_graded_not_an_error(app: &Application) {
         .collect();
     assert!(badges.iter().any(|b| b == "NOT GRADED"), "{badges:?}");
     assert!(!badges.iter().any(|b| b == "ERROR"), "{badges:?}");
+}
+
+/// Finding: a drive page's title said the kind twice, "loop1 (loop) (Disk image)". Once now,
+/// in words.
+fn a_drive_page_says_the_drives_kind_once(app: &Application) {
+    let f = fixture();
+    let window = history_window(app, &f.path);
+    let view = window.history_view();
+    view.open_drive(&key(STICK));
+    settle(&window);
+    assert_eq!(view.drive_title(), "Flash Drive (USB drive)");
 }
 
 fn a_drives_charts_have_its_points_and_say_what_they_show(app: &Application) {

@@ -134,10 +134,16 @@ impl HistoryView {
     pub(super) fn show_drive(&self, page: history_store::DrivePage) {
         let imp = self.imp();
         imp.drive.title.set_label(&match page.kind {
-            Some(kind) => fill(
-                &gettext("{drive} ({kind})"),
-                &[("drive", &page.label), ("kind", &transport_name(kind))],
-            ),
+            Some(kind) => {
+                // The history's label may end in the kind's short name ("loop1 (loop)"): the
+                // kind is said once, in words ("loop1 (Disk image)").
+                let short = format!(" ({})", kind.as_str());
+                let drive = page.label.strip_suffix(&short).unwrap_or(&page.label);
+                fill(
+                    &gettext("{drive} ({kind})"),
+                    &[("drive", &drive), ("kind", &transport_name(kind))],
+                )
+            }
             None => page.label.clone(),
         });
         imp.drive.rename_button.set_visible(page.id.is_some());
