@@ -44,6 +44,7 @@ fn main() {
         a_quick_check_since_does_not_hide_the_last_grade,
         a_run_another_test_spoiled_is_not_graded_not_an_error,
         a_drive_page_says_the_drives_kind_once,
+        ctrl_s_saves_the_stored_run_shown,
         a_drives_charts_have_its_points_and_say_what_they_show,
         a_drive_with_one_run_has_a_one_point_chart,
         rename_gives_the_drive_a_name,
@@ -162,6 +163,30 @@ fn a_drive_page_says_the_drives_kind_once(app: &Application) {
     view.open_drive(&key(STICK));
     settle(&window);
     assert_eq!(view.drive_title(), "Flash Drive (USB drive)");
+}
+
+/// Finding: Ctrl+S on a stored run's page opened nothing (and the first time focused the red
+/// Forget Run). It asks where to save that run, as its Save Report… does.
+fn ctrl_s_saves_the_stored_run_shown(app: &Application) {
+    let f = fixture();
+    let window = history_window(app, &f.path);
+    let view = window.history_view();
+    view.open_drive(&key(CARD));
+    settle(&window);
+    let newest = view.run_rows()[0].0.clone();
+    view.open_run(&newest);
+    settle(&window);
+    assert!(view.open_chooser().is_none());
+    let fired = gtk::prelude::WidgetExt::activate_action(&window, "win.save-report", None);
+    assert!(fired.is_ok(), "win.save-report is there");
+    wait_until("the save dialog", || view.open_chooser().is_some());
+    let chooser = view.open_chooser().expect("asked where to save");
+    let name = chooser
+        .current_name()
+        .map(|n| n.to_string())
+        .unwrap_or_default();
+    assert!(name.ends_with(".json"), "{name:?}");
+    chooser.destroy();
 }
 
 fn a_drives_charts_have_its_points_and_say_what_they_show(app: &Application) {

@@ -89,7 +89,15 @@ impl Window {
         self.action_set_enabled("win.cancel", imp.test_run.state() == RunState::Running);
         let results = imp.test_run.report().is_some_and(|r| r.error.is_none());
         self.action_set_enabled("win.copy-results", results);
-        self.action_set_enabled("win.save-report", results);
+        let stored = self.tab() == Tab::History && imp.history_view.shows_a_run();
+        self.action_set_enabled(
+            "win.save-report",
+            if self.tab() == Tab::History {
+                stored
+            } else {
+                results
+            },
+        );
         self.action_set_enabled(
             "win.back",
             !busy && matches!(page, Page::Results | Page::Capacity),

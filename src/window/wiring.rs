@@ -102,6 +102,8 @@ impl Window {
                 move |_| {
                     win.sync_header();
                     win.sync_focus();
+                    // Ctrl+S saves what the tab shows.
+                    win.sync_actions();
                 }
             ));
     }
