@@ -45,6 +45,7 @@ fn main() {
         a_run_another_test_spoiled_is_not_graded_not_an_error,
         a_drive_page_says_the_drives_kind_once,
         ctrl_s_saves_the_stored_run_shown,
+        another_drives_page_starts_at_its_top,
         a_drives_charts_have_its_points_and_say_what_they_show,
         a_drive_with_one_run_has_a_one_point_chart,
         rename_gives_the_drive_a_name,
@@ -187,6 +188,26 @@ fn ctrl_s_saves_the_stored_run_shown(app: &Application) {
         .unwrap_or_default();
     assert!(name.ends_with(".json"), "{name:?}");
     chooser.destroy();
+}
+
+/// Finding: a drive page kept the previous drive's scroll offset. Another drive's starts at
+/// its top.
+fn another_drives_page_starts_at_its_top(app: &Application) {
+    let f = fixture();
+    let window = history_window(app, &f.path);
+    let view = window.history_view();
+    view.open_drive(&key(CARD));
+    settle(&window);
+    view.scroll_drive_by(200.0);
+    iterate_briefly();
+    assert!(view.drive_scrolled() > 0.0, "the card's page scrolls");
+    view.open_drive(&key(STICK));
+    settle(&window);
+    assert_eq!(
+        view.drive_scrolled(),
+        0.0,
+        "the stick's page starts at its top"
+    );
 }
 
 fn a_drives_charts_have_its_points_and_say_what_they_show(app: &Application) {

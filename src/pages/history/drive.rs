@@ -37,6 +37,8 @@ pub struct DrivePage {
     pub(super) shown: RefCell<Option<history_store::DrivePage>>,
     /// The runs' heading, hint and list: hidden for a drive only checked for capacity.
     pub(super) runs_parts: RefCell<Vec<gtk::Widget>>,
+    /// The page's scrolled part: another drive's page starts at its top.
+    pub(super) scroller: RefCell<Option<gtk::ScrolledWindow>>,
 }
 
 impl HistoryView {
@@ -106,7 +108,9 @@ impl HistoryView {
             imp.drive.runs_parts.borrow_mut().push(widget.clone());
         }
         self.append_check_list(&content);
-        page.append(&scrolled(&content));
+        let scroller = scrolled(&content);
+        page.append(&scroller);
+        imp.drive.scroller.replace(Some(scroller));
         imp.stack.add_named(&page, Some(HistoryPage::Drive.name()));
     }
 
@@ -197,6 +201,14 @@ impl HistoryView {
         }
         for part in imp.drive.runs_parts.borrow().iter() {
             part.set_visible(!page.runs.is_empty());
+        }
+        // Another drive's page starts at its top (the same drive shown again, after a run
+        // was added or forgotten, keeps its place).
+        let same = imp.drive.shown.borrow().as_ref().map(|p| p.key()) == Some(page.key());
+        if !same {
+            if let Some(scroller) = imp.drive.scroller.borrow().as_ref() {
+                scroller.vadjustment().set_value(0.0);
+            }
         }
         imp.drive.shown.replace(Some(page));
         if let Some(page) = imp.drive.shown.borrow().as_ref() {
@@ -365,6 +377,24 @@ impl HistoryView {
                 )
             })
             .collect()
+    }
+
+    /// How far the drive page is scrolled down, in pixels.
+    pub fn drive_scrolled(&self) -> f64 {
+        self.imp()
+            .drive
+            .scroller
+            .borrow()
+            .as_ref()
+            .map_or(0.0, |s| s.vadjustment().value())
+    }
+
+    /// Scrolls the drive page down by `pixels` (as far as it goes).
+    pub fn scroll_drive_by(&self, pixels: f64) {
+        if let Some(s) = self.imp().drive.scroller.borrow().as_ref() {
+            let adjustment = s.vadjustment();
+            adjustment.set_value(adjustment.value() + pixels);
+        }
     }
 
     /// The drive page's title: "{label} ({kind})".
