@@ -46,6 +46,7 @@ fn main() {
         a_drive_page_says_the_drives_kind_once,
         ctrl_s_saves_the_stored_run_shown,
         another_drives_page_starts_at_its_top,
+        a_quick_checks_chart_has_no_a1_line,
         a_drives_charts_have_its_points_and_say_what_they_show,
         a_drive_with_one_run_has_a_one_point_chart,
         rename_gives_the_drive_a_name,
@@ -208,6 +209,42 @@ fn another_drives_page_starts_at_its_top(app: &Application) {
         0.0,
         "the stick's page starts at its top"
     );
+}
+
+/// Finding: the A1 target was drawn on the chart of ungraded Quick checks. Only the standard
+/// test's charts have it.
+fn a_quick_checks_chart_has_no_a1_line(app: &Application) {
+    let dir = scratch_dir();
+    let path = dir.path().join("history.sqlite3");
+    let mut h = History::open(&path).expect("a new history");
+    for (n, day) in [(1_u32, "2026-07-02"), (2, "2026-07-03")] {
+        let quick = quick_check_of(
+            &format!("{:032x}", 0x9c1c_0000_u32 + n),
+            &format!("{day}T10:30:00+00:00"),
+        );
+        h.record(&quick).unwrap();
+    }
+    drop(h);
+    let window = history_window(app, &path);
+    let view = window.history_view();
+    view.open_drive(&key(CARD));
+    settle(&window);
+    for chart in [view.rate_chart(), view.iops_chart()] {
+        let series = chart.series();
+        assert!(!series.is_empty(), "the Quick checks are charted");
+        assert!(series.iter().all(|s| s.target.is_none()), "{series:?}");
+    }
+    // The standard test's charts keep it.
+    let f = fixture();
+    let window = history_window(app, &f.path);
+    let view = window.history_view();
+    view.open_drive(&key(CARD));
+    settle(&window);
+    assert!(view
+        .iops_chart()
+        .series()
+        .iter()
+        .all(|s| s.target.is_some()));
 }
 
 fn a_drives_charts_have_its_points_and_say_what_they_show(app: &Application) {

@@ -11,7 +11,9 @@ use agnostics_core::i18n::{fill, gettext};
 use gtk::glib;
 use gtk::subclass::prelude::*;
 
-use super::labels::{chart_series, date_seconds_text, date_text, profile_title, run_figures};
+use super::labels::{
+    chart_series, date_seconds_text, date_text, profile_graded, profile_title, run_figures,
+};
 use super::layout::{clear, heading, page_box, scrolled, wrapping_top_bar};
 use super::{HistoryPage, HistoryView};
 use crate::format::{transport_name, verdict_text};
@@ -157,13 +159,15 @@ impl HistoryView {
         }
         self.show_profiles(&page);
         let profile = profile_title(&page.profile);
+        // A1's targets only on the charts of the test A1 grades.
+        let graded = profile_graded(&page.profile);
         imp.drive.rate_chart.set_series(
             &fill(
                 &gettext("Transfer rate, {profile}"),
                 &[("profile", &profile)],
             ),
             Unit::BytesPerSecond,
-            chart_series(&page.series, Unit::BytesPerSecond),
+            chart_series(&page.series, Unit::BytesPerSecond, graded),
         );
         imp.drive.iops_chart.set_series(
             &fill(
@@ -171,7 +175,7 @@ impl HistoryView {
                 &[("profile", &profile)],
             ),
             Unit::Iops,
-            chart_series(&page.series, Unit::Iops),
+            chart_series(&page.series, Unit::Iops, graded),
         );
         imp.drive
             .rate_chart
