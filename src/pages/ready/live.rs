@@ -143,7 +143,11 @@ impl ReadyView {
             .map(|c| (c.dir.clone(), c.label.clone()))
             .collect();
         if shown != fresh {
+            // The same choice kept: the chooser refilled without the page's reaction to a
+            // new choice (no flicker of Run while it is looked at again).
+            imp.keeping_choice.set(index.is_some());
             imp.drive_row.set_choices(list, index.unwrap_or(default));
+            imp.keeping_choice.set(false);
             if let (None, Some(gone)) = (index, chosen.as_ref()) {
                 self.emit_toast(&fill(
                     &gettext("{drive} is no longer connected"),

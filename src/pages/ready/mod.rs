@@ -93,6 +93,8 @@ mod imp {
         pub free_space_timer: RefCell<Option<glib::SourceId>>,
         /// A refresh of the drives is being made.
         pub refreshing: Cell<bool>,
+        /// The chooser is being refilled with the same choice kept.
+        pub keeping_choice: Cell<bool>,
     }
 
     #[glib::object_subclass]
@@ -150,6 +152,11 @@ mod imp {
                 #[weak]
                 obj,
                 move |_| {
+                    // A refresh that keeps the choice looks at it again itself, without
+                    // clearing what the page says meanwhile.
+                    if obj.imp().keeping_choice.get() {
+                        return;
+                    }
                     obj.update_folder_label();
                     obj.update_drive_warning();
                     obj.check_target();
