@@ -569,14 +569,14 @@ fn results_show_published_figures_on_a_pi_4_only(app: &Application) {
         results.shown_references(),
         [
             (
-                "Your card: 2400 IOPS random 4K read — Raspberry Pi SD Card (A2) 32GB, 64GB, \
-                 128GB does about 3200 on a Raspberry Pi 4 (raspberrypi.com, 2024)"
+                "2400 IOPS random 4K read: slower than Raspberry Pi SD Card (A2) 32GB, 64GB, \
+                 128GB on a Raspberry Pi 4 (about 3200; raspberrypi.com, 2024)"
                     .to_owned(),
                 url.to_owned()
             ),
             (
-                "Your card: 900 IOPS random 4K write — Raspberry Pi SD Card (A2) 32GB, 64GB, \
-                 128GB does about 1200 on a Raspberry Pi 4 (raspberrypi.com, 2024)"
+                "900 IOPS random 4K write: slower than Raspberry Pi SD Card (A2) 32GB, 64GB, \
+                 128GB on a Raspberry Pi 4 (about 1200; raspberrypi.com, 2024)"
                     .to_owned(),
                 url.to_owned()
             ),
