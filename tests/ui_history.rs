@@ -592,6 +592,8 @@ fn undo_puts_the_forgotten_run_back(
         .filter_map(|w| w.downcast::<gtk::Button>().ok())
         .find(|b| b.label().is_some_and(|l| l.replace('_', "") == "Undo"))
         .expect("the toast offers Undo");
+    // Named "Undo" for a screen reader (it was "_Undo Undo").
+    assert_eq!(agnostics::a11y::label_of(&undo).as_deref(), Some("Undo"));
     undo.emit_clicked();
     settle(window);
     let view = window.history_view();
