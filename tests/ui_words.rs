@@ -27,6 +27,7 @@ fn main() {
         figures_memory_answered_are_told_plainly_and_can_be_seen,
         the_results_notes_begin_with_a_capital,
         a_large_fall_in_compare_is_a_fraction_not_a_rounded_ratio,
+        all_tests_says_the_sd_card_pages_test_and_its_time,
     ];
     let conclusion = agnostics_testkit::harness::conclude_on_this_thread(tests);
     drop(scratch);
@@ -145,4 +146,41 @@ fn a_large_fall_in_compare_is_a_fraction_not_a_rounded_ratio(_app: &Application)
     assert_eq!(ratio_text(Some(0.5)), "×0.50 (−50 %)");
     assert_eq!(ratio_text(Some(3.0)), "×3.00 (+200 %)");
     assert_eq!(ratio_text(None), "—");
+}
+
+/// Finding: All Tests said the SD card test takes "(a few minutes)" where the SD Card page
+/// said "about 2 minutes" (and a Quick check takes less than one). All Tests names the test
+/// chosen there and its time, in the page's words, and follows a new choice.
+fn all_tests_says_the_sd_card_pages_test_and_its_time(app: &Application) {
+    use agnostics_core::profile::builtin::Builtin;
+    let window = new_window(app);
+    let ready = window.ready_view();
+    let row_subtitle = || {
+        descendants(window.tests_view().upcast_ref())
+            .into_iter()
+            .filter_map(|w| w.downcast::<adw::ActionRow>().ok())
+            .find(|r| r.title() == "SD card speed test")
+            .and_then(|r| r.subtitle())
+            .map(|s| s.to_string())
+    };
+    for (name, title) in [("quick", "Quick check"), ("standard", "Standard test")] {
+        let profile = Builtin::find(name).expect("built in").profile();
+        let time = agnostics::pages::ready::about_time(profile.slow_card_duration());
+        ready.choose_profile(profile);
+        let said = format!(
+            "Runs the test chosen on the SD Card page ({title}, {time}) on the drive chosen there."
+        );
+        wait_until("All Tests to follow the choice", || {
+            row_subtitle().as_deref() == Some(said.as_str())
+        });
+        let intro = labels(ready.upcast_ref())
+            .into_iter()
+            .map(|l| l.label().to_string())
+            .find(|t| t.starts_with("The test writes"))
+            .expect("the introduction");
+        assert!(
+            intro.contains(&format!("takes {time} on a slow card")),
+            "{intro:?}"
+        );
+    }
 }

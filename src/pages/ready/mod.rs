@@ -30,6 +30,7 @@ mod drives;
 mod in_view;
 mod live;
 mod profiles;
+pub use profiles::about_time;
 mod remembered;
 mod warning;
 

@@ -93,6 +93,15 @@ impl ReadyView {
         self.profile_chosen();
     }
 
+    /// The profile the next test runs as its row names it ("Standard test", "Job file x").
+    pub fn profile_title(&self) -> String {
+        let row = &self.imp().profile_row;
+        row.selected_item()
+            .and_downcast::<gtk::StringObject>()
+            .map(|s| s.string().to_string())
+            .unwrap_or_default()
+    }
+
     /// The profile the next test runs.
     pub fn profile(&self) -> Profile {
         self.imp()
