@@ -276,7 +276,8 @@ impl Application {
     }
 
     /// The first of SIGINT, SIGTERM or SIGHUP this process received, if any: the exit
-    /// status is then 128 + the signal ([`StopSignal::exit_code`]), as with `agnostics-cli`.
+    /// status is then 128 + the signal (`agnostics_core::exit_code::ExitCode::Stopped`), as
+    /// with `agnostics-cli`.
     pub fn stopped_by_signal(&self) -> Option<StopSignal> {
         self.imp().signal.get()
     }

@@ -24,6 +24,7 @@ use std::rc::Rc;
 use std::time::{Duration, Instant};
 
 use adw::prelude::*;
+use agnostics_core::usage::{cpu_seconds, peak_rss_kib, Who};
 use gtk::glib;
 
 use crate::window::Window;
@@ -43,31 +44,6 @@ struct Record {
     started: Option<(Instant, f64, f64)>,
     /// Peak RSS then, KiB.
     hwm_before_kib: u64,
-}
-
-/// The process's peak RSS so far (`VmHWM` of /proc/self/status), KiB; 0 when unknown.
-fn peak_rss_kib() -> u64 {
-    std::fs::read_to_string("/proc/self/status")
-        .ok()
-        .and_then(|status| {
-            status.lines().find_map(|line| {
-                line.strip_prefix("VmHWM:")
-                    .and_then(|rest| rest.trim().trim_end_matches("kB").trim().parse().ok())
-            })
-        })
-        .unwrap_or(0)
-}
-
-/// User + system CPU time of `who` (`RUSAGE_THREAD` or `RUSAGE_SELF`), seconds.
-fn cpu_seconds(who: libc::c_int) -> f64 {
-    // SAFETY: getrusage writes a plain struct; zeroed is a valid initial value.
-    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-    // SAFETY: `usage` is a valid, writable rusage.
-    if unsafe { libc::getrusage(who, &mut usage) } != 0 {
-        return 0.0;
-    }
-    let seconds = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
-    seconds(usage.ru_utime) + seconds(usage.ru_stime)
 }
 
 /// Whether any window of `app` runs a test.
@@ -99,11 +75,7 @@ pub fn install(app: &gtk::Application) {
         match (record.started, running) {
             (None, true) => {
                 record.hwm_before_kib = peak_rss_kib();
-                record.started = Some((
-                    now,
-                    cpu_seconds(libc::RUSAGE_THREAD),
-                    cpu_seconds(libc::RUSAGE_SELF),
-                ));
+                record.started = Some((now, cpu_seconds(Who::Thread), cpu_seconds(Who::Process)));
             }
             (Some(_), true) => {
                 record
@@ -154,8 +126,8 @@ fn summary(
         over(16),
         over(50),
         now.duration_since(started.0).as_secs_f64(),
-        cpu_seconds(libc::RUSAGE_THREAD) - started.1,
-        cpu_seconds(libc::RUSAGE_SELF) - started.2,
+        cpu_seconds(Who::Thread) - started.1,
+        cpu_seconds(Who::Process) - started.2,
         hwm_before as f64 / 1024.0,
         peak_rss_kib() as f64 / 1024.0,
     )

@@ -44,7 +44,10 @@ pub fn run() -> glib::ExitCode {
     let app = Application::new();
     let code = app.run();
     match app.stopped_by_signal() {
-        Some(signal) => glib::ExitCode::from(u8::try_from(signal.exit_code()).unwrap_or(u8::MAX)),
+        Some(signal) => {
+            let code = agnostics_core::exit_code::ExitCode::from(signal).code();
+            glib::ExitCode::from(u8::try_from(code).unwrap_or(u8::MAX))
+        }
         None => code,
     }
 }

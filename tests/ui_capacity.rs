@@ -182,28 +182,7 @@ fn a_check_runs_to_a_genuine_verdict_with_its_progress_shown(app: &Application) 
     );
     wait_until("the verdict", || !window.capacity_check().is_busy());
     assert_eq!(window.capacity_check().state(), CheckState::Finished);
-    let seen = seen.borrow();
-    for phase in [Phase::Writing, Phase::Reading] {
-        let last = seen
-            .iter()
-            .rfind(|s| s.0 == phase)
-            .unwrap_or_else(|| panic!("no progress of {phase:?}: {seen:?}"));
-        assert!(last.2 > 0, "{phase:?} has spots: {last:?}");
-        assert!(last.3.starts_with("Spot "), "{last:?}");
-    }
-    assert!(
-        seen.iter().any(|s| s.4 > 0.0 && s.4 < 1.0),
-        "the bar moved: {seen:?}"
-    );
-    let left = left.borrow();
-    let left: Vec<&String> = left.iter().filter(|t| !t.is_empty()).collect();
-    assert!(
-        !left.is_empty()
-            && left.iter().all(|t| *t == "Less than a minute left"
-                || t.ends_with(" minutes left")
-                || t.ends_with(" minute left")),
-        "the time left is shown: {left:?}"
-    );
+    assert_progress_shown(&seen.borrow(), &left.borrow());
     // A disk image is not called a card, and both sizes are in one unit.
     let heading = view.heading_text();
     assert!(
@@ -244,6 +223,31 @@ fn a_check_runs_to_a_genuine_verdict_with_its_progress_shown(app: &Application) 
     view.done_button().emit_clicked();
     assert_eq!(window.page(), Page::Ready);
     Ok(())
+}
+
+/// The progress a check showed: each phase's spots and its spots line, a bar that moved, and
+/// the time left in words.
+fn assert_progress_shown(seen: &[Seen], left: &[String]) {
+    for phase in [Phase::Writing, Phase::Reading] {
+        let last = seen
+            .iter()
+            .rfind(|s| s.0 == phase)
+            .unwrap_or_else(|| panic!("no progress of {phase:?}: {seen:?}"));
+        assert!(last.2 > 0, "{phase:?} has spots: {last:?}");
+        assert!(last.3.starts_with("Spot "), "{last:?}");
+    }
+    assert!(
+        seen.iter().any(|s| s.4 > 0.0 && s.4 < 1.0),
+        "the bar moved: {seen:?}"
+    );
+    let left: Vec<&String> = left.iter().filter(|t| !t.is_empty()).collect();
+    assert!(
+        !left.is_empty()
+            && left.iter().all(|t| *t == "Less than a minute left"
+                || t.ends_with(" minutes left")
+                || t.ends_with(" minute left")),
+        "the time left is shown: {left:?}"
+    );
 }
 
 /// What the page showed at one progress event: the phase, spots done and in it, the spots

@@ -58,7 +58,8 @@ fn the_full_drive_dialog_names_the_step_not_the_job(app: &Application) {
     let error = EngineError::NoSpace {
         phase: "prepare-file".to_owned(),
     };
-    let report = ended_with(ErrorKind::NoSpace, error.message(), Advice::FreeSomeSpace);
+    let mut report = ended_with(ErrorKind::NoSpace, String::new(), Advice::FreeSomeSpace);
+    report.error = Some(ErrorReport::from_engine(&error));
     window.show_error_of(&report);
     let dialog = window.open_dialog().expect("the error dialog");
     let body = dialog.body().to_string();
@@ -165,7 +166,7 @@ fn all_tests_says_the_sd_card_pages_test_and_its_time(app: &Application) {
     };
     for (name, title) in [("quick", "Quick check"), ("standard", "Standard test")] {
         let profile = Builtin::find(name).expect("built in").profile();
-        let time = agnostics::pages::ready::about_time(profile.slow_card_duration());
+        let time = agnostics::format::about_time(profile.slow_card_duration());
         ready.choose_profile(profile);
         let said = format!(
             "Runs the test chosen on the SD Card page ({title}, {time}) on the drive chosen there."

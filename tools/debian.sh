@@ -1,13 +1,22 @@
-# Sourced (". tools/debian.sh"), not run: what the scripts that make Debian root file systems
-# share — tools/package, tools/cross, tools/test-arch and tools/test-trixie.
+# Sourced (". tools/debian.sh"), not run: what the scripts that install Debian packages and
+# make Debian root file systems share — tools/package, tools/cross, tools/test-arch,
+# tools/test-trixie, tools/test-pi and tools/armv6-cli. Each sets sudo ("" as root) before
+# calling them.
 #
 #   debian_apt ARGS...            apt-get, non-interactive, waiting up to 10 min while another
 #                                 apt or dpkg holds the lock ($sudo in front when it is set)
 #   debian_add_arch ARCH          dpkg --add-architecture ARCH, waiting the same way
+#   debian_installed PKG [VERSION]
+#                                 whether PKG is installed (at VERSION, when given)
 #   debian_mmdebstrap DIST DIR MMDEBSTRAP-OPTIONS...
 #                                 mmdebstrap --quiet --mode=root of DIST into DIR from Debian's
 #                                 three sources of DIST (main, -updates, -security; DIR may be
 #                                 a tarball's name)
+#   debian_extract ARCH DIST DIR PACKAGES
+#                                 DIST's PACKAGES (space-separated) of ARCH unpacked into DIR
+#                                 (--variant=extract, nothing of ARCH runs); three tries, DIR
+#                                 emptied before each (a mirror that fails once fails the whole
+#                                 unpacking)
 #   debian_sysroot ARCH DIST DIR  DIST's libc6-dev, libgtk-4-dev, libadwaita-1-dev and
 #                                 libsqlite3-dev of ARCH unpacked into DIR (--variant=extract,
 #                                 nothing of ARCH runs), absolute links pointed into DIR
@@ -24,7 +33,7 @@
 #                                 /dev/shm), a fresh /tmp, the host's resolv.conf, and each PATH
 #                                 bind-mounted at the same path inside
 #
-# The functions need root, except debian_apt (with sudo set). Their
+# The functions need root, except debian_apt (with sudo set) and debian_installed. Their
 # variables start with _d so they do not touch the caller's.
 
 debian_apt() {
@@ -40,6 +49,10 @@ debian_add_arch() {
         sleep 5
     done
 }
+debian_installed() {
+    dpkg-query -W -f='${Status} ${Version}' "$1" 2>/dev/null | grep -q "install ok installed ${2:-}"
+}
+
 debian_mmdebstrap() {
     _d_dist=$1
     _d_dir=$2
@@ -48,6 +61,20 @@ debian_mmdebstrap() {
         "deb http://deb.debian.org/debian $_d_dist main" \
         "deb http://deb.debian.org/debian $_d_dist-updates main" \
         "deb http://deb.debian.org/debian-security $_d_dist-security main"
+}
+
+debian_extract() {
+    _d_arch=$1
+    _d_dist=$2
+    _d_dir=$3
+    _d_packages=$(echo "$4" | tr ' ' ,)
+    for _d_try in 1 2 3; do
+        ${sudo:-} rm -rf "$_d_dir"
+        debian_mmdebstrap "$_d_dist" "$_d_dir" --variant=extract --architectures="$_d_arch" \
+            --include="$_d_packages" && return 0
+        [ "$_d_try" = 3 ] && return 1
+        sleep 10
+    done
 }
 
 debian_sysroot() {

@@ -183,7 +183,7 @@ pub struct CapacityArgs {
     /// Base spots spread over the drive (each brings its power-of-two aliases).
     #[arg(long, value_name = "N", default_value_t = agnostics_core::capacity::plan::DEFAULT_SPOTS, value_parser = clap::value_parser!(u32).range(2..=4096))]
     pub spots: u32,
-    /// Print one JSON document on stdout instead of text (see the README for its shape).
+    /// Print one JSON document on stdout instead of text (its fields: docs/capacity.md).
     #[arg(long)]
     pub json: bool,
     /// Do not record this check in the history.
@@ -204,7 +204,7 @@ pub struct HealthArgs {
     /// disk itself has an identity (an SD card's CID, a USB or NVMe serial).
     #[arg(long, value_name = "NAME")]
     pub device: Option<String>,
-    /// Print JSON instead of text (see the README for its shape).
+    /// Print JSON instead of text (its fields: docs/health.md).
     #[arg(long)]
     pub json: bool,
     /// Read sysfs from DIR instead of /sys.

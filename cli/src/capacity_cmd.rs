@@ -6,43 +6,24 @@
 //! 128 + the signal when SIGINT, SIGTERM or SIGHUP stopped it (everything written undone).
 
 use std::io::{BufRead, IsTerminal};
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
 
 use agnostics_core::capacity::{
-    self, text, CapacityError, CapacityOptions, CapacityReport, CapacityVerdict, Event, Mode, Phase,
+    self, text, CapacityError, CapacityOptions, CapacityReport, Event, Mode, Phase,
 };
+use agnostics_core::exit_code::ExitCode;
 use agnostics_core::history::History;
 use agnostics_core::i18n::{fill, gettext};
-use agnostics_core::signals::{FirstSignal, StopSignal};
 use agnostics_core::target_dir;
 use indicatif::{ProgressBar, ProgressStyle};
-use signal_hook::iterator::Signals;
 
 use crate::args::CapacityArgs;
 use crate::output::{emit, To};
-
-/// Exit status of a genuine drive.
-pub const GENUINE: i32 = 0;
-/// Exit status of a fake drive or one that loses data.
-pub const BAD: i32 = 1;
-/// Exit status of an unsure check, one that could not reach far enough, or an error.
-pub const NO_VERDICT: i32 = 2;
-
-/// The exit status of `verdict`.
-fn exit_code(verdict: CapacityVerdict) -> i32 {
-    match verdict {
-        CapacityVerdict::Genuine => GENUINE,
-        CapacityVerdict::Fake | CapacityVerdict::LosesData => BAD,
-        CapacityVerdict::NotCheckedBeyond | CapacityVerdict::Unsure => NO_VERDICT,
-    }
-}
+use crate::stop_signals::StopWatch;
 
 /// Runs the subcommand; returns the exit status.
+/// (`--forget-recovery` is [`crate::capacity_forget`]'s.)
 pub fn main(args: &CapacityArgs) -> i32 {
-    if let Some(which) = &args.forget_recovery {
-        return crate::capacity_forget::main(args, which.as_deref());
-    }
     let opts = CapacityOptions {
         spots: args.spots,
         sysfs_root: args.sysfs_root.clone(),
@@ -62,25 +43,9 @@ pub fn main(args: &CapacityArgs) -> i32 {
             );
         }
     }
-    let cancel = Arc::new(AtomicBool::new(false));
-    let first = watch_signals(Arc::clone(&cancel));
+    let signals = watch_signals();
     let bar = Progress::new(std::io::stderr().is_terminal() && !args.json);
-    let mode = if args.device.is_some() {
-        Mode::Device
-    } else {
-        Mode::Mounted
-    };
-    let mut on_event = |e: Event| bar.event(e, mode);
-    let result = match &args.device {
-        Some(device) => capacity::check_device(device, &opts, &mut on_event, &cancel),
-        None => {
-            let target = args
-                .target
-                .clone()
-                .unwrap_or_else(|| target_dir::default_target(&args.sysfs_root));
-            capacity::check_mounted(&target, &opts, &mut on_event, &cancel)
-        }
-    };
+    let result = check(args, &opts, &bar, signals.cancel());
     bar.finish();
     let report = match result {
         Ok(r) => r,
@@ -90,8 +55,8 @@ pub fn main(args: &CapacityArgs) -> i32 {
                 emit(To::Stderr, format!("{}\n", text::recovered_text(&r)));
             }
             let code = fail(args, &e.message());
-            return match (&e, first.exit_code()) {
-                (CapacityError::Cancelled, Some(signal)) => signal,
+            return match (&e, signals.exit_code()) {
+                (CapacityError::Cancelled, Some(signal)) => signal.code(),
                 _ => code,
             };
         }
@@ -105,40 +70,75 @@ pub fn main(args: &CapacityArgs) -> i32 {
     if !args.no_history {
         record(&report);
     }
-    let printed = if args.json {
-        match serde_json::to_string_pretty(&report) {
-            Ok(j) => emit(To::Stdout, format!("{j}\n")),
-            Err(e) => emit(To::Stderr, format!("agnostics-cli: {e}\n")).max(NO_VERDICT),
-        }
-    } else {
-        emit(
-            To::Stdout,
-            agnostics_core::report::terminal_safe(&text::to_text(&report)),
-        )
-    };
+    let printed = print(args, &report);
     if printed != 0 {
         return printed;
     }
     // A signal that came once every spot was read back (while the saved sectors were put
     // back) stopped nothing: the verdict stands and is printed, and the exit status still
     // says that the program was asked to stop, as the help promises.
-    let code = match exit_code(report.verdict) {
+    let code = match report.verdict.exit_code() {
         // Sectors left unrestored are no clean bill of health.
-        GENUINE if report.restore.as_ref().is_some_and(|r| r.failed > 0) => NO_VERDICT,
+        ExitCode::Success if report.restore.as_ref().is_some_and(|r| r.failed > 0) => {
+            ExitCode::NoVerdict
+        }
         code => code,
     };
-    first.exit_code().unwrap_or(code)
+    signals.exit_code().unwrap_or(code).code()
+}
+
+/// The check `args` ask for, in device or mounted mode, its events shown by `bar`.
+fn check(
+    args: &CapacityArgs,
+    opts: &CapacityOptions,
+    bar: &Progress,
+    cancel: &AtomicBool,
+) -> Result<CapacityReport, CapacityError> {
+    let mode = if args.device.is_some() {
+        Mode::Device
+    } else {
+        Mode::Mounted
+    };
+    let mut on_event = |e: Event| bar.event(e, mode);
+    match &args.device {
+        Some(device) => capacity::check_device(device, opts, &mut on_event, cancel),
+        None => {
+            let target = args
+                .target
+                .clone()
+                .unwrap_or_else(|| target_dir::default_target(&args.sysfs_root));
+            capacity::check_mounted(&target, opts, &mut on_event, cancel)
+        }
+    }
+}
+
+/// Prints `report` on stdout, as JSON with `--json`; returns the exit status of printing (0, or
+/// [`ExitCode::NoVerdict`]'s when the document could not be written).
+fn print(args: &CapacityArgs, report: &CapacityReport) -> i32 {
+    if args.json {
+        match serde_json::to_string_pretty(report) {
+            Ok(j) => emit(To::Stdout, format!("{j}\n")),
+            Err(e) => {
+                emit(To::Stderr, format!("agnostics-cli: {e}\n")).max(ExitCode::NoVerdict.code())
+            }
+        }
+    } else {
+        emit(
+            To::Stdout,
+            agnostics_core::report::terminal_safe(&text::to_text(report)),
+        )
+    }
 }
 
 /// Says `message` (an error) on stderr, and with `--json` as `{"error": {"message": …}}` on
-/// stdout; returns [`NO_VERDICT`].
+/// stdout; returns [`ExitCode::NoVerdict`]'s status.
 pub(crate) fn fail(args: &CapacityArgs, message: &str) -> i32 {
     emit(To::Stderr, format!("agnostics-cli: {message}\n"));
     if args.json {
         let doc = serde_json::json!({ "error": { "message": message } });
         emit(To::Stdout, format!("{doc}\n"));
     }
-    NO_VERDICT
+    ExitCode::NoVerdict.code()
 }
 
 /// Asks on the terminal whether to write to `device`; false when stdin is not a terminal or
@@ -180,28 +180,17 @@ fn record(report: &CapacityReport) {
     }
 }
 
-/// Sets `cancel` on the first SIGINT, SIGTERM or SIGHUP, and says that the check stops once
-/// what it wrote is undone. Returns the first signal received.
-fn watch_signals(cancel: Arc<AtomicBool>) -> Arc<FirstSignal> {
-    let first = Arc::new(FirstSignal::new());
-    let Ok(mut signals) = Signals::new(agnostics_core::signals::numbers()) else {
-        return first;
-    };
-    let seen = Arc::clone(&first);
-    std::thread::spawn(move || {
-        for signal in signals.forever() {
-            if let Some(signal) = StopSignal::from_number(signal) {
-                seen.record(signal);
-            }
-            cancel.store(true, Ordering::SeqCst);
-            let stopping = gettext(
-                "Stopping: undoing what the check wrote (its file is removed, or the saved \
-                 sectors put back) before exiting.",
-            );
-            emit(To::Stderr, format!("{stopping}\n"));
-        }
-    });
-    first
+/// Watches SIGINT, SIGTERM and SIGHUP: each stops the check, and says that it stops once what
+/// it wrote is undone.
+fn watch_signals() -> StopWatch {
+    StopWatch::start(|_| {
+        let stopping = gettext(
+            "Stopping: undoing what the check wrote (its file is removed, or the saved \
+             sectors put back) before exiting.",
+        );
+        emit(To::Stderr, format!("{stopping}\n"));
+        true
+    })
 }
 
 /// The progress bar on stderr (a terminal only); the plan and notes are said on stderr in any

@@ -6,6 +6,7 @@
 use std::path::Path;
 
 use agnostics_core::capacity::recovery;
+use agnostics_core::exit_code::ExitCode;
 use agnostics_core::i18n::{fill, gettext};
 
 use crate::args::CapacityArgs;
@@ -41,7 +42,7 @@ pub fn main(args: &CapacityArgs, only: Option<&Path>) -> i32 {
                 )
             ),
         );
-        return 0;
+        return ExitCode::Success.code();
     }
     for l in &listed {
         emit(To::Stdout, format!("{}\n", describe(l)));

@@ -6,6 +6,7 @@
 use std::fmt::Write;
 
 use agnostics_core::card::{self, CardInfo, RegisterState};
+use agnostics_core::exit_code::ExitCode;
 use agnostics_core::i18n::{fill, gettext};
 use agnostics_core::target_dir;
 use agnostics_core::target_dir::Transport;
@@ -22,7 +23,7 @@ pub fn main(args: &CardArgs) -> i32 {
             Ok(disk) => disk,
             Err(message) => {
                 emit(To::Stderr, format!("agnostics-cli: {message}\n"));
-                return 2;
+                return ExitCode::NoVerdict.code();
             }
         },
     };
@@ -41,7 +42,7 @@ pub fn main(args: &CardArgs) -> i32 {
                 &[("device", &agnostics_core::report::visible(&disk))],
             )
         ));
-        return 2;
+        return ExitCode::NoVerdict.code();
     }
     let Some(info) = card::identify(&args.sysfs_root, &disk) else {
         emit(To::Stderr, format!(
@@ -57,14 +58,14 @@ pub fn main(args: &CardArgs) -> i32 {
                 ],
             )
         ));
-        return 2;
+        return ExitCode::NoVerdict.code();
     };
     if args.json {
         return match json_document(&info) {
             Ok(text) => emit(To::Stdout, format!("{text}\n")),
             Err(e) => {
                 emit(To::Stderr, format!("agnostics-cli: {e}\n"));
-                2
+                ExitCode::NoVerdict.code()
             }
         };
     }

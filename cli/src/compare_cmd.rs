@@ -5,7 +5,7 @@
 use agnostics_core::history::compare;
 
 use crate::args::CompareArgs;
-use crate::history_cmd::{fail, not_recorded, open_for_reading, path, print_json};
+use crate::history_open::{fail, not_recorded, open_for_reading, path, print_json};
 use crate::output::{emit, To};
 use agnostics_core::report::terminal_safe;
 

@@ -15,6 +15,7 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
+use agnostics_core::exit_code::ExitCode;
 use clap::CommandFactory;
 use clap_complete::Shell;
 use clap_mangen::roff::{bold, italic, roman, Roff};
@@ -34,7 +35,7 @@ pub fn main(args: &GenerateArgs) -> i32 {
             for path in paths {
                 emit(To::Stdout, format!("{}\n", path.display()));
             }
-            0
+            ExitCode::Success.code()
         }
         Err(e) => {
             emit(
@@ -45,7 +46,7 @@ pub fn main(args: &GenerateArgs) -> i32 {
                     args.out_dir.display()
                 ),
             );
-            2
+            ExitCode::NoVerdict.code()
         }
     }
 }

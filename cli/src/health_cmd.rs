@@ -9,13 +9,14 @@ use std::path::Path;
 
 use agnostics_core::card::{self, CardInfo};
 use agnostics_core::drive::identity::Volume;
+use agnostics_core::exit_code::ExitCode;
 use agnostics_core::health::{self, HealthReport, Sources};
 use agnostics_core::i18n::{fill, gettext};
 use agnostics_core::report::{terminal_safe, visible};
 use agnostics_core::target_dir::{self, TargetInfo};
 
 use crate::args::HealthArgs;
-use crate::history_cmd::{open_for_reading, path};
+use crate::history_open::{open_for_reading, path};
 use crate::output::{emit, To};
 
 /// Says `message` on stderr (and with `--json` as `{"error": {"message": …}}` on stdout);
@@ -26,7 +27,7 @@ fn fail(args: &HealthArgs, message: &str) -> i32 {
         let doc = serde_json::json!({ "error": { "message": message } });
         emit(To::Stdout, format!("{doc:#}\n"));
     }
-    2
+    ExitCode::NoVerdict.code()
 }
 
 /// The disk to look at and, when it was found through a folder, that folder's file system.

@@ -3,13 +3,16 @@
 //! including drives known only from capacity checks.
 
 use agnostics_core::capacity::{text, CapacityVerdict};
+use agnostics_core::exit_code::ExitCode;
 use agnostics_core::history::{CapacitySummary, CheckedDrive, DriveSummary, History};
 use agnostics_core::i18n::gettext;
 use agnostics_core::report;
 use agnostics_core::units::si_bytes;
 
 use crate::args::HistoryCapacityArgs;
-use crate::history_cmd::{aligned, fail, open_for_reading, path, print_json, short_id, short_time};
+use crate::history_open::{
+    aligned, fail, open_for_reading, path, print_json, short_id, short_time,
+};
 use crate::output::{emit, To};
 
 /// A verdict for the table: `genuine`, `FAKE`, …
@@ -60,7 +63,10 @@ pub(crate) fn drives_json(drives: &[DriveSummary], checked: &[CheckedDrive]) -> 
     for d in drives {
         match serde_json::to_value(d) {
             Ok(v) => all.push(v),
-            Err(e) => return emit(To::Stderr, format!("agnostics-cli: {e}\n")).max(2),
+            Err(e) => {
+                return emit(To::Stderr, format!("agnostics-cli: {e}\n"))
+                    .max(ExitCode::NoVerdict.code())
+            }
         }
     }
     for d in checked {

@@ -18,11 +18,13 @@ mod generate;
 mod health_cmd;
 mod history_capacity;
 mod history_cmd;
+mod history_open;
 mod output;
 mod profiles_cmd;
 mod references_cmd;
 mod run_cmd;
 mod scripts_cmd;
+mod stop_signals;
 mod targets_cmd;
 
 use clap::Parser;
@@ -44,7 +46,10 @@ fn main() {
         Some(Command::Scripts(ref a)) => scripts_cmd::main(a),
         Some(Command::History(ref a)) => history_cmd::main(a),
         Some(Command::Compare(ref a)) => compare_cmd::main(a),
-        Some(Command::Capacity(ref a)) => capacity_cmd::main(a),
+        Some(Command::Capacity(ref a)) => match &a.forget_recovery {
+            Some(which) => capacity_forget::main(a, which.as_deref()),
+            None => capacity_cmd::main(a),
+        },
         Some(Command::Health(ref a)) => health_cmd::main(a),
         Some(Command::Generate(ref a)) => generate::main(a),
     };

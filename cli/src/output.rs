@@ -3,6 +3,8 @@
 
 use std::io::Write;
 
+use agnostics_core::exit_code::ExitCode;
+
 /// Where [`emit`] writes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum To {
@@ -35,7 +37,7 @@ pub(crate) fn emit(to: To, text: impl AsRef<[u8]>) -> i32 {
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => 0,
         Err(e) => {
             emit(To::Stderr, format!("agnostics-cli: {e}\n"));
-            2
+            ExitCode::NoVerdict.code()
         }
     }
 }

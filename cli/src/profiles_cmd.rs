@@ -2,6 +2,7 @@
 //! each (name, graded or not, what it measures), or a JSON array of `{name, title,
 //! description, graded, size_bytes, jobs}`.
 
+use agnostics_core::exit_code::ExitCode;
 use agnostics_core::i18n::gettext;
 use agnostics_core::profile::builtin;
 use serde::Serialize;
@@ -43,7 +44,7 @@ pub fn main(args: &ProfilesArgs) -> i32 {
             Ok(text) => emit(To::Stdout, format!("{text}\n")),
             Err(e) => {
                 emit(To::Stderr, format!("agnostics-cli: {e}\n"));
-                2
+                ExitCode::NoVerdict.code()
             }
         };
     }

@@ -5,6 +5,7 @@
 //! method_wording}, rows: [{device, capacity, pi_model, interface, figures: [{phase, value,
 //! unit}]}]}]`.
 
+use agnostics_core::exit_code::ExitCode;
 use agnostics_core::figure::{nearest_text, Unit};
 use agnostics_core::i18n::{fill, gettext};
 use agnostics_core::references::{matching::what, sources, Method, Source};
@@ -19,7 +20,7 @@ pub fn main(args: &ReferencesArgs) -> i32 {
             Ok(text) => emit(To::Stdout, format!("{text}\n")),
             Err(e) => {
                 emit(To::Stderr, format!("agnostics-cli: {e}\n"));
-                2
+                ExitCode::NoVerdict.code()
             }
         };
     }

@@ -11,6 +11,7 @@ use std::sync::Arc;
 
 use agnostics_core::advice::Advice;
 use agnostics_core::engine::{run_line, EngineKind, Event};
+use agnostics_core::exit_code::ExitCode;
 use agnostics_core::figure::nearest_text;
 use agnostics_core::headline::{headline, CapacityKnown, Speed};
 use agnostics_core::history::trend::{self, Trend};
@@ -20,14 +21,13 @@ use agnostics_core::profile::Profile;
 use agnostics_core::report::{self, ErrorKind};
 use agnostics_core::scripts;
 use agnostics_core::sdtest::{self, TestOptions};
-use agnostics_core::signals::{FirstSignal, StopSignal};
 use agnostics_core::target_dir;
 use agnostics_core::units::mb_per_s;
 use indicatif::{ProgressBar, ProgressStyle};
-use signal_hook::iterator::Signals;
 
 use crate::args::{EngineArg, RunArgs};
 use crate::output::{emit, To};
+use crate::stop_signals::StopWatch;
 
 /// Runs the subcommand; returns the exit status: the report's ([`Report::exit_code`]), 128 +
 /// the signal when one stopped the test, 2 when the report could not be printed or the
@@ -66,13 +66,15 @@ pub fn main(args: &RunArgs) -> i32 {
         emit(To::Stderr, format!("agnostics-cli: {warning}\n"));
     }
 
-    let cancel = Arc::new(AtomicBool::new(false));
-    let signals = Stopper::start(Arc::clone(&cancel));
+    let over = Arc::new(AtomicBool::new(false));
+    let signals = watch_signals(Arc::clone(&over));
 
     let bar = Progress::new(std::io::stderr().is_terminal() && !args.json && !args.markdown);
     let on_event = |event: Event| bar.event(event);
-    let report = sdtest::run(&opts, &cancel, &on_event);
-    signals.test_over();
+    let report = sdtest::run(&opts, signals.cancel(), &on_event);
+    // The test has ended (its file removed): a signal from now on changes nothing, and says
+    // so, while the result is stored and printed.
+    over.store(true, Ordering::SeqCst);
     bar.finish();
 
     let recorded = if args.no_history {
@@ -90,8 +92,8 @@ pub fn main(args: &RunArgs) -> i32 {
         return code;
     }
     let cancelled = report.error.as_ref().is_some_and(|e| e.is_cancelled());
-    match signals.first.exit_code() {
-        Some(code) if cancelled => code,
+    match signals.exit_code() {
+        Some(code) if cancelled => code.code(),
         _ => report.exit_code(),
     }
 }
@@ -219,7 +221,7 @@ fn print_report(args: &RunArgs, report: &report::Report, recorded: &Recorded) ->
             Ok(text) => emit(To::Stdout, format!("{text}\n")),
             Err(e) => {
                 emit(To::Stderr, format!("agnostics-cli: {e}\n"));
-                2
+                ExitCode::NoVerdict.code()
             }
         }
     } else {
@@ -292,7 +294,7 @@ fn refuse_profile(
         };
     }
     emit(To::Stderr, format!("agnostics-cli: {message}\n"));
-    2
+    ExitCode::NoVerdict.code()
 }
 
 /// What SIGINT, SIGTERM and SIGHUP (a closed SSH session) do during a run: the first sets the
@@ -300,58 +302,27 @@ fn refuse_profile(
 /// drive, removes its file and exits 128 + the signal (130 for SIGINT, 129 for SIGHUP). Each
 /// signal says on stderr why the program is still waiting: on a slow card the requests in
 /// flight (up to iodepth × bs, 128 MiB for the standard test) can take a minute, and neither
-/// the program nor the kernel can abandon an O_DIRECT write already sent. A signal after the
-/// test has ended ([`Stopper::test_over`]) only says that the result is being saved and shown.
-struct Stopper {
-    /// The first signal received, if any.
-    first: Arc<FirstSignal>,
-    over: Arc<AtomicBool>,
-}
-
-impl Stopper {
-    fn start(cancel: Arc<AtomicBool>) -> Stopper {
-        let first = Arc::new(FirstSignal::new());
-        let over = Arc::new(AtomicBool::new(false));
-        let mut signals = match Signals::new(agnostics_core::signals::numbers()) {
-            Ok(s) => s,
-            Err(e) => {
-                let warning = fill(&gettext("warning: {error}"), &[("error", &e)]);
-                emit(To::Stderr, format!("agnostics-cli: {warning}\n"));
-                return Stopper { first, over };
-            }
-        };
-        let seen = Arc::clone(&first);
-        let test_over = Arc::clone(&over);
-        std::thread::spawn(move || {
-            for signal in signals.forever() {
-                if test_over.load(Ordering::SeqCst) {
-                    // Nothing is left to stop: the test file is gone and the result complete.
-                    let finished = gettext(
-                        "The test had already finished and its test file is removed: \
-                         its result is being saved and shown.",
-                    );
-                    emit(To::Stderr, format!("{finished}\n"));
-                    continue;
-                }
-                if let Some(signal) = StopSignal::from_number(signal) {
-                    seen.record(signal);
-                }
-                cancel.store(true, Ordering::SeqCst);
-                let stopping = gettext(
-                    "Stopping: waiting for the drive to finish the requests already sent to it \
-                     (a slow card can take a minute), then removing the test file.",
-                );
-                emit(To::Stderr, format!("{stopping}\n"));
-            }
-        });
-        Stopper { first, over }
-    }
-
-    /// The test has ended (its file removed): a signal from now on changes nothing, and says
-    /// so, while the result is stored and printed.
-    fn test_over(&self) {
-        self.over.store(true, Ordering::SeqCst);
-    }
+/// the program nor the kernel can abandon an O_DIRECT write already sent. A signal once the
+/// test has ended (`over` set) stops nothing and only says that the result is being saved and
+/// shown.
+fn watch_signals(over: Arc<AtomicBool>) -> StopWatch {
+    StopWatch::start(move |_| {
+        if over.load(Ordering::SeqCst) {
+            // Nothing is left to stop: the test file is gone and the result complete.
+            let finished = gettext(
+                "The test had already finished and its test file is removed: \
+                 its result is being saved and shown.",
+            );
+            emit(To::Stderr, format!("{finished}\n"));
+            return false;
+        }
+        let stopping = gettext(
+            "Stopping: waiting for the drive to finish the requests already sent to it \
+             (a slow card can take a minute), then removing the test file.",
+        );
+        emit(To::Stderr, format!("{stopping}\n"));
+        true
+    })
 }
 
 /// Rewrites the log (`$AGNOSTICS_LOG`, else `~/rpdiags.txt`) with this test's results.

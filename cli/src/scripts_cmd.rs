@@ -13,19 +13,19 @@
 //! the running test is aborted, the rest do not run).
 
 use std::cell::Cell;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Mutex;
 use std::time::Duration;
 
+use agnostics_core::exit_code::ExitCode;
 use agnostics_core::i18n::{fill, gettext, ngettext};
 use agnostics_core::scripts::{
     discover, log_path, run_all, script_dirs, Discovery, LogWriter, RunOptions, ScriptEvent,
     ScriptResult, ScriptsReport,
 };
-use agnostics_core::signals::{FirstSignal, StopSignal};
 
 use crate::args::ScriptsArgs;
 use crate::output::{emit, To};
+use crate::stop_signals::StopWatch;
 
 /// Runs the subcommand; returns the exit status (see the module documentation).
 pub fn main(args: &ScriptsArgs) -> i32 {
@@ -59,7 +59,7 @@ pub fn main(args: &ScriptsArgs) -> i32 {
         Err(e) => return error(args, &report, &e.to_string()),
     };
 
-    let signals = Signals::register();
+    let signals = StopWatch::start(|_| true);
     let opts = RunOptions {
         timeout: Duration::from_secs(args.timeout),
         ..RunOptions::default()
@@ -74,7 +74,7 @@ pub fn main(args: &ScriptsArgs) -> i32 {
         }
         echo.event(&event);
     };
-    let outcome = run_all(&found.tests, &opts, &mut log, &signals.cancel, &on_event);
+    let outcome = run_all(&found.tests, &opts, &mut log, signals.cancel(), &on_event);
     report.tests = results.into_inner().unwrap_or_default();
     report.log = Some(log.path().to_path_buf());
     let finished = log.finish();
@@ -86,7 +86,7 @@ pub fn main(args: &ScriptsArgs) -> i32 {
     if let Some(message) = failure {
         return error(args, &report, &message);
     }
-    let code = signals.exit_code(&report.tests);
+    let code = exit_code(&signals, &report.tests);
     if args.json {
         return print_json(&report, code);
     }
@@ -117,48 +117,17 @@ fn nothing_to_run(args: &ScriptsArgs, report: &ScriptsReport) -> i32 {
             )
         ),
     );
-    0
+    ExitCode::Success.code()
 }
 
-/// SIGINT, SIGTERM and SIGHUP (a closed SSH session) while the tests run: each sets the
-/// cancel flag (aborting the running test); the first picks the exit status.
-struct Signals {
-    cancel: Arc<AtomicBool>,
-    first: Arc<FirstSignal>,
-}
-
-impl Signals {
-    fn register() -> Signals {
-        let signals = Signals {
-            cancel: Arc::new(AtomicBool::new(false)),
-            first: Arc::new(FirstSignal::new()),
-        };
-        for signal in StopSignal::ALL {
-            let first = Arc::clone(&signals.first);
-            let cancel = Arc::clone(&signals.cancel);
-            // SAFETY: the action only stores to atomics, which is async-signal-safe; the
-            // signal is one of the stop signals, none of which signal-hook forbids.
-            let _ = unsafe {
-                signal_hook::low_level::register(signal.number(), move || {
-                    first.record(signal);
-                    cancel.store(true, Ordering::SeqCst);
-                })
-            };
-        }
-        signals
-    }
-
-    /// 128 + the first signal received (130, 143, 129), else 0 when every test passed and 1
-    /// when not.
-    fn exit_code(&self, tests: &[ScriptResult]) -> i32 {
-        if let Some(code) = self.first.exit_code() {
-            code
-        } else if tests.iter().all(|t| t.verdict.passed()) {
-            0
-        } else {
-            1
-        }
-    }
+/// The exit status of the tests run: stopped by the first stop signal (SIGINT, SIGTERM,
+/// SIGHUP: each sets the cancel flag, aborting the running test), else 0 when every test
+/// passed and 1 when not.
+fn exit_code(signals: &StopWatch, tests: &[ScriptResult]) -> i32 {
+    signals
+        .exit_code()
+        .unwrap_or_else(|| ExitCode::passed_if(tests.iter().all(|t| t.verdict.passed())))
+        .code()
 }
 
 /// `--list`: the tests found, run nothing.
@@ -177,7 +146,7 @@ fn list(args: &ScriptsArgs, found: &Discovery) -> i32 {
             Ok(text) => emit(To::Stdout, format!("{text}\n")),
             Err(e) => {
                 emit(To::Stderr, format!("agnostics-cli: {e}\n"));
-                2
+                ExitCode::NoVerdict.code()
             }
         };
     }
@@ -194,7 +163,7 @@ fn list(args: &ScriptsArgs, found: &Discovery) -> i32 {
         }
         emit(To::Stdout, format!("    {}\n", test.file.display()));
     }
-    0
+    ExitCode::Success.code()
 }
 
 /// Names each file that is not listed, with the reason, on stderr.
@@ -223,9 +192,9 @@ fn error(args: &ScriptsArgs, report: &ScriptsReport, message: &str) -> i32 {
     if args.json {
         let mut report = report.clone();
         report.error = Some(message.to_owned());
-        return print_json(&report, 2);
+        return print_json(&report, ExitCode::NoVerdict.code());
     }
-    2
+    ExitCode::NoVerdict.code()
 }
 
 /// Prints the report as JSON and returns `code` (2 if it cannot be serialised).
@@ -237,7 +206,7 @@ fn print_json(report: &ScriptsReport, code: i32) -> i32 {
         },
         Err(e) => {
             emit(To::Stderr, format!("agnostics-cli: {e}\n"));
-            2
+            ExitCode::NoVerdict.code()
         }
     }
 }

@@ -2,6 +2,7 @@
 //! cards first, as a table (path, filesystem, device, transport, model, free space) or as a
 //! JSON array of `TargetInfo`.
 
+use agnostics_core::exit_code::ExitCode;
 use agnostics_core::i18n::gettext;
 use agnostics_core::target_dir::{self, TargetInfo};
 use agnostics_core::units::human_bytes;
@@ -17,7 +18,7 @@ pub fn main(args: &TargetsArgs) -> i32 {
             Ok(text) => emit(To::Stdout, format!("{text}\n")),
             Err(e) => {
                 emit(To::Stderr, format!("agnostics-cli: {e}\n"));
-                2
+                ExitCode::NoVerdict.code()
             }
         };
     }

@@ -9,9 +9,11 @@
 
 mod support;
 
-use support::capacity::{files_and_sums, recovery_dir, sha256, users_files, users_files_on};
+use support::capacity::{
+    files_and_sums, recovery_dir, sha256, users_files, users_files_on, BareLoop,
+};
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
@@ -40,41 +42,6 @@ fn plain() -> Command {
 
 fn json_of(out: &Output) -> serde_json::Value {
     support::json(out)
-}
-
-/// A bare loop device over an image of `size_mib` MiB (direct I/O on), detached on drop.
-struct BareLoop {
-    device: PathBuf,
-    _dir: tempfile::TempDir,
-}
-
-impl BareLoop {
-    fn new(size_mib: u64) -> BareLoop {
-        let dir = agnostics_testkit::scratch_dir();
-        let image = dir.path().join("disk.img");
-        let f = std::fs::File::create(&image).unwrap();
-        f.set_len(size_mib * MIB).unwrap();
-        // Some data everywhere, so that a sector not put back would show.
-        use std::os::unix::fs::FileExt;
-        for i in 0..size_mib {
-            f.write_all_at(
-                format!("block {i} of the user's data").as_bytes(),
-                i * MIB + 4096 * (i % 7),
-            )
-            .unwrap();
-        }
-        drop(f);
-        let device = PathBuf::from(run(Command::new("losetup")
-            .args(["--direct-io=on", "-f", "--show"])
-            .arg(&image)));
-        BareLoop { device, _dir: dir }
-    }
-}
-
-impl Drop for BareLoop {
-    fn drop(&mut self) {
-        let _ = Command::new("losetup").arg("-d").arg(&self.device).status();
-    }
 }
 
 fn mounted_genuine_on_loop_ext4() -> Ran {
@@ -601,140 +568,6 @@ fn a_throttled_fake_at_10_mb_s_finishes() -> Ran {
     Ok(())
 }
 
-/// A drive whose check was killed and that comes back under another name (a USB stick plugged
-/// into another port: `sdc` instead of `sdb`, here a loop device other than the one the
-/// recovery file names) is the same drive: the next check of it puts the sectors back first,
-/// instead of checking it as it is and leaving the user's data overwritten.
-fn a_killed_check_is_put_back_when_the_drive_comes_back_under_another_name() -> Ran {
-    use agnostics_core::capacity::{pattern::Block, recovery};
-    use std::os::unix::fs::FileExt;
-    require_root("a loop device")?;
-    let drive = BareLoop::new(64);
-    let before = sha256(&drive.device);
-    // What a killed check leaves: the original blocks saved under the drive's old name and
-    // MAJ:MIN, with the card's own content as its identity …
-    let disk = std::fs::OpenOptions::new()
-        .read(true)
-        .write(true)
-        .open(&drive.device)
-        .unwrap();
-    let mut saved = Vec::new();
-    let addresses = [0, 16 * MIB, 32 * MIB + 4096];
-    for address in addresses {
-        let mut b = Block::zeroed();
-        disk.read_exact_at(&mut b.0, address).unwrap();
-        saved.push((address, b));
-    }
-    let probes = recovery::probes_for(&addresses, 64 * MIB);
-    let key = 0x5eed;
-    let header = recovery::Header {
-        disk: "loop250".into(),
-        dev: "7:2000".into(),
-        size_bytes: 64 * MIB,
-        cid: String::new(),
-        content: recovery::content_of(&disk, &probes).unwrap(),
-        probes,
-        key,
-        created: "2026-01-01T00:00:00+00:00".into(),
-        blocks: 0,
-    };
-    let rec = recovery_dir();
-    drop(recovery::write(&rec, &header, &saved).unwrap());
-    // … and its patterns on the drive.
-    for (i, (address, _)) in saved.iter().enumerate() {
-        disk.write_all_at(&Block::pattern(key, *address, i as u32).0, *address)
-            .unwrap();
-    }
-    disk.sync_all().unwrap();
-    drop(disk);
-    let out = capacity(
-        plain(),
-        &rec,
-        &[
-            "--device",
-            drive.device.to_str().unwrap(),
-            "--yes",
-            "--json",
-        ],
-    )
-    .output()
-    .unwrap();
-    let doc = json_of(&out);
-    assert_eq!(doc["recovered"][0]["blocks"], 3, "{doc:#}");
-    assert_eq!(doc["verdict"], "genuine", "{doc:#}");
-    assert_eq!(sha256(&drive.device), before, "the user's data is back");
-    assert_eq!(support::entries(&rec), Vec::<String>::new());
-    Ok(())
-}
-
-/// A torn recovery file (truncated: a full disk, a hand that cut it) of another drive does not
-/// stop the check of this one (it would, for ever, with "an earlier check of ?"); one of this
-/// drive still does, names the drive, says its sectors cannot be put back and how to forget it.
-fn a_torn_recovery_file_stops_only_the_check_of_its_own_drive() -> Ran {
-    use agnostics_core::capacity::{pattern::Block, recovery};
-    require_root("a loop device")?;
-    let drive = BareLoop::new(64);
-    let before = sha256(&drive.device);
-    let probes = vec![4096, 8 * MIB];
-    let content = {
-        let disk = std::fs::File::open(&drive.device).unwrap();
-        recovery::content_of(&disk, &probes).unwrap()
-    };
-    let torn = |rec: &Path, content: &str| {
-        let header = recovery::Header {
-            disk: "loop251".into(),
-            dev: "7:2001".into(),
-            size_bytes: 64 * MIB,
-            cid: String::new(),
-            probes: probes.clone(),
-            content: content.into(),
-            key: 1,
-            created: "2026-01-01T00:00:00+00:00".into(),
-            blocks: 0,
-        };
-        let saved = vec![(0, Block::zeroed()), (16 * MIB, Block::zeroed())];
-        let (path, _) = recovery::write(rec, &header, &saved).unwrap();
-        let len = std::fs::metadata(&path).unwrap().len();
-        std::fs::OpenOptions::new()
-            .write(true)
-            .open(&path)
-            .unwrap()
-            .set_len(len - 5000)
-            .unwrap();
-        path
-    };
-    let args = [
-        "--device",
-        drive.device.to_str().unwrap(),
-        "--yes",
-        "--json",
-    ];
-    let rec = recovery_dir();
-    let other = torn(&rec, "the content of another card");
-    let out = capacity(plain(), &rec, &args).output().unwrap();
-    let doc = json_of(&out);
-    assert_eq!(doc["verdict"], "genuine", "{doc:#}");
-    assert_eq!(out.status.code(), Some(0));
-    assert!(other.exists(), "another drive's file is left alone");
-    assert_eq!(sha256(&drive.device), before);
-
-    let rec = recovery_dir();
-    torn(&rec, &content);
-    let out = capacity(plain(), &rec, &args).output().unwrap();
-    let doc = json_of(&out);
-    let message = doc["error"]["message"].as_str().unwrap_or_default();
-    let name = drive.device.file_name().unwrap().to_str().unwrap();
-    assert!(
-        message.contains(&format!("earlier check of {name}"))
-            && message.contains("cannot be put back")
-            && message.contains("--forget-recovery"),
-        "{doc:#}"
-    );
-    assert_eq!(out.status.code(), Some(2));
-    assert_eq!(sha256(&drive.device), before);
-    Ok(())
-}
-
 agnostics_testkit::main!(
     mounted_genuine_on_loop_ext4,
     device_genuine_puts_every_sector_back,
@@ -756,6 +589,4 @@ agnostics_testkit::main!(
     device_genuine_fake_drive,
     mounted_genuine_fake_drive,
     a_throttled_fake_at_10_mb_s_finishes,
-    a_killed_check_is_put_back_when_the_drive_comes_back_under_another_name,
-    a_torn_recovery_file_stops_only_the_check_of_its_own_drive,
 );

@@ -2,15 +2,17 @@
 //! person checking: writes that fail in a band of a fake drive (every other block put back,
 //! the failures kept and named, the verdict still given); a killed check's file tried on
 //! another card in the same slot (nothing written to it) and put back on its own card under
-//! another name; recovery files, FIFOs, links and oversized files planted by another user
-//! (refused unread, nothing written, no hang); lock files planted or held by another user,
-//! and a FIFO or folder at the lock path (root's check still runs and says so); a running
-//! check's file left alone; `--forget-recovery`. Each device is compared byte for byte before
-//! and after. Run under `flock /tmp/agnostics-drive.lock` (tests of others share drives).
+//! another name, as is a killed check's drive that comes back under another name; a torn
+//! recovery file stops only the check of its own drive; recovery files, FIFOs, links and
+//! oversized files planted by another user (refused unread, nothing written, no hang); lock
+//! files planted or held by another user, and a FIFO or folder at the lock path (root's check
+//! still runs and says so); a running check's file left alone; `--forget-recovery`. Each
+//! device is compared byte for byte before and after. Run under
+//! `flock /tmp/agnostics-drive.lock` (tests of others share drives).
 
 mod support;
 
-use support::capacity::{recovery_dir, sha256};
+use support::capacity::{recovery_dir, sha256, BareLoop};
 
 use std::os::unix::fs::{FileExt, PermissionsExt};
 use std::path::{Path, PathBuf};
@@ -439,10 +441,141 @@ fn a_running_checks_file_and_forget_recovery() -> Ran {
     Ok(())
 }
 
+/// A drive whose check was killed and that comes back under another name (a USB stick plugged
+/// into another port: `sdc` instead of `sdb`, here a loop device other than the one the
+/// recovery file names) is the same drive: the next check of it puts the sectors back first,
+/// instead of checking it as it is and leaving the user's data overwritten.
+fn a_killed_check_is_put_back_when_the_drive_comes_back_under_another_name() -> Ran {
+    require_root("a loop device")?;
+    let drive = BareLoop::new(64);
+    let before = sha256(&drive.device);
+    // What a killed check leaves: the original blocks saved under the drive's old name and
+    // MAJ:MIN, with the card's own content as its identity …
+    let disk = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open(&drive.device)
+        .unwrap();
+    let mut saved = Vec::new();
+    let addresses = [0, 16 * MIB, 32 * MIB + 4096];
+    for address in addresses {
+        let mut b = Block::zeroed();
+        disk.read_exact_at(&mut b.0, address).unwrap();
+        saved.push((address, b));
+    }
+    let probes = recovery::probes_for(&addresses, 64 * MIB);
+    let key = 0x5eed;
+    let header = recovery::Header {
+        disk: "loop250".into(),
+        dev: "7:2000".into(),
+        size_bytes: 64 * MIB,
+        cid: String::new(),
+        content: recovery::content_of(&disk, &probes).unwrap(),
+        probes,
+        key,
+        created: "2026-01-01T00:00:00+00:00".into(),
+        blocks: 0,
+    };
+    let rec = recovery_dir();
+    drop(recovery::write(&rec, &header, &saved).unwrap());
+    // … and its patterns on the drive.
+    for (i, (address, _)) in saved.iter().enumerate() {
+        disk.write_all_at(&Block::pattern(key, *address, i as u32).0, *address)
+            .unwrap();
+    }
+    disk.sync_all().unwrap();
+    drop(disk);
+    let out = capacity(
+        &rec,
+        None,
+        &[
+            "--device",
+            drive.device.to_str().unwrap(),
+            "--yes",
+            "--json",
+        ],
+    );
+    let doc = support::json(&out);
+    assert_eq!(doc["recovered"][0]["blocks"], 3, "{doc:#}");
+    assert_eq!(doc["verdict"], "genuine", "{doc:#}");
+    assert_eq!(sha256(&drive.device), before, "the user's data is back");
+    assert_eq!(support::entries(&rec), Vec::<String>::new());
+    Ok(())
+}
+
+/// A torn recovery file (truncated: a full disk, a hand that cut it) of another drive does not
+/// stop the check of this one (it would, for ever, with "an earlier check of ?"); one of this
+/// drive still does, names the drive, says its sectors cannot be put back and how to forget it.
+fn a_torn_recovery_file_stops_only_the_check_of_its_own_drive() -> Ran {
+    require_root("a loop device")?;
+    let drive = BareLoop::new(64);
+    let before = sha256(&drive.device);
+    let probes = vec![4096, 8 * MIB];
+    let content = {
+        let disk = std::fs::File::open(&drive.device).unwrap();
+        recovery::content_of(&disk, &probes).unwrap()
+    };
+    let torn = |rec: &Path, content: &str| {
+        let header = recovery::Header {
+            disk: "loop251".into(),
+            dev: "7:2001".into(),
+            size_bytes: 64 * MIB,
+            cid: String::new(),
+            probes: probes.clone(),
+            content: content.into(),
+            key: 1,
+            created: "2026-01-01T00:00:00+00:00".into(),
+            blocks: 0,
+        };
+        let saved = vec![(0, Block::zeroed()), (16 * MIB, Block::zeroed())];
+        let (path, _) = recovery::write(rec, &header, &saved).unwrap();
+        let len = std::fs::metadata(&path).unwrap().len();
+        std::fs::OpenOptions::new()
+            .write(true)
+            .open(&path)
+            .unwrap()
+            .set_len(len - 5000)
+            .unwrap();
+        path
+    };
+    let args = [
+        "--device",
+        drive.device.to_str().unwrap(),
+        "--yes",
+        "--json",
+    ];
+    let rec = recovery_dir();
+    let other = torn(&rec, "the content of another card");
+    let out = capacity(&rec, None, &args);
+    let doc = support::json(&out);
+    assert_eq!(doc["verdict"], "genuine", "{doc:#}");
+    assert_eq!(out.status.code(), Some(0));
+    assert!(other.exists(), "another drive's file is left alone");
+    assert_eq!(sha256(&drive.device), before);
+
+    let rec = recovery_dir();
+    torn(&rec, &content);
+    let out = capacity(&rec, None, &args);
+    let doc = support::json(&out);
+    let message = doc["error"]["message"].as_str().unwrap_or_default();
+    let name = drive.device.file_name().unwrap().to_str().unwrap();
+    assert!(
+        message.contains(&format!("earlier check of {name}"))
+            && message.contains("cannot be put back")
+            && message.contains("--forget-recovery"),
+        "{doc:#}"
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(sha256(&drive.device), before);
+    Ok(())
+}
+
 agnostics_testkit::main!(
     writes_failing_in_a_band,
     another_card_in_the_slot_gets_nothing_and_the_first_is_recovered_under_another_name,
     planted_recovery_files_are_refused,
     locks_cannot_be_used_against_root,
     a_running_checks_file_and_forget_recovery,
+    a_killed_check_is_put_back_when_the_drive_comes_back_under_another_name,
+    a_torn_recovery_file_stops_only_the_check_of_its_own_drive,
 );

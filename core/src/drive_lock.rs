@@ -25,8 +25,7 @@ use std::time::Duration;
 
 use crate::target_dir::TargetInfo;
 
-/// Where the lock files are: `/run/lock`, the directory every user may create files in.
-pub const DEFAULT_DIR: &str = "/run/lock";
+pub use crate::lock_dir::DEFAULT_DIR;
 
 /// The environment variable that names another directory for the lock files
 /// (`AGNOSTICS_LOCK_DIR`); tests of this program use it so that their own tests, run at once on

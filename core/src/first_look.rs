@@ -6,8 +6,9 @@
 
 use crate::history::{format_figure, phase_label};
 use crate::i18n::{fill, gettext};
+use crate::judge;
 use crate::report::Report;
-use crate::verdict::{self, Check, Standard, Verdict};
+use crate::verdict::{Check, Standard, Verdict};
 
 /// The name of the profile whose runs get a first look: the Quick check.
 pub const QUICK: &str = "quick";
@@ -27,7 +28,7 @@ pub fn first_look(report: &Report) -> Option<FirstLook> {
         return None;
     }
     let run = report.deciding_run().or_else(|| report.runs.last())?;
-    let checks = verdict::checks(&run.phases, Standard::A1);
+    let checks = judge::checks(&run.phases, Standard::A1);
     checks
         .iter()
         .all(|c| c.value.is_some())

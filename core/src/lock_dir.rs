@@ -8,7 +8,8 @@
 use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 
-use crate::drive_lock::DEFAULT_DIR;
+/// Where the lock files are: `/run/lock`, the directory every user may create files in.
+pub const DEFAULT_DIR: &str = "/run/lock";
 
 /// Where the lock files go when [`DEFAULT_DIR`] does not exist and cannot be made (a user
 /// other than root on a system whose `/run` has no `lock` folder): `/tmp`.

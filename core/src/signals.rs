@@ -1,8 +1,8 @@
 //! The signals that stop a run, and the exit status they give: SIGINT (Ctrl+C), SIGTERM
 //! (a service manager, `kill`) and SIGHUP (a closed SSH session or terminal). Each stops the
 //! running test the way **Stop** does; the program then exits 128 + the signal's number
-//! (130, 143, 129), as shells report a program a signal ended. The CLI's `run` and `scripts`
-//! and the desktop app all use these.
+//! (130, 143, 129: [`crate::exit_code::ExitCode::Stopped`]), as shells report a program a
+//! signal ended. The CLI's commands and the desktop app all use these.
 
 use std::sync::atomic::{AtomicI32, Ordering};
 
@@ -38,12 +38,6 @@ impl StopSignal {
     pub fn from_number(signal: i32) -> Option<StopSignal> {
         StopSignal::ALL.into_iter().find(|s| s.number() == signal)
     }
-
-    /// The exit status after this signal stopped a run: 128 + its number (130 for SIGINT,
-    /// 143 for SIGTERM, 129 for SIGHUP).
-    pub fn exit_code(self) -> i32 {
-        128 + self.number()
-    }
 }
 
 /// The numbers of [`StopSignal::ALL`], for signal-handling libraries that take numbers.
@@ -73,11 +67,6 @@ impl FirstSignal {
     pub fn get(&self) -> Option<StopSignal> {
         StopSignal::from_number(self.0.load(Ordering::SeqCst))
     }
-
-    /// [`StopSignal::exit_code`] of the first signal, if any.
-    pub fn exit_code(&self) -> Option<i32> {
-        self.get().map(StopSignal::exit_code)
-    }
 }
 
 #[cfg(test)]
@@ -85,10 +74,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn exit_codes_are_128_plus_the_signal() {
-        assert_eq!(StopSignal::Interrupt.exit_code(), 130);
-        assert_eq!(StopSignal::Terminate.exit_code(), 143);
-        assert_eq!(StopSignal::HangUp.exit_code(), 129);
+    fn a_stop_signal_is_known_by_its_number() {
         assert_eq!(
             StopSignal::from_number(libc::SIGHUP),
             Some(StopSignal::HangUp)
@@ -99,10 +85,9 @@ mod tests {
     #[test]
     fn the_first_signal_is_kept() {
         let first = FirstSignal::new();
-        assert_eq!(first.exit_code(), None);
+        assert_eq!(first.get(), None);
         assert!(first.record(StopSignal::HangUp));
         assert!(!first.record(StopSignal::Interrupt));
         assert_eq!(first.get(), Some(StopSignal::HangUp));
-        assert_eq!(first.exit_code(), Some(129));
     }
 }

@@ -478,8 +478,10 @@ fn fio_job_errnos_have_their_own_kinds() {
         let e = fio_job_error(errno);
         assert_eq!(e.kind().as_str(), kind, "errno {errno}: {e:?}");
         if kind != "fio_failed" {
-            // The step as people know it, not fio's job name.
-            assert!(e.message().contains("“Random 4K write”"), "{e}");
+            assert!(e.message().contains("rand-4k-write"), "{e}");
+            // In the report, the step as people know it, not fio's job name.
+            let report = agnostics_core::report::ErrorReport::from_engine(&e);
+            assert!(report.message.contains("“Random 4K write”"), "{report:?}");
         }
     }
     // The same errno from the native engine is the same kind.

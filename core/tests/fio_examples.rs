@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 
 use agnostics_core::profile::{Profile, ProfileError};
 
-/// How many of fio's example job files the parser accepts (the README states it, with the
+/// How many of fio's example job files the parser accepts (docs/measurement.md states it, with the
 /// tally of reasons this test prints: the first reason of each refused file).
 const ACCEPTED: usize = 4;
 

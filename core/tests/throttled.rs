@@ -18,7 +18,8 @@ use std::sync::atomic::AtomicBool;
 use agnostics_core::engine::native::{self, IoChoice};
 use agnostics_core::engine::testfile::TestFile;
 use agnostics_core::engine::{DepthLimit, DepthReason, EngineKind, Event, PhaseResult, RunContext};
-use agnostics_core::verdict::{self, Metric, Standard, Verdict};
+use agnostics_core::judge;
+use agnostics_core::verdict::{Metric, Standard, Verdict};
 use common::*;
 
 /// The child's side, in the throttled group: measures `engine` on a test file in `dir` and
@@ -94,7 +95,7 @@ fn both_engines_measure_the_throttle_and_grade_it() -> agnostics_testkit::Ran {
             assert_eq!(depth("seq-write"), (2, lean), "{engine}");
             assert_eq!(depth("rand-4k-write"), (32, None), "{engine}");
         }
-        let checks = verdict::checks(&phases, Standard::A1);
+        let checks = judge::checks(&phases, Standard::A1);
         let verdict_of = |m: Metric| checks.iter().find(|c| c.metric == m).unwrap().verdict;
         // PASS at full speed (12 MiB/s ≥ 10000 KiB/s); a busy machine may measure less, and the
         // verdict is then what the figure gives.

@@ -228,7 +228,7 @@ mod imp {
             let standard = agnostics_core::profile::builtin::ALL[0];
             let description = super::sd_test_description(
                 &standard.title(),
-                &crate::pages::ready::about_time(standard.profile().slow_card_duration()),
+                &crate::format::about_time(standard.profile().slow_card_duration()),
             );
             items.append(&super::TestItem::sd_test(&description));
             TestsSession {

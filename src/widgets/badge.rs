@@ -1,5 +1,7 @@
-//! A PASS / FAIL / ERROR badge (and a test script's Aborted / Timed out): text plus an icon plus a style class (`success`, `error`,
-//! `warning`), never colour alone (STYLE, "What that means here").
+//! A PASS / FAIL / ERROR badge (and a test script's Aborted / Timed out): text plus an icon
+//! plus a style class (`success`, `error`, `warning`), never colour alone, so that a verdict
+//! reads the same to someone who cannot tell the colours apart (WCAG 2.1, 1.4.1 "Use of
+//! Color").
 
 use std::cell::{Cell, RefCell};
 

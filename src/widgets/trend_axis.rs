@@ -6,7 +6,7 @@
 use agnostics_core::i18n::{fill, gettext};
 use chrono::{DateTime, FixedOffset, NaiveDateTime};
 
-use super::trend_chart::TrendSeries;
+use super::trend_series::TrendSeries;
 
 /// Seconds in a day: the date axis counts days.
 const DAY: f64 = 86_400.0;

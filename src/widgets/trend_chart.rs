@@ -21,6 +21,7 @@ use agnostics_core::figure::Unit;
 
 use super::chart_text::{set_source, ChartText, DrawnText, PangoBackend};
 use super::trend_axis::{x_axis, XAxis};
+pub use super::trend_series::{TrendPoint, TrendSeries};
 use crate::format::{iops, mb_per_s};
 use crate::palette::ChartPalette;
 
@@ -49,27 +50,6 @@ fn plotted(unit: Unit, value: f64) -> f64 {
     } else {
         value
     }
-}
-
-/// One run's figure: when the run started and its value (bytes per second or IOPS).
-#[derive(Debug, Clone, PartialEq)]
-pub struct TrendPoint {
-    /// When the run started, with the offset it was recorded in.
-    pub when: DateTime<FixedOffset>,
-    /// The figure, in the chart's unit (bandwidth in bytes per second).
-    pub value: f64,
-}
-
-/// One line of the chart: a phase's figure run after run, oldest first.
-#[derive(Debug, Clone, PartialEq, Default)]
-pub struct TrendSeries {
-    /// The phase's name for people, e.g. "Sequential write" (the legend).
-    pub name: String,
-    /// Its points, oldest first.
-    pub points: Vec<TrendPoint>,
-    /// The phase's A1 minimum in the chart's unit (bandwidth in bytes per second), when the
-    /// A1 class grades it.
-    pub target: Option<f64>,
 }
 
 mod imp {

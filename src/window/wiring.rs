@@ -44,7 +44,7 @@ impl Window {
                 let profile = ready.profile();
                 win.imp().tests_view.session().describe_sd_test(
                     &ready.profile_title(),
-                    &crate::pages::ready::about_time(profile.slow_card_duration()),
+                    &crate::format::about_time(profile.slow_card_duration()),
                 );
             }
         ));

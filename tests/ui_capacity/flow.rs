@@ -6,10 +6,10 @@
 //! **Check** and one **Cancel** in the question.
 
 use adw::prelude::*;
-use agnostics::pages::HistoryPage;
+use agnostics::pages::{HistoryPage, HistoryView};
 use agnostics::testing::WindowProbe;
 use agnostics::window::{Page, Tab};
-use agnostics::Application;
+use agnostics::{Application, Window};
 use agnostics_core::history::History;
 use agnostics_core::units::si_bytes;
 use agnostics_testkit::Ran;
@@ -71,14 +71,11 @@ pub fn the_question_names_the_drive_and_states_the_plan_with_nothing_behind_it(
     Ok(())
 }
 
-/// A check started from a drive's History page stays on the History tab: its progress, its
-/// verdict, and a declined question all happen there.
-pub fn a_check_from_a_drive_s_history_page_runs_and_ends_there(app: &Application) -> Ran {
-    let fs = loop_fs(256)?;
-    let history = scratch_dir();
-    let window = window_on(app, &fs.mount, &history.path().join("h.sqlite3"));
+/// A first check of the window's drive from the SD Card page, then that drive's History page
+/// open, the connected drives found: the history view.
+fn open_checked_drive(window: &Window) -> HistoryView {
     // A first check from the SD Card page puts the drive in the history.
-    ask(&window).response("check");
+    ask(window).response("check");
     wait_until("the first verdict", || !window.capacity_check().is_busy());
     wait_until("the check in the history", || {
         window.capacity_check().recorded().is_some()
@@ -96,6 +93,16 @@ pub fn a_check_from_a_drive_s_history_page_runs_and_ends_there(app: &Application
         !view.is_loading() && view.visible_page() == HistoryPage::Drive
     });
     wait_until("the connected drives found", || window.connected_known());
+    view
+}
+
+/// A check started from a drive's History page stays on the History tab: its progress, its
+/// verdict, and a declined question all happen there.
+pub fn a_check_from_a_drive_s_history_page_runs_and_ends_there(app: &Application) -> Ran {
+    let fs = loop_fs(256)?;
+    let history = scratch_dir();
+    let window = window_on(app, &fs.mount, &history.path().join("h.sqlite3"));
+    let view = open_checked_drive(&window);
     let button = view.check_capacity_button();
     wait_until("Check Capacity on the drive's page", || {
         button.is_sensitive()

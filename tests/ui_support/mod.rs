@@ -358,7 +358,7 @@ pub fn save_png(window: &Window, path: &Path) {
 }
 
 /// The suffix of a screenshot's file name for the language the app runs in: `""` for English
-/// (the README's plain names), `-de`, `-ja`, … from `LANGUAGE` otherwise.
+/// (the plain names docs/app.md shows), `-de`, `-ja`, … from `LANGUAGE` otherwise.
 pub fn screenshot_suffix() -> String {
     match std::env::var("LANGUAGE")
         .ok()

@@ -1,5 +1,5 @@
-//! Helpers of the capacity check's tests: a fresh recovery folder, SHA-256 of files, and a
-//! user's files laid out on a mounted fake drive and read back from it.
+//! Helpers of the capacity check's tests: a fresh recovery folder, SHA-256 of files, a
+//! user's files laid out on a mounted fake drive and read back from it, and a bare loop device.
 
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
@@ -73,4 +73,41 @@ pub fn users_files_on(drive: &mut FakeDrive, users: &Path) -> Vec<(PathBuf, Stri
         .filter(|(p, _)| !p.starts_with(mount.join("filler")))
         .map(|(p, sum)| (users.join(p.strip_prefix(&mount).unwrap()), sum))
         .collect()
+}
+
+/// A bare loop device over an image of `size_mib` MiB (direct I/O on), detached on drop.
+pub struct BareLoop {
+    /// The loop device, e.g. `/dev/loop3`.
+    pub device: PathBuf,
+    _dir: tempfile::TempDir,
+}
+
+impl BareLoop {
+    /// The device over a new image of `size_mib` MiB with some of the user's data in each MiB.
+    pub fn new(size_mib: u64) -> BareLoop {
+        let dir = agnostics_testkit::scratch_dir();
+        let image = dir.path().join("disk.img");
+        let f = std::fs::File::create(&image).unwrap();
+        f.set_len(size_mib << 20).unwrap();
+        // Some data everywhere, so that a sector not put back would show.
+        use std::os::unix::fs::FileExt;
+        for i in 0..size_mib {
+            f.write_all_at(
+                format!("block {i} of the user's data").as_bytes(),
+                (i << 20) + 4096 * (i % 7),
+            )
+            .unwrap();
+        }
+        drop(f);
+        let device = PathBuf::from(run(Command::new("losetup")
+            .args(["--direct-io=on", "-f", "--show"])
+            .arg(&image)));
+        BareLoop { device, _dir: dir }
+    }
+}
+
+impl Drop for BareLoop {
+    fn drop(&mut self) {
+        let _ = Command::new("losetup").arg("-d").arg(&self.device).status();
+    }
 }

@@ -19,10 +19,11 @@ use super::recovery::{self, Header};
 use super::spots::{self, SpotIo};
 use super::sweep;
 use super::{
-    registers, verdict, CapacityError, CapacityOptions, CapacityReport, Cost, DriveFacts, Event,
-    Mode, Phase, Restore, WRITE_4K_SECONDS,
+    registers, verdict, CapacityError, CapacityOptions, CapacityReport, Claims, Cost, DriveFacts,
+    Event, Mode, Phase, RegisterFinding, Restore, WRITE_4K_SECONDS,
 };
 use crate::drive::identity::Volume;
+use crate::drive::DriveIdentity;
 use crate::drive_lock::{Drive, DriveLock};
 use crate::i18n::{fill, gettext};
 use crate::sysfs::{dir_of_dev, read_attr};
@@ -298,14 +299,7 @@ pub(crate) fn check(
     let plan = Plan::spread(claimed, opts.spots);
     let mut io = DeviceIo { file, path: device };
     let (saved, read_s) = save(&mut io, &plan, on_event, cancel)?;
-    on_event(Event::Planned(Cost {
-        spots: plan.spots.len() as u32,
-        base_spots: plan.base_spots,
-        bytes_written: 2 * plan.bytes(),
-        bytes_read: 3 * plan.bytes(),
-        estimated_seconds: plan.spots.len() as f64 * 2.0 * (read_s + WRITE_4K_SECONDS),
-        coverage: plan.span_share(claimed),
-    }));
+    on_event(Event::Planned(cost(&plan, claimed, read_s)));
     let key = rand::random::<u64>();
     let (header, recovery_file, locked) = save_recovery(&opened, opts, &plan, key, &saved)?;
     let outcome = spots::write_all(&mut io, &plan, key, on_event, cancel)
@@ -340,13 +334,7 @@ pub(crate) fn check(
     let Some(judged) = judged.filter(|_| !swept.cancelled) else {
         return Err(CapacityError::Cancelled);
     };
-    let volume_name = main_volume(&opened.dir, &opened.disk);
-    let volume = Volume {
-        path: Path::new("/nonexistent"),
-        partition: Some(&volume_name),
-        fs_type: ext_or_nothing(&volume_name),
-    };
-    let registers = registers::read(&opts.sysfs_root, &opened.disk, claimed, volume);
+    let registers = registers_of(&opened, opts, claimed);
     let transport = stack::transport_of(&opened.dir);
     let bytes_read = read + rr + plan.bytes() + swept.bytes;
     Ok(super::Parts {
@@ -369,6 +357,35 @@ pub(crate) fn check(
         recovered: opened.recovered,
     }
     .report())
+}
+
+/// What the check of `plan` on a device of `claimed` bytes costs, a 4 KiB read taking
+/// `read_s` seconds: twice the plan's bytes written (the pattern, then the originals put
+/// back), three times read.
+fn cost(plan: &Plan, claimed: u64, read_s: f64) -> Cost {
+    Cost {
+        spots: plan.spots.len() as u32,
+        base_spots: plan.base_spots,
+        bytes_written: 2 * plan.bytes(),
+        bytes_read: 3 * plan.bytes(),
+        estimated_seconds: plan.spots.len() as f64 * 2.0 * (read_s + WRITE_4K_SECONDS),
+        coverage: plan.span_share(claimed),
+    }
+}
+
+/// The registers of the checked device, with its main volume's partition and file system.
+fn registers_of(
+    opened: &Opened,
+    opts: &CapacityOptions,
+    claimed: u64,
+) -> (Claims, Vec<RegisterFinding>, Option<DriveIdentity>) {
+    let volume_name = main_volume(&opened.dir, &opened.disk);
+    let volume = Volume {
+        path: Path::new("/nonexistent"),
+        partition: Some(&volume_name),
+        fs_type: ext_or_nothing(&volume_name),
+    };
+    registers::read(&opts.sysfs_root, &opened.disk, claimed, volume)
 }
 
 /// `N sectors (at bytes A, B, …)`: the blocks a restore left, in words for an error.

@@ -21,11 +21,11 @@ use std::io;
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 
-use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 use super::pattern::{Block, BLOCK_U64};
 use super::recovery_file::{self as rf, Unusable};
+pub use super::recovery_file::{Header, Saved};
 use super::restore::{self, Applied};
 use super::{CapacityError, Event, Recovered};
 use crate::i18n::{fill, gettext};
@@ -52,43 +52,6 @@ pub fn default_dir() -> PathBuf {
         .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".local/state")))
         .unwrap_or_else(|| PathBuf::from("/var/tmp"));
     state.join("agnostics/capacity-recovery")
-}
-
-/// Saved blocks: each block's drive address (bytes) and its original 4 KiB.
-pub type Saved = Vec<(u64, Box<Block>)>;
-
-/// A card's identity and the check's key, as a recovery file records them.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Header {
-    /// The disk's name when saved, e.g. `sdb` (for messages only).
-    pub disk: String,
-    /// Its `MAJ:MIN` when saved (for messages only).
-    pub dev: String,
-    /// Its size, bytes.
-    pub size_bytes: u64,
-    /// The card's CID as sysfs shows it (SD cards, eMMC); empty when none.
-    pub cid: String,
-    /// The probe blocks' addresses, bytes: read before the first write, never written.
-    pub probes: Vec<u64>,
-    /// The SHA-256 (hex) of the probe blocks' content.
-    pub content: String,
-    /// The check's key, written into each of its pattern blocks.
-    pub key: u64,
-    /// When the file was written, RFC 3339.
-    pub created: String,
-    /// Blocks saved.
-    pub blocks: u32,
-}
-
-impl Header {
-    /// The file's name, `<16 hex digits>.bin`.
-    pub fn file_name(&self) -> String {
-        let h = Sha256::digest(format!(
-            "{}|{}|{}|{}",
-            self.size_bytes, self.cid, self.content, self.key
-        ));
-        format!("{}.bin", crate::drive::identity::hex(&h[..8]))
-    }
 }
 
 /// The CID of the device `dev` (`MAJ:MIN`) as sysfs under `sysfs_root` has it; empty when

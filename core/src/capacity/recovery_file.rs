@@ -15,11 +15,48 @@ use std::os::fd::AsRawFd;
 use std::os::unix::fs::{DirBuilderExt, MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 
+use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 use super::pattern::{Block, BLOCK, BLOCK_U64};
-use super::recovery::{Header, Saved};
 use crate::i18n::{fill, gettext};
+
+/// Saved blocks: each block's drive address (bytes) and its original 4 KiB.
+pub type Saved = Vec<(u64, Box<Block>)>;
+
+/// A card's identity and the check's key, as a recovery file records them.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Header {
+    /// The disk's name when saved, e.g. `sdb` (for messages only).
+    pub disk: String,
+    /// Its `MAJ:MIN` when saved (for messages only).
+    pub dev: String,
+    /// Its size, bytes.
+    pub size_bytes: u64,
+    /// The card's CID as sysfs shows it (SD cards, eMMC); empty when none.
+    pub cid: String,
+    /// The probe blocks' addresses, bytes: read before the first write, never written.
+    pub probes: Vec<u64>,
+    /// The SHA-256 (hex) of the probe blocks' content.
+    pub content: String,
+    /// The check's key, written into each of its pattern blocks.
+    pub key: u64,
+    /// When the file was written, RFC 3339.
+    pub created: String,
+    /// Blocks saved.
+    pub blocks: u32,
+}
+
+impl Header {
+    /// The file's name, `<16 hex digits>.bin`.
+    pub fn file_name(&self) -> String {
+        let h = Sha256::digest(format!(
+            "{}|{}|{}|{}",
+            self.size_bytes, self.cid, self.content, self.key
+        ));
+        format!("{}.bin", crate::drive::identity::hex(&h[..8]))
+    }
+}
 
 const MAGIC: &[u8; 8] = b"AGNCAPRF";
 /// Refuse headers longer than this, bytes.

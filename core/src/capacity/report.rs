@@ -5,6 +5,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::drive::DriveIdentity;
+use crate::exit_code::ExitCode;
 use crate::target_dir::Transport;
 
 /// The verdict of a capacity check. JSON: `genuine`, `fake`, `loses_data`,
@@ -27,6 +28,17 @@ pub enum CapacityVerdict {
 }
 
 impl CapacityVerdict {
+    /// The exit status of a check with this verdict: genuine [`ExitCode::Success`], fake or
+    /// losing data [`ExitCode::Failed`], not checked far enough or unsure
+    /// [`ExitCode::NoVerdict`].
+    pub fn exit_code(self) -> ExitCode {
+        match self {
+            CapacityVerdict::Genuine => ExitCode::Success,
+            CapacityVerdict::Fake | CapacityVerdict::LosesData => ExitCode::Failed,
+            CapacityVerdict::NotCheckedBeyond | CapacityVerdict::Unsure => ExitCode::NoVerdict,
+        }
+    }
+
     /// The JSON and database name.
     pub fn as_str(self) -> &'static str {
         match self {

@@ -15,6 +15,7 @@ pub mod link;
 pub mod manufacturers;
 pub mod mmc;
 pub mod queueing;
+pub mod quirks;
 pub mod regs;
 pub mod scr;
 pub mod ssr;
@@ -30,6 +31,7 @@ pub use cid::CidInfo;
 pub use claims::{findings, Finding};
 pub use link::LinkInfo;
 pub use queueing::{CommandQueueing, QueueingSource, QueueingState};
+pub use quirks::{cqe_quirk, CqeQuirk};
 pub use regs::RegisterState;
 pub use wear::EmmcWear;
 
@@ -144,24 +146,6 @@ impl CardInfo {
             ));
         }
         Some(line)
-    }
-
-    /// Why the A2 checks are not graded on this device, or `None` when they are: an SD card
-    /// whose host does not queue commands (or where sysfs does not say) runs like an A1 card
-    /// ([`CommandQueueing::a2_reason`]). Other devices are not affected.
-    pub fn a2_not_graded_reason(&self) -> Option<String> {
-        if self.kind != Transport::Sd {
-            return None;
-        }
-        match &self.command_queueing {
-            Some(q) => q.a2_reason(),
-            None => CommandQueueing {
-                state: QueueingState::Unknown,
-                source: None,
-                value: None,
-            }
-            .a2_reason(),
-        }
     }
 
     /// The ratings the card claims in its SD Status, for people: `Class 10`, `U3`, `V30`,

@@ -132,8 +132,16 @@ impl EngineError {
         }
     }
 
-    /// What happened, for people, translated (the `Display` form stays English for logs).
+    /// What happened, for people, translated (the `Display` form stays English for logs),
+    /// each step of the test named by its fio job name (`seq-write`).
     pub fn message(&self) -> String {
+        self.message_naming(&|phase| phase.to_owned())
+    }
+
+    /// [`EngineError::message`] with each step of the test named by `step` (given the fio
+    /// job name; the report names the standard steps as people know them, "“Sequential
+    /// write”").
+    pub fn message_naming(&self, step: &dyn Fn(&str) -> String) -> String {
         use crate::i18n::{fill, gettext};
         match self {
             EngineError::NoSpace { phase } => fill(
@@ -265,43 +273,22 @@ fn errno_of(e: &std::io::Error) -> Option<i32> {
     })
 }
 
-/// A step of the test as people know it, for a message: the standard phase's title in quotes
-/// (“Preparing the test file” for `prepare-file`), translated; another job's name as it is.
-fn step(phase: &str) -> String {
-    match crate::figure::StandardPhase::from_job_name(phase) {
-        Some(p) => crate::i18n::fill(
-            // Translators: a step of the test named in a message, e.g. “Sequential write”.
-            &crate::i18n::gettext("“{step}”"),
-            &[("step", &p.title())],
-        ),
-        None => phase.to_owned(),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
-    fn messages_name_the_step_as_people_know_it_not_the_job() {
+    fn messages_name_each_step_as_they_are_told() {
         let full = EngineError::NoSpace {
             phase: "prepare-file".to_owned(),
         };
         assert_eq!(
-            full.message(),
-            "the drive is full (no space left while running “Preparing the test file”)"
+            full.message_naming(&|p| format!("<{p}>")),
+            "the drive is full (no space left while running <prepare-file>)"
         );
-        let gone = EngineError::TestFileGone {
-            phase: "seq-write".to_owned(),
-        };
         assert_eq!(
-            gone.message(),
-            "the test file was removed or replaced during “Sequential write”"
+            full.message(),
+            "the drive is full (no space left while running prepare-file)"
         );
-        // A job of a profile file keeps its own name.
-        let own = EngineError::NoSpace {
-            phase: "my-job".to_owned(),
-        };
-        assert!(own.message().ends_with("while running my-job)"));
     }
 }

@@ -14,6 +14,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::{HealthReport, SdHealth};
+use crate::exit_code::ExitCode;
 use crate::i18n::{fill, gettext};
 
 /// How much of its rated life a card may have used before it is worn: 90 %.
@@ -54,12 +55,13 @@ impl HealthVerdict {
         }
     }
 
-    /// The exit status: 0 healthy or unknown, 1 worn or failing.
+    /// The exit status: 0 healthy or unknown, 1 worn or failing ([`ExitCode`]).
     pub fn exit_code(self) -> i32 {
-        match self {
-            HealthVerdict::Unknown | HealthVerdict::Healthy => 0,
-            HealthVerdict::Worn | HealthVerdict::Failing => 1,
-        }
+        ExitCode::passed_if(matches!(
+            self,
+            HealthVerdict::Unknown | HealthVerdict::Healthy
+        ))
+        .code()
     }
 }
 

@@ -9,6 +9,8 @@ use crate::drive::{DriveId, IdentityBasis};
 use crate::engine::EngineKind;
 use crate::figure::Unit;
 use crate::report::{ErrorKind, Report};
+
+pub use crate::report::drive_label;
 use crate::target_dir::Transport;
 use crate::verdict::Verdict;
 
@@ -269,28 +271,4 @@ pub struct ImportOutcome {
 /// The sort key of an RFC 3339 time: seconds since 1970 (UTC), 0 when it cannot be read.
 pub(super) fn started_key(started: &str) -> i64 {
     chrono::DateTime::parse_from_rfc3339(started).map_or(0, |t| t.timestamp())
-}
-
-/// The label of a report's drive: model and kind, else the device, else `?`.
-pub fn drive_label(r: &Report) -> String {
-    let kind = r
-        .card
-        .as_ref()
-        .map(|c| c.kind)
-        .or(r.target.as_ref().map(|t| t.transport));
-    let model = r
-        .card
-        .as_ref()
-        .and_then(|c| c.model.clone())
-        .or_else(|| r.target.as_ref().and_then(|t| t.model.clone()));
-    let device = r.target.as_ref().and_then(|t| t.device.clone());
-    match (model, kind) {
-        (Some(m), Some(k)) => format!("{} ({})", m.trim_end_matches(['\0', ' ']), k.as_str()),
-        (Some(m), None) => m,
-        (None, Some(k)) => match device {
-            Some(d) => format!("{d} ({})", k.as_str()),
-            None => k.as_str().to_owned(),
-        },
-        (None, None) => device.unwrap_or_else(|| "?".to_owned()),
-    }
 }

@@ -27,25 +27,7 @@ const FILES: [(&str, &str); 2] = [
     ),
 ];
 
-/// How a source measured its figures, and so which profile's run they stand beside.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Method {
-    /// The standard test's random 4 KiB phases (`rand-4k-read`, `rand-4k-write`, IOPS).
-    Standard,
-    /// 4 KiB random at queue depth 1 (the `qd1` profile's `rand-4k-*-qd1` jobs, MB/s).
-    Qd1,
-}
-
-impl Method {
-    /// `standard` or `qd1`, as the files and the JSON spell it.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Method::Standard => "standard",
-            Method::Qd1 => "qd1",
-        }
-    }
-}
+pub use crate::report::published::Method;
 
 /// One published figure: the job it compares with, the value and its unit.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -9,12 +9,11 @@
 //!   as `firmware/devicetree/base/model`, in the report's `measured_with.pi_model`). Shown as facts beside the card's own figures,
 //!   never as a grade.
 //! - [`quirks`]: the kernel's quirk entries that turn an SD card's cache, and with it command
-//!   queueing, off, matched by the card's CID.
+//!   queueing, off, matched by the card's CID (a fact of the card: [`crate::card::quirks`]).
 
 pub mod load;
 pub mod matching;
-pub mod quirks;
 
+pub use crate::card::quirks::{self, cqe_quirk, CqeQuirk};
 pub use load::{sources, Figure, Method, Row, Source};
 pub use matching::{beside, ReferenceLine};
-pub use quirks::{cqe_quirk, CqeQuirk};

@@ -10,7 +10,7 @@
 //! `warnings`, `advice`, `findings` (the card's claims against the measurement), `drive` (null
 //! or {`id`, `basis`}: [`crate::drive::DriveIdentity`]), `measured_with`
 //! ([`crate::drive::Provenance`]), and `references` when published figures stand beside the
-//! card's ([`crate::references::ReferenceLine`]; absent when there are none).
+//! card's ([`published::ReferenceLine`]; absent when there are none).
 //!
 //! A profile that only measures (`quick`, `qd1`, `matrix`) adds `"graded": false` at the top
 //! (absent, meaning true, for graded runs, so the standard test's document is unchanged); its
@@ -19,7 +19,8 @@
 //! ([`table::ResultTable`]).
 
 mod error;
-mod regrade;
+mod label;
+pub mod published;
 mod safe;
 pub mod table;
 mod text;
@@ -27,6 +28,7 @@ mod text;
 use serde::{Deserialize, Serialize};
 
 pub use error::{shorten, ErrorKind, ErrorReport, SHORT_MESSAGE_CHARS};
+pub use label::drive_label;
 pub use safe::{is_bidi_control, terminal_safe, visible, without_home};
 pub use table::ResultTable;
 pub use text::{compat_lines, to_text, to_text_verbose};
@@ -34,6 +36,8 @@ pub use text::{compat_lines, to_text, to_text_verbose};
 use crate::advice::Advice;
 use crate::card::CardInfo;
 use crate::engine::{EngineKind, IoPath, PhaseResult};
+use crate::exit_code::ExitCode;
+use crate::signals::StopSignal;
 use crate::target_dir::{TargetInfo, Transport};
 use crate::verdict::{Check, Metric, Standard, Verdict};
 
@@ -108,80 +112,6 @@ pub struct RunReport {
 }
 
 impl RunReport {
-    /// Grades `phases` and builds the run's report.
-    pub fn grade(run: u32, phases: Vec<PhaseResult>) -> RunReport {
-        let a1 = crate::verdict::checks(&phases, Standard::A1);
-        let a2 = crate::verdict::checks(&phases, Standard::A2);
-        RunReport::from_checks(run, phases, a1, a2)
-    }
-
-    /// Grades `phases` as the test does: like [`RunReport::grade`], but a check whose job in
-    /// `profile` is not what the check claims (direction, pattern, block size, `direct=1`) is
-    /// ERROR with the reason (see [`crate::verdict::job_problem`]).
-    pub fn grade_profile(
-        run: u32,
-        phases: Vec<PhaseResult>,
-        profile: &crate::profile::Profile,
-    ) -> RunReport {
-        let a1 = crate::verdict::checks_for(&phases, profile, Standard::A1);
-        let a2 = crate::verdict::checks_for(&phases, profile, Standard::A2);
-        RunReport::from_checks(run, phases, a1, a2)
-    }
-
-    /// The run with its A1 checks then its A2 checks, each verdict combining its standard's.
-    fn from_checks(
-        run: u32,
-        phases: Vec<PhaseResult>,
-        a1: Vec<Check>,
-        a2: Vec<Check>,
-    ) -> RunReport {
-        let verdict = Verdict::all(a1.iter().map(|c| c.verdict));
-        let a2_verdict = Verdict::all(a2.iter().map(|c| c.verdict));
-        let mut checks = a1;
-        checks.extend(a2);
-        RunReport {
-            run,
-            verdict,
-            a2_verdict,
-            phases,
-            checks,
-        }
-    }
-
-    /// A run of a profile that only measures: verdicts NOT_GRADED, no checks.
-    pub fn measured(run: u32, phases: Vec<PhaseResult>) -> RunReport {
-        RunReport {
-            run,
-            verdict: Verdict::NotGraded,
-            a2_verdict: Verdict::NotGraded,
-            phases,
-            checks: Vec::new(),
-        }
-    }
-
-    /// Makes the whole run ungraded: every check and both verdicts ERROR, with `reason` on
-    /// each check that has none yet; the phases and measured values are kept.
-    pub fn not_graded(&mut self, reason: &str) {
-        for c in &mut self.checks {
-            c.not_graded(reason);
-        }
-        self.verdict = Verdict::Error;
-        self.a2_verdict = Verdict::Error;
-    }
-
-    /// Leaves the A2 checks ungraded: each ERROR with `reason` (an earlier reason kept), the
-    /// A2 verdict ERROR; the A1 checks and verdict are unchanged.
-    pub fn a2_not_graded(&mut self, reason: &str) {
-        for c in self
-            .checks
-            .iter_mut()
-            .filter(|c| c.standard == Standard::A2)
-        {
-            c.not_graded(reason);
-        }
-        self.a2_verdict = Verdict::Error;
-    }
-
     /// The check of `metric` against `standard`.
     pub fn check(&self, metric: Metric, standard: Standard) -> Option<&Check> {
         self.checks
@@ -266,7 +196,7 @@ pub struct Report {
     /// method the profile measures and of the Raspberry Pi model the test ran on, each with
     /// its source. Never a grade; not in the JSON when there are none.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub references: Vec<crate::references::ReferenceLine>,
+    pub references: Vec<published::ReferenceLine>,
 }
 
 fn schema_v1() -> u32 {
@@ -371,17 +301,14 @@ impl Report {
             .or_else(|| self.runs.last())
     }
 
-    /// The process exit status for this report: 0 PASS (or NOT_GRADED: every job of a profile
-    /// that only measures was measured), 1 FAIL, 2 ERROR, 130 cancelled.
+    /// The process exit status for this report ([`ExitCode`]): 0 PASS (or NOT_GRADED: every
+    /// job of a profile that only measures was measured), 1 FAIL, 2 ERROR, 130 cancelled (as
+    /// by SIGINT).
     pub fn exit_code(&self) -> i32 {
         if self.error.as_ref().is_some_and(ErrorReport::is_cancelled) {
-            return 130;
+            return ExitCode::Stopped(StopSignal::Interrupt).code();
         }
-        match self.verdict {
-            Verdict::Pass | Verdict::NotGraded => 0,
-            Verdict::Fail => 1,
-            Verdict::Error => 2,
-        }
+        self.verdict.exit_code().code()
     }
 }
 

@@ -256,7 +256,7 @@ pub fn to_markdown_named(report: &Report, drive_name: Option<&str>) -> String {
     ));
     let drive = drive_name
         .map(str::to_owned)
-        .unwrap_or_else(|| crate::history::compare::drive_label(report));
+        .unwrap_or_else(|| super::drive_label(report));
     out.push_str(&format!(
         "{}\n\n",
         escape(&crate::i18n::fill(
@@ -269,27 +269,7 @@ pub fn to_markdown_named(report: &Report, drive_name: Option<&str>) -> String {
             ],
         ))
     ));
-    let line = |cells: &[String]| {
-        format!(
-            "| {} |\n",
-            cells
-                .iter()
-                .map(|c| escape(c))
-                .collect::<Vec<_>>()
-                .join(" | ")
-        )
-    };
-    out.push_str(&line(&head));
-    out.push_str(&format!(
-        "|{}\n",
-        head.iter()
-            .enumerate()
-            .map(|(i, _)| if i == 0 { " --- |" } else { " ---: |" })
-            .collect::<String>()
-    ));
-    for row in &body {
-        out.push_str(&line(row));
-    }
+    out.push_str(&pipe_table(&head, &body));
     if let Some(e) = &report.error {
         out.push_str(&format!(
             "\n{}\n",
@@ -317,6 +297,34 @@ pub fn to_markdown_named(report: &Report, drive_name: Option<&str>) -> String {
             )
         };
         out.push_str(&format!("\n{grades}\n"));
+    }
+    out
+}
+
+/// `head` and `body` as a Markdown pipe table, the first column left-aligned and the others
+/// (the figures) right-aligned.
+fn pipe_table(head: &[String], body: &[Vec<String>]) -> String {
+    let mut out = String::new();
+    let line = |cells: &[String]| {
+        format!(
+            "| {} |\n",
+            cells
+                .iter()
+                .map(|c| escape(c))
+                .collect::<Vec<_>>()
+                .join(" | ")
+        )
+    };
+    out.push_str(&line(head));
+    out.push_str(&format!(
+        "|{}\n",
+        head.iter()
+            .enumerate()
+            .map(|(i, _)| if i == 0 { " --- |" } else { " ---: |" })
+            .collect::<String>()
+    ));
+    for row in body {
+        out.push_str(&line(row));
     }
     out
 }

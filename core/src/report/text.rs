@@ -88,7 +88,7 @@ fn render(report: &Report, verbose: bool) -> String {
 }
 
 /// After the verdict, the published figures beside the card's own, each naming its source
-/// ([`crate::references::ReferenceLine::text`]), then each source's address once; nothing
+/// ([`super::published::ReferenceLine::text`]), then each source's address once; nothing
 /// when there are none.
 fn write_references(out: &mut String, report: &Report) {
     if report.references.is_empty() {
@@ -197,7 +197,7 @@ fn write_card_link(out: &mut String, report: &Report) {
             )
         );
     }
-    if let Some(quirk) = card.cid.as_ref().and_then(crate::references::cqe_quirk) {
+    if let Some(quirk) = card.cid.as_ref().and_then(crate::card::cqe_quirk) {
         let _ = writeln!(out, "{}", quirk.describe());
     }
 }

@@ -14,20 +14,19 @@ use crate::drive_lock;
 use crate::engine::device_io::BlockDevice;
 use crate::engine::testfile::TestFile;
 use crate::engine::{self, EngineError, EngineKind, Event};
+use crate::judge::{counters_short, not_graded_shared};
 use crate::profile::Profile;
 use crate::report::{ErrorReport, ProfileInfo, Report, RunReport};
 use crate::target_dir;
 use crate::verdict::Verdict;
 
-pub(crate) use counters::counters_short;
 pub use preflight::advice_for_target;
-pub(crate) use settle::not_graded_implausible;
 
 use counters::uncounted;
 use preflight::{check_profile, prepare_target, sweep_leftovers};
 use settle::finish;
 pub use sharing::drives;
-use sharing::{not_graded_shared, watch_drives};
+use sharing::watch_drives;
 
 /// How many times the standard test runs at most, as upstream agnostics runs it: it stops at
 /// the first run that passes A1 (the CLI's `--runs` default, the app's test).

@@ -29,7 +29,7 @@ pub(super) fn check_profile(opts: &TestOptions, report: &mut Report) -> bool {
         if let Some(why) = opts
             .profile
             .job(metric.phase())
-            .and_then(|j| crate::verdict::job_problem(metric, j))
+            .and_then(|j| crate::judge::job_problem(metric, j))
         {
             misfit = true;
             report.warnings.push(why);

@@ -216,10 +216,11 @@ impl HistoryView {
     pub fn set_connected(&self, connected: Vec<Connected>) {
         self.imp().capacity.connected.replace(connected);
         self.sync_check_button();
+        self.show_drive_health();
     }
 
     /// The folder to check the drive shown through, when it is connected.
-    fn shown_drive_folder(&self) -> Option<PathBuf> {
+    pub(super) fn shown_drive_folder(&self) -> Option<PathBuf> {
         let imp = self.imp();
         let shown = imp.drive.shown.borrow();
         let id = shown.as_ref()?.id.as_ref()?;

@@ -41,6 +41,8 @@ pub struct DrivePage {
     pub(super) runs_parts: RefCell<Vec<gtk::Widget>>,
     /// The page's scrolled part: another drive's page starts at its top.
     pub(super) scroller: RefCell<Option<gtk::ScrolledWindow>>,
+    /// How worn the drive is.
+    pub(super) health: crate::widgets::health_group::HealthGroup,
 }
 
 impl HistoryView {
@@ -82,6 +84,7 @@ impl HistoryView {
         imp.drive.unidentified_note.set_wrap(true);
         imp.drive.unidentified_note.add_css_class("dim-label");
         content.append(&imp.drive.unidentified_note);
+        content.append(&imp.drive.health.group);
         let trend = heading(&gettext("Trend"));
         content.append(&trend);
         imp.drive.trend_heading.replace(Some(trend));
@@ -139,19 +142,7 @@ impl HistoryView {
 
     pub(super) fn show_drive(&self, page: history_store::DrivePage) {
         let imp = self.imp();
-        imp.drive.title.set_label(&match page.kind {
-            Some(kind) => {
-                // The history's label may end in the kind's short name ("loop1 (loop)"): the
-                // kind is said once, in words ("loop1 (Disk image)").
-                let short = format!(" ({})", kind.as_str());
-                let drive = page.label.strip_suffix(&short).unwrap_or(&page.label);
-                fill(
-                    &gettext("{drive} ({kind})"),
-                    &[("drive", &drive), ("kind", &transport_name(kind))],
-                )
-            }
-            None => page.label.clone(),
-        });
+        imp.drive.title.set_label(&drive_title_text(&page));
         imp.drive.rename_button.set_visible(page.id.is_some());
         imp.drive.unidentified_note.set_visible(page.id.is_none());
         if let Some(heading) = imp.drive.trend_heading.borrow().as_ref() {
@@ -218,6 +209,7 @@ impl HistoryView {
         if let Some(page) = imp.drive.shown.borrow().as_ref() {
             self.show_drive_capacity(page);
         }
+        self.show_drive_health();
         crate::a11y::tidy(self);
     }
 
@@ -492,4 +484,21 @@ pub(super) fn space_ticks(check: &gtk::CheckButton) -> gtk::ShortcutController {
         })),
     ));
     controller
+}
+
+/// A drive page's title: "{drive} ({kind})", the kind said once, in words. The history's
+/// label may end in the kind's short name ("loop1 (loop)"): that is left out
+/// ("loop1 (Disk image)").
+fn drive_title_text(page: &history_store::DrivePage) -> String {
+    match page.kind {
+        Some(kind) => {
+            let short = format!(" ({})", kind.as_str());
+            let drive = page.label.strip_suffix(&short).unwrap_or(&page.label);
+            fill(
+                &gettext("{drive} ({kind})"),
+                &[("drive", &drive), ("kind", &transport_name(kind))],
+            )
+        }
+        None => page.label.clone(),
+    }
 }

@@ -22,6 +22,7 @@ pub mod capacity;
 pub mod compare;
 pub mod drive;
 pub mod drives;
+mod health;
 pub mod labels;
 mod layout;
 pub mod run;

@@ -27,10 +27,10 @@ use crate::widgets::DriveRow;
 
 mod checks;
 mod drives;
+mod health;
 mod in_view;
 mod live;
 mod profiles;
-pub use profiles::about_time;
 mod remembered;
 mod warning;
 
@@ -96,6 +96,8 @@ mod imp {
         pub refreshing: Cell<bool>,
         /// The chooser is being refilled with the same choice kept.
         pub keeping_choice: Cell<bool>,
+        /// How worn the chosen drive is.
+        pub health: crate::widgets::health_group::HealthGroup,
     }
 
     #[glib::object_subclass]
@@ -149,6 +151,7 @@ mod imp {
             obj.restore_settings();
             obj.setup_profile_row();
             obj.update_intro();
+            obj.setup_health();
             self.drive_row.connect_selected_notify(glib::clone!(
                 #[weak]
                 obj,

@@ -7,7 +7,7 @@ use std::sync::OnceLock;
 
 use serde::{Deserialize, Serialize};
 
-use crate::card::CidInfo;
+use super::CidInfo;
 use crate::i18n::{fill, gettext};
 
 /// Why the kernel turns a card's cache off.

@@ -8,13 +8,15 @@
 //! figures; a check marked PASS whose phase's figure is below its target is FAIL; a check with
 //! no phase measured behind it is ERROR.
 
-use crate::verdict::{self, Standard, Verdict};
-
-use super::{Report, RunReport};
+use super::checks::grade;
+use super::counters::counters_short;
+use super::not_graded::{a2_without_queueing, implausible};
+use crate::report::{Report, RunReport};
+use crate::verdict::{targets, Check, Standard, Verdict};
 
 impl Report {
     /// This report with each run's checks graded again from its phases against this program's
-    /// A1 and A2 targets ([`verdict::targets`]), each run's verdicts combined from them, the
+    /// A1 and A2 targets ([`targets`]), each run's verdicts combined from them, the
     /// overall verdicts taken from the deciding run, a figure faster than the card's link
     /// not graded ([`crate::card::findings`]) and A2 not graded on a host without command
     /// queueing ([`crate::card::CardInfo::a2_not_graded_reason`]) and no run graded whose
@@ -31,11 +33,7 @@ impl Report {
             return r;
         }
         // A figure the drive's own counters did not account for was a cache's.
-        if let Some(reason) = r
-            .runs
-            .iter()
-            .find_map(|run| crate::sdtest::counters_short(&run.phases))
-        {
+        if let Some(reason) = r.runs.iter().find_map(|run| counters_short(&run.phases)) {
             for run in &mut r.runs {
                 run.not_graded(&reason);
             }
@@ -43,17 +41,12 @@ impl Report {
             r.a2_verdict = Verdict::Error;
             return r;
         }
-        if crate::sdtest::not_graded_implausible(&mut r).is_some() {
+        if implausible(&mut r).is_some() {
             r.verdict = Verdict::Error;
             r.a2_verdict = Verdict::Error;
             return r;
         }
-        if let Some(reason) = self.card.as_ref().and_then(|c| c.a2_not_graded_reason()) {
-            for run in &mut r.runs {
-                run.a2_not_graded(&reason);
-            }
-            r.a2_verdict = Verdict::Error;
-        }
+        a2_without_queueing(&mut r);
         r
     }
 
@@ -189,7 +182,7 @@ fn regrade_run(run: &mut RunReport) {
     }
     let mut checks = Vec::new();
     for standard in [Standard::A1, Standard::A2] {
-        for (metric, unit, target) in verdict::targets(standard) {
+        for (metric, unit, target) in targets(standard) {
             let said = run
                 .checks
                 .iter()
@@ -208,9 +201,9 @@ fn regrade_run(run: &mut RunReport) {
             };
             let (verdict, reason) = match said {
                 Some(c) if c.verdict == Verdict::Error => (Verdict::Error, c.reason.clone()),
-                _ => (verdict::grade(value, target), None),
+                _ => (grade(value, target), None),
             };
-            checks.push(verdict::Check {
+            checks.push(Check {
                 name,
                 metric,
                 standard,
