@@ -466,7 +466,8 @@ pub fn name_drop_down(drop: &gtk::DropDown, label: &str) {
 }
 
 /// Adds `toast` to `overlay` with its close button named for screen readers ("Close: Test
-/// cancelled…"; libadwaita 1.2 leaves it "GtkImage"), and those of the toasts shown after it.
+/// cancelled…"; libadwaita 1.2 leaves it "GtkImage") and its action button by its label
+/// without the mnemonic ("Undo"), and those of the toasts shown after it.
 pub fn add_toast(overlay: &adw::ToastOverlay, toast: adw::Toast) {
     let weak = overlay.downgrade();
     toast.connect_dismissed(move |_| {
@@ -490,6 +491,10 @@ fn name_toast_buttons(overlay: &adw::ToastOverlay) {
                 if let Some(button) = w.downcast_ref::<gtk::Button>() {
                     if button.label().is_none() {
                         set_whole_label(button, &format!("{close}: {text}"));
+                    } else {
+                        // Its action ("_Undo"): named without the mnemonic, and by its
+                        // label only (GTK 4.8 said "_Undo Undo").
+                        name_button(button);
                     }
                 }
                 let mut child = w.first_child();

@@ -5,13 +5,39 @@
 //! other function.
 
 use agnostics_core::figure::{down_text, StandardPhase, Unit};
-use agnostics_core::i18n::{fill, gettext, number};
+use agnostics_core::i18n::{fill, gettext, ngettext, number};
 use agnostics_core::profile::Rw;
 use agnostics_core::report::TargetReport;
 use agnostics_core::scripts::ScriptVerdict;
 use agnostics_core::target_dir::{TargetInfo, Transport};
 use agnostics_core::units;
 use agnostics_core::verdict::{Check, Metric, Verdict};
+
+/// How long a test takes, in words: "less than a minute", "about 2 minutes" (whole minutes,
+/// rounded).
+pub fn about_time(duration: std::time::Duration) -> String {
+    let seconds = duration.as_secs_f64();
+    if seconds < 45.0 {
+        return gettext("less than a minute");
+    }
+    let minutes = ((seconds / 60.0).round() as u32).max(1);
+    fill(
+        // Translators: how long a test takes, in the ready page's introduction ("It takes
+        // {time} on a slow card").
+        &ngettext("about {n} minute", "about {n} minutes", minutes),
+        &[("n", &minutes)],
+    )
+}
+
+/// `text` with its first letter upper-case: the core's messages are made to follow "Error: "
+/// (and start in lower case), and here one starts a sentence or a note.
+pub fn capitalized(text: &str) -> String {
+    let mut chars = text.chars();
+    match chars.next() {
+        Some(first) => first.to_uppercase().chain(chars).collect(),
+        None => String::new(),
+    }
+}
 
 /// What a person calls a drive attached this way: "SD card", "USB drive", …
 pub fn transport_name(transport: Transport) -> String {

@@ -43,6 +43,9 @@ pub trait WindowProbe {
     /// The dialog shown and not yet answered, if any (error, or "stop the test?").
     fn open_dialog(&self) -> Option<adw::MessageDialog>;
 
+    /// Shows the dialog a test that ended with `report`'s error shows (on the ready page).
+    fn show_error_of(&self, report: &Report);
+
     /// True when no page transition is running anywhere in the window (the SD Card view's
     /// pages, History's pages, any other stack): the page shown is fully drawn and the page
     /// left is no longer mapped.
@@ -184,6 +187,11 @@ impl WindowProbe for Window {
 
     fn open_dialog(&self) -> Option<adw::MessageDialog> {
         self.imp().dialog.borrow().clone()
+    }
+
+    fn show_error_of(&self, report: &Report) {
+        self.show_page(Page::Ready);
+        self.show_error(report);
     }
 
     fn page_settled(&self) -> bool {

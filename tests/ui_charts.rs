@@ -55,6 +55,7 @@ fn main() {
         runs_minutes_apart_each_get_a_place_and_the_a1_target_is_dashed,
         the_a1_line_stands_out_in_the_light_and_the_dark_style,
         the_live_charts_a1_line_stands_out_over_its_bars_in_both_styles,
+        two_a1_labels_never_overprint,
     ]);
     drop(scratch);
     conclusion.exit()
@@ -404,4 +405,43 @@ fn rising_random_writes(seconds: u32, from: f64) -> Chart {
         None,
     );
     live
+}
+
+/// Finding: on a fast drive's IOPS chart the two A1 lines (500 and 1500 IOPS) lay a pixel
+/// apart and their two "A1" labels overprinted. The lower label moves down clear of the other.
+fn two_a1_labels_never_overprint(_app: &Application) {
+    let s = FIRST_SESSION;
+    let iops = TrendChart::new();
+    iops.set_series(
+        "IOPS",
+        Unit::Iops,
+        vec![
+            series(
+                "rand-4k-write",
+                Unit::Iops,
+                &[(s[0], 90_000.0), (s[1], 95_000.0)],
+            ),
+            series(
+                "rand-4k-read",
+                Unit::Iops,
+                &[(s[0], 240_000.0), (s[1], 250_000.0)],
+            ),
+        ],
+    );
+    let window = shown(&iops, 640, 260);
+    wait_until("the trend chart to draw", || {
+        !iops.drawing().text.is_empty()
+    });
+    let lines = iops.drawing().targets;
+    assert_eq!(lines.len(), 2);
+    assert!(
+        (lines[0].from.1 - lines[1].from.1).abs() < 8,
+        "the lines lie close: {lines:?}"
+    );
+    // Each label is at least 12 px high (its font's size): the two tops are that far apart.
+    assert!(
+        (lines[0].label_top - lines[1].label_top).abs() >= 12,
+        "{lines:?}"
+    );
+    window.destroy();
 }

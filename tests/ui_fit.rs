@@ -60,6 +60,7 @@ fn main() {
     let mut tests = crate::ui_tests![
         the_window_narrows_to_360,
         the_sd_card_page_fits_with_its_problem_and_run_on_screen,
+        the_drive_run_writes_to_is_in_view_with_run,
         the_results_fit_with_the_verdict_on_screen,
         the_all_tests_page_fits_with_run_on_screen,
         the_history_pages_fit,
@@ -233,6 +234,46 @@ fn the_sd_card_page_fits_with_its_problem_and_run_on_screen(
         assert_on_screen(&window, &problem, "the problem", state);
     });
     Ok(())
+}
+
+/// Finding: at 360×480 Run was on screen but the drive it writes to was not: the chooser and
+/// "The test file goes in …" sat under the pinned buttons. Both are in view with Run now.
+fn the_drive_run_writes_to_is_in_view_with_run(app: &Application) {
+    let window = new_window(app);
+    let ready = window.ready_view();
+    let scroller = descendants(ready.upcast_ref())
+        .into_iter()
+        .find_map(|w| w.downcast::<gtk::ScrolledWindow>().ok())
+        .expect("the page's scrolled part");
+    let chosen = window
+        .drive_row()
+        .selected_choice()
+        .expect("a drive chosen");
+    let line = agnostics_core::i18n::fill(
+        &agnostics_core::i18n::gettext("The test file goes in {folder}"),
+        &[("folder", &chosen.dir.display())],
+    );
+    let folder = labels(ready.upcast_ref())
+        .into_iter()
+        .find(|l| l.label() == line)
+        .expect("the line naming the folder");
+    for width in WIDTHS {
+        resize(&window, width);
+        let state = format!("the SD card page at {width}×480");
+        assert_on_screen(&window, &window.run_button(), "Run SD Card Test", &state);
+        assert_on_screen(&window, &folder, "the folder the test file goes in", &state);
+        let row = window.drive_row();
+        let b = row
+            .compute_bounds(&scroller)
+            .expect("the chooser is in the scrolled part");
+        assert!(
+            b.y() >= 0.0 && b.y() + b.height() <= scroller.height() as f32,
+            "{state}: the chooser at y {} to {} is out of the {} px the scrolled part shows",
+            b.y(),
+            b.y() + b.height(),
+            scroller.height()
+        );
+    }
 }
 
 /// A standard run on an SD card that passes: every row of the results page filled.

@@ -23,6 +23,7 @@ use agnostics::{Application, Window};
 use agnostics_core::history::{History, IdentityBasis};
 use agnostics_core::report::Report;
 use agnostics_core::target_dir::Transport;
+use agnostics_core::verdict::Verdict;
 
 use support::history_fixture::*;
 use support::*;
@@ -41,6 +42,11 @@ fn main() {
     let mut tests = crate::ui_tests![
         lists_the_drives_with_their_runs_and_last_verdict,
         a_quick_check_since_does_not_hide_the_last_grade,
+        a_run_another_test_spoiled_is_not_graded_not_an_error,
+        a_drive_page_says_the_drives_kind_once,
+        ctrl_s_saves_the_stored_run_shown,
+        another_drives_page_starts_at_its_top,
+        a_quick_checks_chart_has_no_a1_line,
         a_drives_charts_have_its_points_and_say_what_they_show,
         a_drive_with_one_run_has_a_one_point_chart,
         rename_gives_the_drive_a_name,
@@ -110,6 +116,139 @@ fn a_quick_check_since_does_not_hide_the_last_grade(app: &Application) {
         })
         .expect("the card's badge");
     assert_eq!(badge.text(), "FAIL");
+}
+
+/// Finding: a run another test spoiled (the drive was shared) was stored as failed and shown
+/// as ERROR. It is stored as shared and shown as NOT GRADED, in the list of drives and on
+/// the drive's page.
+fn a_run_another_test_spoiled_is_not_graded_not_an_error(app: &Application) {
+    use agnostics::widgets::Badge;
+    let f = fixture();
+    let id = format!("{:032x}", 0x5a4e_u32);
+    let mut spoiled = report_of(
+        &drive(IdentityBasis::Cid, CARD),
+        &id,
+        "2026-07-02T10:30:00+00:00",
+        (1e6, 2e6, 90.0, 200.0),
+        Transport::Sd,
+    );
+    spoiled.error = Some(agnostics_core::report::ErrorReport::new(
+        agnostics_core::report::ErrorKind::SharedDrive,
+        "another test used the drive".to_owned(),
+        agnostics_core::advice::Advice::SharedDrive.text(),
+    ));
+    spoiled
+        .advice
+        .push(agnostics_core::advice::Advice::SharedDrive);
+    spoiled.verdict = Verdict::Error;
+    History::open(&f.path).unwrap().record(&spoiled).unwrap();
+    let window = history_window(app, &f.path);
+    let view = window.history_view();
+    view.open_drive(&key(CARD));
+    settle(&window);
+    let badges: Vec<String> = descendants(view.upcast_ref())
+        .into_iter()
+        .filter(|w| w.is_mapped())
+        .filter_map(|w| w.downcast::<Badge>().ok())
+        .map(|b| b.text())
+        .collect();
+    assert!(badges.iter().any(|b| b == "NOT GRADED"), "{badges:?}");
+    assert!(!badges.iter().any(|b| b == "ERROR"), "{badges:?}");
+}
+
+/// Finding: a drive page's title said the kind twice, "loop1 (loop) (Disk image)". Once now,
+/// in words.
+fn a_drive_page_says_the_drives_kind_once(app: &Application) {
+    let f = fixture();
+    let window = history_window(app, &f.path);
+    let view = window.history_view();
+    view.open_drive(&key(STICK));
+    settle(&window);
+    assert_eq!(view.drive_title(), "Flash Drive (USB drive)");
+}
+
+/// Finding: Ctrl+S on a stored run's page opened nothing (and the first time focused the red
+/// Forget Run). It asks where to save that run, as its Save Report… does.
+fn ctrl_s_saves_the_stored_run_shown(app: &Application) {
+    let f = fixture();
+    let window = history_window(app, &f.path);
+    let view = window.history_view();
+    view.open_drive(&key(CARD));
+    settle(&window);
+    let newest = view.run_rows()[0].0.clone();
+    view.open_run(&newest);
+    settle(&window);
+    assert!(view.open_chooser().is_none());
+    let fired = gtk::prelude::WidgetExt::activate_action(
+        &window,
+        agnostics::window::Action::SaveReport.name(),
+        None,
+    );
+    assert!(fired.is_ok(), "win.save-report is there");
+    wait_until("the save dialog", || view.open_chooser().is_some());
+    let chooser = view.open_chooser().expect("asked where to save");
+    let name = chooser
+        .current_name()
+        .map(|n| n.to_string())
+        .unwrap_or_default();
+    assert!(name.ends_with(".json"), "{name:?}");
+    chooser.destroy();
+}
+
+/// Finding: a drive page kept the previous drive's scroll offset. Another drive's starts at
+/// its top.
+fn another_drives_page_starts_at_its_top(app: &Application) {
+    let f = fixture();
+    let window = history_window(app, &f.path);
+    let view = window.history_view();
+    view.open_drive(&key(CARD));
+    settle(&window);
+    view.scroll_drive_by(200.0);
+    iterate_briefly();
+    assert!(view.drive_scrolled() > 0.0, "the card's page scrolls");
+    view.open_drive(&key(STICK));
+    settle(&window);
+    assert_eq!(
+        view.drive_scrolled(),
+        0.0,
+        "the stick's page starts at its top"
+    );
+}
+
+/// Finding: the A1 target was drawn on the chart of ungraded Quick checks. Only the standard
+/// test's charts have it.
+fn a_quick_checks_chart_has_no_a1_line(app: &Application) {
+    let dir = scratch_dir();
+    let path = dir.path().join("history.sqlite3");
+    let mut h = History::open(&path).expect("a new history");
+    for (n, day) in [(1_u32, "2026-07-02"), (2, "2026-07-03")] {
+        let quick = quick_check_of(
+            &format!("{:032x}", 0x9c1c_0000_u32 + n),
+            &format!("{day}T10:30:00+00:00"),
+        );
+        h.record(&quick).unwrap();
+    }
+    drop(h);
+    let window = history_window(app, &path);
+    let view = window.history_view();
+    view.open_drive(&key(CARD));
+    settle(&window);
+    for chart in [view.rate_chart(), view.iops_chart()] {
+        let series = chart.series();
+        assert!(!series.is_empty(), "the Quick checks are charted");
+        assert!(series.iter().all(|s| s.target.is_none()), "{series:?}");
+    }
+    // The standard test's charts keep it.
+    let f = fixture();
+    let window = history_window(app, &f.path);
+    let view = window.history_view();
+    view.open_drive(&key(CARD));
+    settle(&window);
+    assert!(view
+        .iops_chart()
+        .series()
+        .iter()
+        .all(|s| s.target.is_some()));
 }
 
 fn a_drives_charts_have_its_points_and_say_what_they_show(app: &Application) {
@@ -457,6 +596,8 @@ fn undo_puts_the_forgotten_run_back(
         .filter_map(|w| w.downcast::<gtk::Button>().ok())
         .find(|b| b.label().is_some_and(|l| l.replace('_', "") == "Undo"))
         .expect("the toast offers Undo");
+    // Named "Undo" for a screen reader (it was "_Undo Undo").
+    assert_eq!(agnostics::a11y::label_of(&undo).as_deref(), Some("Undo"));
     undo.emit_clicked();
     settle(window);
     let view = window.history_view();

@@ -25,7 +25,7 @@ use agnostics_core::card;
 use agnostics_core::profile::builtin;
 use agnostics_core::report::{self, Report};
 use agnostics_core::sdtest::{self, TestOptions};
-use agnostics_core::verdict::{Check, Metric, Standard};
+use agnostics_core::verdict::{Check, Metric, Standard, Verdict};
 use gtk::glib;
 
 use support::*;
@@ -43,6 +43,7 @@ fn main() {
         results_show_the_cards_identity_and_claims,
         results_show_the_pi_slots_queueing_partitions_and_wear,
         results_show_published_figures_on_a_pi_4_only,
+        a_quick_check_ends_with_what_its_figures_suggest_and_the_next_step,
     ];
     let conclusion = agnostics_testkit::harness::conclude_on_this_thread(tests);
     drop(log_dir);
@@ -565,14 +566,14 @@ fn results_show_published_figures_on_a_pi_4_only(app: &Application) {
         results.shown_references(),
         [
             (
-                "Your card: 2400 IOPS random 4K read — Raspberry Pi SD Card (A2) 32GB, 64GB, \
-                 128GB does about 3200 on a Raspberry Pi 4 (raspberrypi.com, 2024)"
+                "2400 IOPS random 4K read: slower than Raspberry Pi SD Card (A2) 32GB, 64GB, \
+                 128GB on a Raspberry Pi 4 (about 3200; raspberrypi.com, 2024)"
                     .to_owned(),
                 url.to_owned()
             ),
             (
-                "Your card: 900 IOPS random 4K write — Raspberry Pi SD Card (A2) 32GB, 64GB, \
-                 128GB does about 1200 on a Raspberry Pi 4 (raspberrypi.com, 2024)"
+                "900 IOPS random 4K write: slower than Raspberry Pi SD Card (A2) 32GB, 64GB, \
+                 128GB on a Raspberry Pi 4 (about 1200; raspberrypi.com, 2024)"
                     .to_owned(),
                 url.to_owned()
             ),
@@ -604,4 +605,58 @@ fn results_show_published_figures_on_a_pi_4_only(app: &Application) {
             .iter()
             .any(|l| l.label() == "Published figures"));
     }
+}
+
+/// Finding: after a Quick check there was no next step: a blue tick, "measured, not graded",
+/// and nothing above the fold saying whether 705 IOPS is good or to run the standard test.
+/// Now the figure is set beside A1's target in words, with **Run the Standard Test** beside
+/// the verdict (for this session's run only: a stored run's drive may not be the one chosen).
+fn a_quick_check_ends_with_what_its_figures_suggest_and_the_next_step(app: &Application) {
+    let window = new_window(app);
+    let results = window.results_view();
+    let mut quick = sample_report_on(None, "quick");
+    quick.graded = false;
+    quick.verdict = Verdict::NotGraded;
+    quick.a2_verdict = Verdict::NotGraded;
+    for run in &mut quick.runs {
+        run.verdict = Verdict::NotGraded;
+        run.a2_verdict = Verdict::NotGraded;
+        run.checks.clear();
+        for phase in &mut run.phases {
+            if phase.name == "rand-4k-read" {
+                phase.iops = 705.0;
+            }
+        }
+    }
+    window.show_page_for_test(Page::Results);
+    results.set_actions_visible(true);
+    results.show_report(&quick);
+    iterate_briefly();
+    let said = "A first look, not a grade: Random 4K read 705 IOPS is below the 1500 IOPS A1 \
+                asks for. Run the standard test to grade this drive.";
+    let note = labels(results.upcast_ref())
+        .into_iter()
+        .find(|l| l.label() == said)
+        .unwrap_or_else(|| panic!("the first look is shown"));
+    let button = results.standard_button();
+    assert_eq!(button.label().as_deref(), Some("Run the Standard Test"));
+    assert_eq!(
+        button.action_name().as_deref(),
+        Some(agnostics::window::Action::RunStandard.name())
+    );
+    let content = window.content().expect("the window has content");
+    for (widget, what) in [
+        (note.upcast_ref::<gtk::Widget>(), "the first look"),
+        (button.upcast_ref(), "the button"),
+    ] {
+        assert!(widget.is_mapped(), "{what} is shown");
+        let b = widget.compute_bounds(&content).expect("in the window");
+        assert!(
+            b.y() >= 0.0 && b.y() + b.height() <= 480.0,
+            "{what} is above the fold: {b:?}"
+        );
+    }
+    // A stored run's page has no such button.
+    results.set_actions_visible(false);
+    assert!(!button.is_visible());
 }

@@ -118,7 +118,7 @@ fn drive_cell(run: &RunSummary) -> String {
 fn verdict_cell(run: &RunSummary) -> String {
     match run.outcome {
         Outcome::Finished => run.verdict.as_str().to_owned(),
-        other => format!("{} ({})", run.verdict.as_str(), other.as_str()),
+        other => format!("{} ({})", run.shown_verdict().as_str(), other.as_str()),
     }
 }
 

@@ -70,7 +70,7 @@ fn a_stopped_run_is_paused_not_graded(engine: &str) -> Ran {
     assert_eq!(doc["verdict"], "ERROR", "{engine}");
     let message = doc["error"]["message"].as_str().unwrap();
     assert!(
-        message.contains("paused for") && message.contains("rand-4k-write"),
+        message.contains("paused for") && message.contains("“Random 4K write”"),
         "{engine}: {message}"
     );
     assert!(test_files(&target).is_empty(), "{engine}: test file left");

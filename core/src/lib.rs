@@ -58,6 +58,7 @@ pub mod engine;
 pub mod error_kind;
 pub mod exit_code;
 pub mod figure;
+pub mod first_look;
 pub mod headline;
 pub mod health;
 pub mod history;

@@ -479,6 +479,9 @@ fn fio_job_errnos_have_their_own_kinds() {
         assert_eq!(e.kind().as_str(), kind, "errno {errno}: {e:?}");
         if kind != "fio_failed" {
             assert!(e.message().contains("rand-4k-write"), "{e}");
+            // In the report, the step as people know it, not fio's job name.
+            let report = agnostics_core::report::ErrorReport::from_engine(&e);
+            assert!(report.message.contains("“Random 4K write”"), "{report:?}");
         }
     }
     // The same errno from the native engine is the same kind.

@@ -1,6 +1,7 @@
 //! Pre-flight and device resolution on real filesystems: tmpfs, read-only and full loop
 //! filesystems, a directory this user may not write, and the device stack of this machine's
-//! root filesystem and of a loop mount. Tests that mount need root and say so when skipped.
+//! root filesystem and of a loop mount; the mount table's changes watched. Tests that mount
+//! need root and say so when skipped.
 
 use std::fs;
 use std::os::unix::fs::PermissionsExt;
@@ -441,6 +442,20 @@ fn an_overlay_on_a_disk_names_the_upper_layers_device() -> agnostics_testkit::Ra
     Ok(())
 }
 
+/// The mount watch reports a mount and an unmount. (Other programs on this machine may mount
+/// at any time too, so that it reports nothing else is not asserted.)
+fn the_mount_watch_reports_a_mount_and_an_unmount() -> agnostics_testkit::Ran {
+    need_root!("a tmpfs mounted");
+    let watch = target_dir::MountWatch::open().expect("/proc/self/mountinfo");
+    while watch.changed(0).unwrap() {}
+    let tmpfs = Tmpfs::new(4);
+    assert!(watch.changed(-1).unwrap(), "the mount is reported");
+    while watch.changed(0).unwrap() {}
+    drop(tmpfs);
+    assert!(watch.changed(-1).unwrap(), "the unmount is reported");
+    Ok(())
+}
+
 fn main() {
     if let Some(dir) = std::env::var_os(NOT_WRITABLE_ENV) {
         not_writable_child(PathBuf::from(dir));
@@ -457,6 +472,7 @@ fn main() {
         lists_writable_filesystems_and_prefers_an_sd_card,
         default_target_is_var_tmp_without_an_sd_card,
         an_overlay_on_a_disk_names_the_upper_layers_device,
+        the_mount_watch_reports_a_mount_and_an_unmount,
     ));
     agnostics_testkit::harness::run(tests);
 }

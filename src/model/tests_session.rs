@@ -9,7 +9,7 @@ use std::cell::{Cell, RefCell};
 use std::ops::ControlFlow;
 use std::path::PathBuf;
 
-use agnostics_core::i18n::gettext;
+use agnostics_core::i18n::{fill, gettext};
 use agnostics_core::scripts::{ScriptResult, ScriptTest, ScriptVerdict};
 use agnostics_core::verdict::Verdict;
 use gtk::gio;
@@ -69,8 +69,9 @@ mod item_imp {
         /// The test's name (plain text).
         #[property(get, construct_only)]
         pub name: RefCell<String>,
-        /// What it does (plain text).
-        #[property(get, construct_only)]
+        /// What it does (plain text); the SD card test's follows the test chosen on the SD
+        /// Card page.
+        #[property(get, set)]
         pub description: RefCell<String>,
         /// **Run Test?**
         #[property(get, set, default = true)]
@@ -97,20 +98,29 @@ mod item_imp {
     impl ObjectImpl for TestItem {}
 }
 
+/// What the SD card test of the **All Tests** list does: the test chosen on the SD Card page,
+/// named `test` ("Standard test"), taking `time` ("about 2 minutes", as that page says it).
+pub fn sd_test_description(test: &str, time: &str) -> String {
+    fill(
+        &gettext(
+            "Runs the test chosen on the SD Card page ({test}, {time}) on the drive chosen there.",
+        ),
+        &[("test", &test), ("time", &time)],
+    )
+}
+
 glib::wrapper! {
     /// One test of the **All Tests** list.
     pub struct TestItem(ObjectSubclass<item_imp::TestItem>);
 }
 
 impl TestItem {
-    /// The built-in SD card test's item.
-    pub fn sd_test() -> TestItem {
+    /// The built-in SD card test's item, described as `description` (see
+    /// [`sd_test_description`]).
+    pub fn sd_test(description: &str) -> TestItem {
         glib::Object::builder()
             .property("name", gettext("SD card speed test"))
-            .property(
-                "description",
-                gettext("Measures the drive chosen on the SD Card page against the SD Association's A1 minimums (a few minutes)."),
-            )
+            .property("description", description)
             .property("selected", true)
             .build()
     }
@@ -215,7 +225,12 @@ mod imp {
     impl Default for TestsSession {
         fn default() -> Self {
             let items = gio::ListStore::new::<super::TestItem>();
-            items.append(&super::TestItem::sd_test());
+            let standard = agnostics_core::profile::builtin::ALL[0];
+            let description = super::sd_test_description(
+                &standard.title(),
+                &crate::format::about_time(standard.profile().slow_card_duration()),
+            );
+            items.append(&super::TestItem::sd_test(&description));
             TestsSession {
                 state: Cell::default(),
                 loaded: Cell::default(),
@@ -255,6 +270,18 @@ impl TestsSession {
     /// A session in the idle state listing only the SD card test.
     pub fn new() -> TestsSession {
         TestsSession::default()
+    }
+
+    /// Describes the SD card test as running `test`, taking `time` (the SD Card page's
+    /// choice, as that page says it).
+    pub fn describe_sd_test(&self, test: &str, time: &str) {
+        let items = &self.imp().items;
+        let sd = (0..items.n_items())
+            .filter_map(|i| items.item(i).and_downcast::<TestItem>())
+            .find(|item| item.imp().script.borrow().is_none());
+        if let Some(item) = sd {
+            item.set_description(sd_test_description(test, time));
+        }
     }
 
     /// The tests: a [`gio::ListStore`] of [`TestItem`]s, the SD card test first.
@@ -303,7 +330,13 @@ impl TestsSession {
         if imp.generation.get() != generation || self.is_busy() {
             return false;
         }
-        let mut items: Vec<glib::Object> = vec![TestItem::sd_test().upcast()];
+        let description = imp
+            .items
+            .item(0)
+            .and_downcast::<TestItem>()
+            .map(|item| item.description())
+            .unwrap_or_default();
+        let mut items: Vec<glib::Object> = vec![TestItem::sd_test(&description).upcast()];
         items.extend(scripts.into_iter().map(|s| TestItem::script(s).upcast()));
         imp.items.splice(0, imp.items.n_items(), &items);
         self.set_state(SessionState::Idle);

@@ -36,6 +36,12 @@ impl TestRow {
         row.set_use_markup(false);
         row.set_title(&name);
         row.set_subtitle(&item.description());
+        // The SD card test's description follows the test chosen on the SD Card page.
+        item.connect_description_notify(glib::clone!(
+            #[weak]
+            row,
+            move |item| row.set_subtitle(&item.description())
+        ));
         let spinner = gtk::Spinner::builder()
             .valign(gtk::Align::Center)
             .visible(false)

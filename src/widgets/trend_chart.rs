@@ -236,6 +236,9 @@ impl TrendChart {
             targets: targets(&series, unit, |y| (at(x0, y), at(x1, y))),
             text: Vec::new(),
         };
+        let mut drawing = drawing;
+        let label_height = text.size("A1", LEGEND_FONT).1.ceil() as i32;
+        place_labels(&mut drawing.targets, label_height);
         draw_lines(&mut chart, &series, unit, &axis, &lines).map_err(|e| err(&e))?;
         drop(chart);
         root.present().map_err(|e| err(&e))?;
@@ -270,6 +273,9 @@ pub struct TargetLine {
     pub from: (i32, i32),
     /// Its right end.
     pub to: (i32, i32),
+    /// The top of its "A1" label, right of the plot: beside the line, or moved down just
+    /// clear of the label above when two lines lie closer than a label's height.
+    pub label_top: i32,
 }
 
 /// The y axis's labels' room, in pixels.
@@ -291,9 +297,23 @@ fn targets(
                 series: i,
                 from,
                 to,
+                label_top: from.1,
             })
         })
         .collect()
+}
+
+/// Places the targets' labels, each `height` pixels high: centred on its line, top to
+/// bottom, each moved down just clear of the one above it, so that no two overprint.
+fn place_labels(targets: &mut [TargetLine], height: i32) {
+    let mut order: Vec<usize> = (0..targets.len()).collect();
+    order.sort_by_key(|&i| targets[i].from.1);
+    let mut below = i32::MIN;
+    for i in order {
+        let top = (targets[i].from.1 - height / 2).max(below.saturating_add(1));
+        targets[i].label_top = top;
+        below = top + height;
+    }
 }
 
 /// The plot's frame on `root`: room above it for `legend_lines` lines of legend, and room
@@ -419,8 +439,12 @@ fn draw_targets(
         cr.arc(right + 6.0, y, 3.0, 0.0, std::f64::consts::TAU);
         let _ = cr.fill();
         set_source(cr, fg.to_backend_color());
-        let (_, h) = text.size("A1", LEGEND_FONT);
-        text.show(cr, "A1", LEGEND_FONT, (right + 11.0, y - h / 2.0));
+        text.show(
+            cr,
+            "A1",
+            LEGEND_FONT,
+            (right + 11.0, f64::from(t.label_top)),
+        );
     }
     let _ = cr.restore();
 }

@@ -10,6 +10,8 @@ use gtk::subclass::prelude::*;
 pub enum Action {
     /// Run the SD card test (from any tab, it shows on the SD Card tab).
     Run,
+    /// After a Quick check: the standard test, the one that grades, on the same drive.
+    RunStandard,
     /// Stop the SD card test.
     Cancel,
     /// Start a capacity check of the chosen drive.
@@ -42,8 +44,9 @@ pub enum Action {
 
 impl Action {
     /// Every action, in the order they are installed.
-    pub const ALL: [Action; 15] = [
+    pub const ALL: [Action; 16] = [
         Action::Run,
+        Action::RunStandard,
         Action::Cancel,
         Action::CheckCapacity,
         Action::CancelCapacity,
@@ -64,6 +67,7 @@ impl Action {
     pub fn name(self) -> &'static str {
         match self {
             Action::Run => "win.run",
+            Action::RunStandard => "win.run-standard",
             Action::Cancel => "win.cancel",
             Action::CheckCapacity => "win.check-capacity",
             Action::CancelCapacity => "win.cancel-capacity",
@@ -98,6 +102,12 @@ impl Action {
         match self {
             // Run, its access key or Ctrl+R: from any tab, the test shows on the SD Card tab.
             Action::Run => {
+                win.set_tab(Tab::SdCard);
+                win.request_test();
+            }
+            Action::RunStandard => {
+                let ready = &win.imp().ready_view;
+                ready.choose_profile(agnostics_core::profile::Profile::sd_bench());
                 win.set_tab(Tab::SdCard);
                 win.request_test();
             }

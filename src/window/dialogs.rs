@@ -28,7 +28,7 @@ pub fn error_heading(kind: ErrorKind) -> String {
         ErrorKind::FioHung => gettext("fio stopped responding"),
         ErrorKind::FioFailed => gettext("fio failed"),
         ErrorKind::Cancelled => gettext("The test was cancelled"),
-        ErrorKind::Cached => gettext("Memory answered, not the drive"),
+        ErrorKind::Cached => gettext("The Figures Came from Memory, Not the Drive"),
         ErrorKind::Implausible => gettext("The result cannot be the drive’s own"),
         ErrorKind::Profile => gettext("The profile cannot be used"),
         ErrorKind::Paused => gettext("The test was paused"),
@@ -63,7 +63,7 @@ impl Window {
         self.imp().ready_view.drive_row().grab_focus();
     }
 
-    pub(super) fn show_error(&self, report: &Report) {
+    pub(crate) fn show_error(&self, report: &Report) {
         let Some(error) = &report.error else {
             return;
         };
@@ -71,11 +71,24 @@ impl Window {
         let body = fill(
             // Translators: what happened (the engine's message), then what to do.
             &gettext("{what}\n\n{todo}"),
-            &[("what", &error.message), ("todo", &error.hint)],
+            &[
+                ("what", &crate::format::capitalized(&error.message)),
+                ("todo", &error.hint),
+            ],
         );
         let dialog = self.message_dialog(&heading, &body);
         if offers_another_drive(error.kind) {
             dialog.add_response("choose", &gettext("Choose Another _Drive"));
+        }
+        // Figures measured but not graded (memory answered, they cannot be the drive's,
+        // another test used it): they are there to see, as the advice says.
+        let figures = !report.runs.is_empty()
+            && matches!(
+                error.kind,
+                ErrorKind::Cached | ErrorKind::Implausible | ErrorKind::SharedDrive
+            );
+        if figures {
+            dialog.add_response("figures", &gettext("_Show the Figures"));
         }
         dialog.add_responses(&[
             ("copy", &gettext("C_opy Details")),
@@ -84,6 +97,7 @@ impl Window {
         dialog.set_default_response(Some("close"));
         dialog.set_close_response("close");
         let text = report::to_text(report);
+        let shown = report.clone();
         dialog.connect_response(
             None,
             glib::clone!(
@@ -96,6 +110,7 @@ impl Window {
                             win.toast(&gettext("Details copied"));
                         }
                         "choose" => win.choose_another_drive(),
+                        "figures" => win.show_figures(&shown),
                         _ => {}
                     }
                 }
@@ -103,6 +118,13 @@ impl Window {
         );
         crate::a11y::name_mnemonic_buttons(&dialog);
         dialog.present();
+    }
+
+    /// The results page of `report`, a run whose figures were measured but not graded.
+    fn show_figures(&self, report: &Report) {
+        let imp = self.imp();
+        imp.results_view.show_report(report);
+        self.show_page(super::Page::Results);
     }
 
     pub(super) fn show_message(&self, heading: &str, body: &str) {

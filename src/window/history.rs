@@ -19,6 +19,12 @@ impl Window {
             self,
             move |_| win.test_recorded()
         ));
+        // Ctrl+S saves the stored run shown on History's run page.
+        self.imp().history_view.connect_page_shown(glib::clone!(
+            #[weak(rename_to = win)]
+            self,
+            move |_| win.sync_actions()
+        ));
     }
 
     /// The test that ended went to the history (or not): trend on the results page, the
@@ -45,6 +51,11 @@ impl Window {
     /// as JSON, Markdown or a PNG picture of the results.
     pub(super) fn save_report(&self) {
         let imp = self.imp();
+        if self.tab() == super::Tab::History {
+            // History's stored run, when its page is shown (it has its own Save Report…).
+            imp.history_view.save_shown();
+            return;
+        }
         let Some(report) = imp.test_run.report().filter(|r| r.error.is_none()) else {
             return;
         };

@@ -69,6 +69,10 @@ impl Window {
         let page = self.page();
         let listed = imp.ready_view.drives_loaded();
         self.action_set_enabled(Action::Run.name(), !busy && imp.ready_view.can_run());
+        self.action_set_enabled(
+            Action::RunStandard.name(),
+            !busy && imp.ready_view.can_run(),
+        );
         // No room for the test's file does not stop a capacity check; a folder in memory or
         // read-only does (the page says why).
         self.action_set_enabled(
@@ -91,7 +95,16 @@ impl Window {
         );
         let results = imp.test_run.report().is_some_and(|r| r.error.is_none());
         self.action_set_enabled(Action::CopyResults.name(), results);
-        self.action_set_enabled(Action::SaveReport.name(), results);
+        // On History, Save Report saves the stored run shown there.
+        let stored = self.tab() == Tab::History && imp.history_view.shows_a_run();
+        self.action_set_enabled(
+            Action::SaveReport.name(),
+            if self.tab() == Tab::History {
+                stored
+            } else {
+                results
+            },
+        );
         self.action_set_enabled(
             Action::Back.name(),
             !busy && matches!(page, Page::Results | Page::Capacity),

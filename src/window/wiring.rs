@@ -38,7 +38,15 @@ impl Window {
         ready.connect_changed(glib::clone!(
             #[weak(rename_to = win)]
             self,
-            move |_| win.sync_actions()
+            move |ready| {
+                win.sync_actions();
+                // All Tests says the test chosen here, and its time as this page says it.
+                let profile = ready.profile();
+                win.imp().tests_view.session().describe_sd_test(
+                    &ready.profile_title(),
+                    &crate::format::about_time(profile.slow_card_duration()),
+                );
+            }
         ));
         ready.connect_listed(glib::clone!(
             #[weak(rename_to = win)]
@@ -102,6 +110,8 @@ impl Window {
                 move |_| {
                     win.sync_header();
                     win.sync_focus();
+                    // Ctrl+S saves what the tab shows.
+                    win.sync_actions();
                 }
             ));
     }

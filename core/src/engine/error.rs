@@ -132,29 +132,37 @@ impl EngineError {
         }
     }
 
-    /// What happened, for people, translated (the `Display` form stays English for logs).
+    /// What happened, for people, translated (the `Display` form stays English for logs),
+    /// each step of the test named by its fio job name (`seq-write`).
     pub fn message(&self) -> String {
+        self.message_naming(&|phase| phase.to_owned())
+    }
+
+    /// [`EngineError::message`] with each step of the test named by `step` (given the fio
+    /// job name; the report names the standard steps as people know them, "“Sequential
+    /// write”").
+    pub fn message_naming(&self, step: &dyn Fn(&str) -> String) -> String {
         use crate::i18n::{fill, gettext};
         match self {
             EngineError::NoSpace { phase } => fill(
                 // Translators: {phase} is a fio job name such as "seq-write".
                 &gettext("the drive is full (no space left while running {phase})"),
-                &[("phase", phase)],
+                &[("phase", &step(phase))],
             ),
             EngineError::Io { phase, op, source } => fill(
                 // Translators: {op} is "read", "write", "fsync" or "open"; {error} is the system's message.
                 &gettext("{op} failed during {phase}: {error}"),
-                &[("op", op), ("phase", phase), ("error", source)],
+                &[("op", op), ("phase", &step(phase)), ("error", source)],
             ),
             EngineError::ReadOnly { phase, op } => fill(
                 // Translators: {phase} is a fio job name; {op} is "read", "write", "fsync" or "open".
                 &gettext("the drive became read-only during {phase} ({op} refused)"),
-                &[("phase", phase), ("op", op)],
+                &[("phase", &step(phase)), ("op", op)],
             ),
             EngineError::TestFileGone { phase } => fill(
                 // Translators: {phase} is a fio job name, or "open" between jobs.
                 &gettext("the test file was removed or replaced during {phase}"),
-                &[("phase", phase)],
+                &[("phase", &step(phase))],
             ),
             EngineError::DirectIoRefused { fs_type } => fill(
                 &gettext("the filesystem ({fs_type}) does not allow direct I/O (O_DIRECT)"),
@@ -176,7 +184,7 @@ impl EngineError {
                 &gettext(
                     "the test was paused for {seconds} s during {phase}: a paused test has not measured the drive",
                 ),
-                &[("seconds", stopped_s), ("phase", phase)],
+                &[("seconds", stopped_s), ("phase", &step(phase))],
             ),
             EngineError::EndedInRamp { phase, ramp_ms } => fill(
                 // Translators: {phase} is a fio job name; ramp_time is fio's key, not translated.
@@ -263,4 +271,24 @@ fn errno_of(e: &std::io::Error) -> Option<i32> {
         ErrorKind::NotFound => Some(libc::ENOENT),
         _ => None,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn messages_name_each_step_as_they_are_told() {
+        let full = EngineError::NoSpace {
+            phase: "prepare-file".to_owned(),
+        };
+        assert_eq!(
+            full.message_naming(&|p| format!("<{p}>")),
+            "the drive is full (no space left while running <prepare-file>)"
+        );
+        assert_eq!(
+            full.message(),
+            "the drive is full (no space left while running prepare-file)"
+        );
+    }
 }

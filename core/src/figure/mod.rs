@@ -7,6 +7,6 @@ mod phase;
 mod round;
 pub mod unit;
 
-pub use phase::StandardPhase;
+pub use phase::{step_name, StandardPhase};
 pub use round::{down, down_text, nearest_text, whole, ALLOWANCE};
 pub use unit::Unit;

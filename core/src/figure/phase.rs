@@ -81,6 +81,19 @@ impl StandardPhase {
     }
 }
 
+/// A step of the test as people know it, for a message: the standard phase's title in quotes
+/// (“Preparing the test file” for `prepare-file`), translated; another job's name as it is.
+pub fn step_name(job: &str) -> String {
+    match StandardPhase::from_job_name(job) {
+        Some(p) => crate::i18n::fill(
+            // Translators: a step of the test named in a message, e.g. “Sequential write”.
+            &crate::i18n::gettext("“{step}”"),
+            &[("step", &p.title())],
+        ),
+        None => job.to_owned(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -26,7 +26,9 @@
 //! range of those earlier figures (lowest to highest) widened on each side by a noise floor:
 //! the larger of 5 % of their median and half their spread (highest − lowest). Below that
 //! range it is down, above it up, else the same. One earlier run has no spread, so the floor
-//! is 5 % of it. A *marked decline* is a graded figure (sequential write, random 4K read or
+//! is 5 % of it; nor have earlier runs whose highest figure is more than twice their lowest
+//! (they disagree: something else differed), so the figure is then compared with the latest
+//! of them alone. A fall to under a tenth is said as a fraction ("down to 1/36 of …"). A *marked decline* is a graded figure (sequential write, random 4K read or
 //! write) that is down by this rule and by at least 20 %; it comes with advice
 //! ([`decline_advice`]): back up now, check the card, replace it when the decline persists.
 

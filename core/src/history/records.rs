@@ -25,12 +25,15 @@ impl std::fmt::Display for RunId {
     }
 }
 
-/// How a stored run ended. JSON: `finished`, `failed`, `cancelled`.
+/// How a stored run ended. JSON: `finished`, `shared`, `failed`, `cancelled`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Outcome {
     /// The test ran to its end (its verdict may still be FAIL or ERROR, e.g. a cache answered).
     Finished,
+    /// The test ran, but another test used the drive meanwhile: its figures are kept but not
+    /// graded, and not compared with the drive's other runs. Nothing failed.
+    Shared,
     /// An error stopped the test after it started (I/O error, fio failed, the file vanished).
     Failed,
     /// The user stopped it.
@@ -42,6 +45,7 @@ impl Outcome {
     pub fn as_str(self) -> &'static str {
         match self {
             Outcome::Finished => "finished",
+            Outcome::Shared => "shared",
             Outcome::Failed => "failed",
             Outcome::Cancelled => "cancelled",
         }
@@ -49,14 +53,27 @@ impl Outcome {
 
     /// Parses [`Outcome::as_str`].
     pub fn parse(s: &str) -> Option<Outcome> {
-        [Outcome::Finished, Outcome::Failed, Outcome::Cancelled]
-            .into_iter()
-            .find(|o| o.as_str() == s)
+        [
+            Outcome::Finished,
+            Outcome::Shared,
+            Outcome::Failed,
+            Outcome::Cancelled,
+        ]
+        .into_iter()
+        .find(|o| o.as_str() == s)
     }
 
     /// How `report` ended, or `Err(reason)` when it is not history: refused before anything
     /// ran (a pre-flight or profile error, nothing measured, no I/O path).
     pub fn of(report: &Report) -> Result<Outcome, String> {
+        let shared = report
+            .error
+            .as_ref()
+            .is_some_and(|e| e.kind == ErrorKind::SharedDrive)
+            || report.advice.contains(&crate::advice::Advice::SharedDrive);
+        if shared && !report.runs.is_empty() {
+            return Ok(Outcome::Shared);
+        }
         let Some(error) = &report.error else {
             return if report.runs.is_empty() {
                 Err("nothing was measured".to_owned())
@@ -135,6 +152,18 @@ pub struct RunSummary {
     pub rand_write_iops: Option<f64>,
     /// The deciding run's `rand-4k-read` IOPS.
     pub rand_read_iops: Option<f64>,
+}
+
+impl RunSummary {
+    /// The verdict a list shows: [`Verdict::NotGraded`] for a run another test spoiled
+    /// ([`Outcome::Shared`]: measured, not graded, nothing failed), else [`RunSummary::verdict`].
+    pub fn shown_verdict(&self) -> Verdict {
+        if self.outcome == Outcome::Shared {
+            Verdict::NotGraded
+        } else {
+            self.verdict
+        }
+    }
 }
 
 /// One drive of the history.

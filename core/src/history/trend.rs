@@ -17,6 +17,14 @@ pub const MARKED_DECLINE: f64 = 0.20;
 /// The smallest noise floor, as a share of the earlier runs' median: 5 %.
 pub const NOISE_SHARE: f64 = 0.05;
 
+/// Earlier runs whose highest figure is more than this many times their lowest disagree too
+/// much to be a spread: the figure is compared with the latest of them alone.
+pub const SPREAD_FACTOR: f64 = 2.0;
+
+/// A fall to less than this share of the latest earlier figure is said as a fraction of it
+/// ("down to 1/36 of …"), not as a percentage that rounds to 100 %.
+pub const FRACTION_BELOW: f64 = 0.1;
+
 /// How a figure compares with the earlier runs. JSON: `down`, `up`, `same`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -124,14 +132,21 @@ pub fn trend(now: &Report, earlier: &[Report]) -> Option<Trend> {
     })
 }
 
-/// The rule: `now` against the earlier `values` (not empty): outside their range widened by
-/// max(5 % of their median, half their spread) is a change.
+/// The rule: `now` against the earlier `values` (oldest first, not empty): outside their range
+/// widened by max(5 % of their median, half their spread) is a change. Values that disagree by
+/// more than [`SPREAD_FACTOR`] are no spread: `now` is then compared with the latest alone.
 pub fn change(now: f64, values: &[f64]) -> Change {
     let mut sorted: Vec<f64> = values.iter().copied().filter(|v| v.is_finite()).collect();
     if sorted.is_empty() || !now.is_finite() {
         return Change::Same;
     }
     sorted.sort_by(f64::total_cmp);
+    if sorted.len() > 1 && sorted[sorted.len() - 1] > SPREAD_FACTOR * sorted[0].max(0.0) {
+        let latest = values.iter().rev().find(|v| v.is_finite()).copied();
+        if let Some(latest) = latest {
+            return change(now, &[latest]);
+        }
+    }
     let lo = sorted[0];
     let hi = sorted[sorted.len() - 1];
     let n = sorted.len();
@@ -158,6 +173,11 @@ pub fn describe(t: &FigureTrend) -> String {
     let runs = fill(&runs, &[("n", &t.earlier_runs)]);
     let percent = crate::i18n::number((t.change_ratio * 100.0).abs(), 0);
     let template = match t.change {
+        Change::Down if t.now > 0.0 && t.now < FRACTION_BELOW * t.before => {
+            // Translators: "Random 4K read 40 IOPS — down to 1/36 of 1,440 IOPS on
+            // 2026-06-01 (2 earlier runs)": a fall too large for a percentage.
+            gettext("{figure} {now} — down to 1/{factor} of {before} on {date} ({runs})")
+        }
         Change::Down => {
             // Translators: "Sequential write 6.3 MB/s — down 50 % from 12.6 MB/s on 2026-06-01 (3 earlier runs)".
             // xgettext:no-c-format
@@ -177,6 +197,10 @@ pub fn describe(t: &FigureTrend) -> String {
             ("figure", &phase_label(&t.phase)),
             ("now", &format_figure(t.now, t.unit)),
             ("percent", &percent),
+            (
+                "factor",
+                &crate::i18n::number((t.before / t.now).round(), 0),
+            ),
             ("before", &format_figure(t.before, t.unit)),
             (
                 "date",

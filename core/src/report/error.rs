@@ -40,9 +40,14 @@ impl ErrorReport {
         }
     }
 
-    /// The report of an engine error: its kind, translated message and advice.
+    /// The report of an engine error: its kind, translated message (each standard step named
+    /// as people know it, [`crate::figure::step_name`]) and advice.
     pub fn from_engine(e: &crate::engine::EngineError) -> ErrorReport {
-        ErrorReport::new(e.kind(), e.message(), e.advice().text())
+        ErrorReport::new(
+            e.kind(),
+            e.message_naming(&crate::figure::step_name),
+            e.advice().text(),
+        )
     }
 
     /// True when the user (or a signal) stopped the test.

@@ -58,20 +58,33 @@ pub struct ReferenceLine {
 }
 
 impl ReferenceLine {
-    /// The line for people, translated: "Your card: 2400 IOPS random 4K read — Raspberry Pi
-    /// SD Card (A2) 32GB, 64GB, 128GB does about 3200 on a Raspberry Pi 4 (raspberrypi.com,
-    /// 2024)". The card's figure is rounded down ([`down_text`]), the published one as
-    /// published.
+    /// The line for people, translated, with its conclusion first: "2400 IOPS random 4K read:
+    /// slower than Raspberry Pi SD Card (A2) 32GB, 64GB, 128GB on a Raspberry Pi 4 (about
+    /// 3200; raspberrypi.com, 2024)". Within [`SAME_SHARE`] of the published figure is "about
+    /// the same as". The drive's figure is rounded down ([`down_text`]), the published one as
+    /// published. It names no kind of drive: the test may have run on a USB drive.
     pub fn text(&self) -> String {
         let decimals = if self.unit == Unit::Iops { 0 } else { 2 };
-        fill(
-            // Translators: a published figure beside the card's own, never a grade. {what}
+        let template = if (self.measured - self.published).abs() <= SAME_SHARE * self.published {
+            // Translators: a published figure beside the drive's own, never a grade. {what}
             // is e.g. "random 4K read"; {device} a card's name and capacity; {model} e.g.
             // "Raspberry Pi 4"; {source} the publication's web site; {date} its year.
-            &gettext(
-                "Your card: {measured} {unit} {what} — {device} does about {published} on a \
-                 {model} ({source}, {date})",
-            ),
+            gettext(
+                "{measured} {unit} {what}: about the same as {device} on a {model} (about {published}; {source}, {date})",
+            )
+        } else if self.measured > self.published {
+            // Translators: as "{measured} {unit} {what}: about the same as …".
+            gettext(
+                "{measured} {unit} {what}: faster than {device} on a {model} (about {published}; {source}, {date})",
+            )
+        } else {
+            // Translators: as "{measured} {unit} {what}: about the same as …".
+            gettext(
+                "{measured} {unit} {what}: slower than {device} on a {model} (about {published}; {source}, {date})",
+            )
+        };
+        fill(
+            &template,
             &[
                 ("measured", &down_text(self.measured, decimals)),
                 ("unit", &self.unit.as_str()),
@@ -85,6 +98,9 @@ impl ReferenceLine {
         )
     }
 }
+
+/// A figure within this share of the published one (either way) is "about the same": 10 %.
+pub const SAME_SHARE: f64 = 0.10;
 
 /// What a job measures, for people: `random 4K read`, `random 4K write at queue depth 1`.
 pub fn what(phase: &str) -> String {

@@ -4,7 +4,8 @@
 //!
 //! Every sysfs read goes through a root path (normally `/sys`) so that tests can point it at a
 //! fixture tree. The pieces: [`fs`] (statfs magic, free space), [`mounts`] (mountinfo),
-//! [`device`] (the sysfs device stack and transport), and [`list`] (where a test can run).
+//! [`device`] (the sysfs device stack and transport), [`list`] (where a test can run), and
+//! [`MountWatch`] (the mount table's changes, as they happen).
 
 pub mod cache;
 mod changed;
@@ -13,12 +14,14 @@ pub mod fs;
 mod inspect;
 mod list;
 pub mod mounts;
+mod watch;
 
 pub use cache::cached_reason;
 pub use changed::{drive_changed, DriveChange};
 pub(crate) use inspect::writable;
 pub use inspect::{inspect, is_system_drive, preflight};
 pub use list::{default_target, list};
+pub use watch::MountWatch;
 
 use std::path::PathBuf;
 

@@ -93,6 +93,7 @@ use store::*;
 agnostics_testkit::main!(
     round_trip,
     trend_through_the_store_and_forgetting,
+    a_run_another_test_spoiled_is_stored_as_shared_not_failed,
     ambiguous_and_short_prefixes,
     two_threads_record_at_once,
     history_writer_child,
@@ -114,5 +115,6 @@ agnostics_testkit::main!(
     provenance_from_a_fixture_tree,
     a_real_run_fills_the_history_fields,
     trend_rule,
+    trend_against_runs_that_disagree,
     compare_side_by_side,
 );

@@ -60,6 +60,43 @@ pub(crate) fn trend_rule() {
     assert_eq!(history::trend::change(9.6, &[10.0]), Change::Same);
 }
 
+/// Earlier runs that disagree wildly are no spread: a figure far below the latest is down, not
+/// "about the same as" it; a fall too large for a percentage is said as a fraction.
+pub(crate) fn trend_against_runs_that_disagree() {
+    let disagree = [report(1, "kitchen", 1, 1.0), report(2, "kitchen", 3, 36.0)];
+    let t = trend(&report(3, "kitchen", 4, 1.2), &disagree).unwrap();
+    let seq = &t.figures[0];
+    assert_eq!(seq.change, Change::Down);
+    assert_eq!(
+        describe(seq),
+        "Sequential write 1.2 MB/s — down to 1/30 of 37.7 MB/s on 2026-06-03 (2 earlier runs)"
+    );
+    assert!(t.decline);
+    // Against the latest alone: a little above it is up.
+    let reversed = [report(1, "kitchen", 1, 36.0), report(2, "kitchen", 3, 1.0)];
+    let t = trend(&report(3, "kitchen", 4, 1.2), &reversed).unwrap();
+    assert_eq!(t.figures[0].change, Change::Up);
+    // A fall of a half is still a percentage.
+    let t = trend(
+        &report(2, "kitchen", 2, 6.0),
+        &[report(1, "kitchen", 1, 12.0)],
+    )
+    .unwrap();
+    assert!(describe(&t.figures[0]).contains("down 50 %"));
+    assert_eq!(
+        history::trend::change(40.0, &[1000.0, 43189.0]),
+        Change::Down
+    );
+    assert_eq!(
+        history::trend::change(1205.0, &[1000.0, 43189.0]),
+        Change::Down
+    );
+    assert_eq!(
+        history::trend::change(1205.0, &[43189.0, 1180.0]),
+        Change::Same
+    );
+}
+
 pub(crate) fn compare_side_by_side() {
     let mut left = report(1, "kitchen", 1, 12.0);
     let mut right = report(2, "garage", 2, 36.0);

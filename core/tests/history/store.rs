@@ -252,3 +252,41 @@ pub(crate) fn two_processes_record_at_once() {
     let h = History::open(&path).unwrap();
     assert_eq!(stored(&h), 50, "every run of both processes");
 }
+
+/// A run another test spoiled (it measured, but the drive was shared) is stored as shared:
+/// not failed, shown as not graded, and left out of the drive's trend.
+pub(crate) fn a_run_another_test_spoiled_is_stored_as_shared_not_failed() {
+    let dir = scratch_dir();
+    let mut h = History::open(&db(dir.path())).unwrap();
+    for (n, mib) in [(1, 12.6), (2, 12.4)] {
+        h.record(&report(n, "kitchen", n, mib)).unwrap();
+    }
+    let mut spoiled = report(3, "kitchen", 3, 1.0);
+    spoiled.error = Some(sample::error(
+        ErrorKind::SharedDrive,
+        "another test used the drive",
+    ));
+    spoiled
+        .advice
+        .push(agnostics_core::advice::Advice::SharedDrive);
+    spoiled.verdict = agnostics_core::verdict::Verdict::Error;
+    assert_eq!(Outcome::of(&spoiled), Ok(Outcome::Shared));
+    h.record(&spoiled).unwrap();
+    let runs = h.runs(&RunFilter::default()).unwrap();
+    let stored = runs.iter().find(|r| r.run.0 == run_id(3)).unwrap();
+    assert_eq!(stored.outcome, Outcome::Shared);
+    assert_eq!(stored.outcome.as_str(), "shared");
+    assert_eq!(
+        stored.shown_verdict(),
+        agnostics_core::verdict::Verdict::NotGraded
+    );
+    // The next run compares with the two the drive had to itself, not the spoiled one.
+    let t = h
+        .record(&report(4, "kitchen", 4, 12.5))
+        .unwrap()
+        .trend
+        .expect("two earlier runs");
+    assert_eq!(t.earlier_runs, 2);
+    let seq = t.figures.iter().find(|f| f.phase == "seq-write").unwrap();
+    assert_eq!(seq.change, Change::Same);
+}

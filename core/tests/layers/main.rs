@@ -82,7 +82,7 @@ const CORE_FLOORS: &[&[&str]] = &[
     // The stored runs, judged again through the judge; upstream's test scripts and log.
     &["history", "scripts"],
     // The standard test from start to verdict, the headline, card health; the test samples.
-    &["sdtest", "headline", "health", "sample"],
+    &["sdtest", "headline", "health", "sample", "first_look"],
 ];
 
 /// The floors of the app's `src`, from the bottom up. `lib.rs` and `main.rs` are the roots

@@ -112,7 +112,8 @@ pub fn figure_text(unit: Unit, value: Option<f64>) -> String {
     }
 }
 
-/// A ratio of two figures: "×0.50 (−50 %)"; "—" without one.
+/// A ratio of two figures: "×0.50 (−50 %)"; a fall to under a tenth as a fraction, "1/84
+/// (−98.8 %)"; "—" without one.
 pub fn ratio_text(ratio: Option<f64>) -> String {
     let Some(ratio) = ratio.filter(|r| r.is_finite()) else {
         return "—".to_owned();
@@ -125,6 +126,17 @@ pub fn ratio_text(ratio: Option<f64>) -> String {
     } else {
         "±"
     };
+    if ratio > 0.0 && ratio < agnostics_core::history::trend::FRACTION_BELOW {
+        // Two decimals would round such a fall to "×0.01 (−99 %)": said as a fraction.
+        return fill(
+            // Translators: a figure fallen to a fraction of the left one, e.g. "1/84 (−98.8 %)".
+            &gettext("1/{factor} (−{change} %)"),
+            &[
+                ("factor", &nearest_text((1.0 / ratio).round(), 0)),
+                ("change", &nearest_text(change.abs(), 1)),
+            ],
+        );
+    }
     fill(
         // Translators: the ratio of the right figure to the left one and the change in per cent,
         // e.g. "×0.50 (−50 %)".

@@ -11,7 +11,9 @@ use agnostics_core::i18n::{fill, gettext};
 use gtk::glib;
 use gtk::subclass::prelude::*;
 
-use super::labels::{chart_series, date_seconds_text, date_text, profile_title, run_figures};
+use super::labels::{
+    chart_series, date_seconds_text, date_text, profile_graded, profile_title, run_figures,
+};
 use super::layout::{clear, heading, page_box, scrolled, wrapping_top_bar};
 use super::{HistoryPage, HistoryView};
 use crate::format::{transport_name, verdict_text};
@@ -37,6 +39,8 @@ pub struct DrivePage {
     pub(super) shown: RefCell<Option<history_store::DrivePage>>,
     /// The runs' heading, hint and list: hidden for a drive only checked for capacity.
     pub(super) runs_parts: RefCell<Vec<gtk::Widget>>,
+    /// The page's scrolled part: another drive's page starts at its top.
+    pub(super) scroller: RefCell<Option<gtk::ScrolledWindow>>,
     /// How worn the drive is.
     pub(super) health: crate::widgets::health_group::HealthGroup,
 }
@@ -109,7 +113,9 @@ impl HistoryView {
             imp.drive.runs_parts.borrow_mut().push(widget.clone());
         }
         self.append_check_list(&content);
-        page.append(&scrolled(&content));
+        let scroller = scrolled(&content);
+        page.append(&scroller);
+        imp.drive.scroller.replace(Some(scroller));
         imp.stack.add_named(&page, Some(HistoryPage::Drive.name()));
     }
 
@@ -136,13 +142,7 @@ impl HistoryView {
 
     pub(super) fn show_drive(&self, page: history_store::DrivePage) {
         let imp = self.imp();
-        imp.drive.title.set_label(&match page.kind {
-            Some(kind) => fill(
-                &gettext("{drive} ({kind})"),
-                &[("drive", &page.label), ("kind", &transport_name(kind))],
-            ),
-            None => page.label.clone(),
-        });
+        imp.drive.title.set_label(&drive_title_text(&page));
         imp.drive.rename_button.set_visible(page.id.is_some());
         imp.drive.unidentified_note.set_visible(page.id.is_none());
         if let Some(heading) = imp.drive.trend_heading.borrow().as_ref() {
@@ -150,13 +150,15 @@ impl HistoryView {
         }
         self.show_profiles(&page);
         let profile = profile_title(&page.profile);
+        // A1's targets only on the charts of the test A1 grades.
+        let graded = profile_graded(&page.profile);
         imp.drive.rate_chart.set_series(
             &fill(
                 &gettext("Transfer rate, {profile}"),
                 &[("profile", &profile)],
             ),
             Unit::BytesPerSecond,
-            chart_series(&page.series, Unit::BytesPerSecond),
+            chart_series(&page.series, Unit::BytesPerSecond, graded),
         );
         imp.drive.iops_chart.set_series(
             &fill(
@@ -164,7 +166,7 @@ impl HistoryView {
                 &[("profile", &profile)],
             ),
             Unit::Iops,
-            chart_series(&page.series, Unit::Iops),
+            chart_series(&page.series, Unit::Iops, graded),
         );
         imp.drive
             .rate_chart
@@ -194,6 +196,14 @@ impl HistoryView {
         }
         for part in imp.drive.runs_parts.borrow().iter() {
             part.set_visible(!page.runs.is_empty());
+        }
+        // Another drive's page starts at its top (the same drive shown again, after a run
+        // was added or forgotten, keeps its place).
+        let same = imp.drive.shown.borrow().as_ref().map(|p| p.key()) == Some(page.key());
+        if !same {
+            if let Some(scroller) = imp.drive.scroller.borrow().as_ref() {
+                scroller.vadjustment().set_value(0.0);
+            }
         }
         imp.drive.shown.replace(Some(page));
         if let Some(page) = imp.drive.shown.borrow().as_ref() {
@@ -251,10 +261,14 @@ impl HistoryView {
         ));
         crate::a11y::set_checked(&row, check.is_active());
         row.add_prefix(&check);
-        row.add_suffix(&Badge::new(run.verdict));
+        row.add_suffix(&Badge::new(run.shown_verdict()));
         crate::a11y::set_description(
             &row,
-            &format!("{} — {}", verdict_text(run.verdict), run_figures(run)),
+            &format!(
+                "{} — {}",
+                verdict_text(run.shown_verdict()),
+                run_figures(run)
+            ),
         );
         row.connect_activated(glib::clone!(
             #[weak(rename_to = view)]
@@ -361,6 +375,24 @@ impl HistoryView {
             .collect()
     }
 
+    /// How far the drive page is scrolled down, in pixels.
+    pub fn drive_scrolled(&self) -> f64 {
+        self.imp()
+            .drive
+            .scroller
+            .borrow()
+            .as_ref()
+            .map_or(0.0, |s| s.vadjustment().value())
+    }
+
+    /// Scrolls the drive page down by `pixels` (as far as it goes).
+    pub fn scroll_drive_by(&self, pixels: f64) {
+        if let Some(s) = self.imp().drive.scroller.borrow().as_ref() {
+            let adjustment = s.vadjustment();
+            adjustment.set_value(adjustment.value() + pixels);
+        }
+    }
+
     /// The drive page's title: "{label} ({kind})".
     pub fn drive_title(&self) -> String {
         self.imp().drive.title.label().to_string()
@@ -452,4 +484,21 @@ pub(super) fn space_ticks(check: &gtk::CheckButton) -> gtk::ShortcutController {
         })),
     ));
     controller
+}
+
+/// A drive page's title: "{drive} ({kind})", the kind said once, in words. The history's
+/// label may end in the kind's short name ("loop1 (loop)"): that is left out
+/// ("loop1 (Disk image)").
+fn drive_title_text(page: &history_store::DrivePage) -> String {
+    match page.kind {
+        Some(kind) => {
+            let short = format!(" ({})", kind.as_str());
+            let drive = page.label.strip_suffix(&short).unwrap_or(&page.label);
+            fill(
+                &gettext("{drive} ({kind})"),
+                &[("drive", &drive), ("kind", &transport_name(kind))],
+            )
+        }
+        None => page.label.clone(),
+    }
 }

@@ -30,7 +30,7 @@ fn one_badge(capacity: CapacityKnown, shown: &RunSummary) -> Badge {
                 .last
                 .unwrap_or(agnostics_core::capacity::CapacityVerdict::NotCheckedBeyond),
         ),
-        _ => Badge::new(shown.verdict),
+        _ => Badge::new(shown.shown_verdict()),
     }
 }
 
@@ -74,7 +74,7 @@ fn drive_subtitle(drive: &DriveSummary, shown: &RunSummary, known: CapacityKnown
             &[
                 ("kind", &transport_name(drive.kind)),
                 ("runs", &drive.runs),
-                ("verdict", &verdict_text(shown.verdict)),
+                ("verdict", &verdict_text(shown.shown_verdict())),
                 ("date", &date_text(&shown.started)),
             ],
         )
@@ -196,7 +196,7 @@ impl HistoryView {
                 ),
                 &[
                     ("runs", &runs),
-                    ("verdict", &verdict_text(last.verdict)),
+                    ("verdict", &verdict_text(last.shown_verdict())),
                     ("date", &date_text(&last.started)),
                 ],
             );
@@ -204,7 +204,7 @@ impl HistoryView {
                 subtitle.push_str(&latest_run_note(latest));
             }
             let label = history_store::unidentified_label();
-            let badges = [Badge::new(last.verdict)];
+            let badges = [Badge::new(last.shown_verdict())];
             self.add_drive_row_with(DriveKey::Unidentified, &label, &subtitle, &badges);
         }
         crate::a11y::tidy(self);

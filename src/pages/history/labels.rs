@@ -74,9 +74,18 @@ pub fn a1_target(phase: &str, unit: Unit) -> Option<f64> {
         .then(|| target_unit.to_phase_figure(value) / unit.to_phase_figure(1.0))
 }
 
+/// True when the profile called `name` is graded against A1 (the standard test only): its
+/// charts show the A1 targets; a Quick check's or another profile's do not.
+pub fn profile_graded(name: &str) -> bool {
+    Builtin::find(name)
+        .or_else(|| builtin::ALL.iter().find(|b| b.profile().name == name))
+        .is_some_and(|b| b.graded)
+}
+
 /// The trend charts' lines from a drive's series: per unit, one line per phase (the file's
-/// preparation left out), in the order the phases first appear, with the phase's A1 target.
-pub fn chart_series(points: &[SeriesPoint], unit: Unit) -> Vec<TrendSeries> {
+/// preparation left out), in the order the phases first appear, with the phase's A1 target
+/// when the profile charted is `graded`.
+pub fn chart_series(points: &[SeriesPoint], unit: Unit, graded: bool) -> Vec<TrendSeries> {
     let mut series: Vec<(String, TrendSeries)> = Vec::new();
     for p in points.iter().filter(|p| {
         p.unit == unit && StandardPhase::from_job_name(&p.phase) != Some(StandardPhase::PrepareFile)
@@ -92,7 +101,7 @@ pub fn chart_series(points: &[SeriesPoint], unit: Unit) -> Vec<TrendSeries> {
                     TrendSeries {
                         name: agnostics_core::history::phase_label(&p.phase),
                         points: Vec::new(),
-                        target: a1_target(&p.phase, unit),
+                        target: a1_target(&p.phase, unit).filter(|_| graded),
                     },
                 ));
                 series.len() - 1

@@ -326,6 +326,36 @@ impl HistoryView {
             .unwrap_or_default()
     }
 
+    /// Calls `f` each time another of the History pages is shown.
+    pub fn connect_page_shown<F: Fn(&HistoryView) + 'static>(&self, f: F) {
+        let view = self.downgrade();
+        self.imp()
+            .stack
+            .connect_visible_child_name_notify(move |_| {
+                if let Some(view) = view.upgrade() {
+                    f(&view);
+                }
+            });
+    }
+
+    /// True when a stored run's page is shown, with its run (what **Save Report…** and
+    /// Ctrl+S save then).
+    pub fn shows_a_run(&self) -> bool {
+        self.visible_page() == HistoryPage::Run && self.imp().run.report.borrow().is_some()
+    }
+
+    /// The save dialog of the stored run shown, while it is open.
+    pub fn open_chooser(&self) -> Option<gtk::FileChooserNative> {
+        self.imp().chooser.borrow().clone()
+    }
+
+    /// **Save Report…** of the stored run shown (Ctrl+S on its page); nothing without one.
+    pub fn save_shown(&self) {
+        if self.shows_a_run() {
+            self.ask_save_run();
+        }
+    }
+
     /// Shows `page`.
     pub(super) fn show(&self, page: HistoryPage) {
         self.imp().stack.set_visible_child_name(page.name());

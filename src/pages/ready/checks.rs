@@ -1,7 +1,7 @@
 //! The pre-flight checks run on the chosen drive as soon as it is chosen (and when the profile
 //! changes the space needed), so that a drive the test would refuse (memory, read-only, too
 //! little free space, not a folder one can write) is said so on the page, with what to do,
-//! and **Run** is off.
+//! and **Run** is off. They run again as the drive changes (see [`live`](super::live)).
 
 use adw::prelude::*;
 use adw::subclass::prelude::*;
@@ -30,11 +30,17 @@ impl ReadyView {
     /// Runs the pre-flight checks on the chosen drive on a helper thread (a hung network
     /// mount cannot freeze the window) and shows their refusal, if any, above **Run**.
     pub(super) fn check_target(&self) {
+        self.imp().only_space_lacks.set(false);
+        self.set_problem(None);
+        self.recheck_target();
+    }
+
+    /// Runs the pre-flight checks on the chosen drive again, the refusal shown meanwhile
+    /// kept (**Run** does not flicker on while the drive is looked at again).
+    pub(super) fn recheck_target(&self) {
         let imp = self.imp();
         let generation = imp.check_generation.get() + 1;
         imp.check_generation.set(generation);
-        self.imp().only_space_lacks.set(false);
-        self.set_problem(None);
         let Some(choice) = imp.drive_row.selected_choice() else {
             return;
         };
@@ -60,9 +66,12 @@ impl ReadyView {
                     );
                     // What happened and what to do, compactly (the heading the error
                     // dialog would show mostly says the same as the advice).
-                    view.set_problem(
-                        problem.map(|(what, todo, _)| format!("{}. {todo}", sentence(&what))),
-                    );
+                    let problem = problem.map(|(what, todo, _)| {
+                        format!("{}. {todo}", crate::format::capitalized(&what))
+                    });
+                    if *view.imp().problem.borrow() != problem {
+                        view.set_problem(problem);
+                    }
                 }
             }
         ));
@@ -82,15 +91,5 @@ impl ReadyView {
         if had_focus && !imp.run_button.is_sensitive() {
             imp.drive_row.grab_focus();
         }
-    }
-}
-
-/// `text` with its first letter upper-case: the engine's messages are made to follow
-/// "Error: ", and here one starts a sentence.
-fn sentence(text: &str) -> String {
-    let mut chars = text.chars();
-    match chars.next() {
-        Some(first) => first.to_uppercase().chain(chars).collect(),
-        None => String::new(),
     }
 }

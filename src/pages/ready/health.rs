@@ -13,7 +13,10 @@ impl ReadyView {
     /// Puts the Health group below the drive chooser and looks at each drive chosen.
     pub(super) fn setup_health(&self) {
         let imp = self.imp();
-        if let Some(page) = imp.folder_label.parent().and_downcast::<gtk::Box>() {
+        // In the scrolled part, after the drive chooser (the line naming the folder is pinned
+        // with Run, below it).
+        let page = imp.drive_row.parent().and_then(|list| list.parent());
+        if let Some(page) = page.and_downcast::<gtk::Box>() {
             page.append(&imp.health.group);
         }
         imp.drive_row.connect_selected_notify(glib::clone!(

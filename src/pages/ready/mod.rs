@@ -7,7 +7,8 @@
 //! pre-flight checks of the chosen drive ([`profiles`]), the focus at launch and the choices
 //! remembered between launches ([`remembered`]). Its buttons use the window's `win.run` and
 //! `win.choose-folder` actions; it tells the window what changed by its signals: `changed`
-//! (whether **Run** can be pressed), `listed` (the drives are listed), `toast` (a short
+//! (whether **Run** can be pressed), `listed` (the drives are listed, or changed: see
+//! [`live`]), `toast` (a short
 //! message) and `run-requested` (`--run` once the drives are listed).
 
 use std::cell::{Cell, RefCell};
@@ -27,6 +28,8 @@ use crate::widgets::DriveRow;
 mod checks;
 mod drives;
 mod health;
+mod in_view;
+mod live;
 mod profiles;
 mod remembered;
 mod warning;
@@ -37,6 +40,8 @@ mod imp {
     #[derive(Debug, Default, gtk::CompositeTemplate)]
     #[template(resource = "/io/github/agnostics_rs/Agnostics/ui/ready_view.ui")]
     pub struct ReadyView {
+        #[template_child]
+        pub scroller: TemplateChild<gtk::ScrolledWindow>,
         #[template_child]
         pub intro_label: TemplateChild<gtk::Label>,
         #[template_child]
@@ -81,6 +86,16 @@ mod imp {
         pub launch_focus: Cell<bool>,
         /// The settings, when their schema is installed (else nothing is remembered).
         pub settings: RefCell<Option<gio::Settings>>,
+        /// The kernel's mount table, watched while the page lives.
+        pub mount_watch: RefCell<Option<agnostics_core::target_dir::MountWatch>>,
+        /// The main loop's watch of [`Self::mount_watch`].
+        pub mount_source: RefCell<Option<glib::SourceId>>,
+        /// Looks at the free space again while the page is shown.
+        pub free_space_timer: RefCell<Option<glib::SourceId>>,
+        /// A refresh of the drives is being made.
+        pub refreshing: Cell<bool>,
+        /// The chooser is being refilled with the same choice kept.
+        pub keeping_choice: Cell<bool>,
         /// How worn the chosen drive is.
         pub health: crate::widgets::health_group::HealthGroup,
     }
@@ -141,12 +156,23 @@ mod imp {
                 #[weak]
                 obj,
                 move |_| {
+                    // A refresh that keeps the choice looks at it again itself, without
+                    // clearing what the page says meanwhile.
+                    if obj.imp().keeping_choice.get() {
+                        return;
+                    }
                     obj.update_folder_label();
                     obj.update_drive_warning();
                     obj.check_target();
                     crate::focus_ring::restore(&obj);
                 }
             ));
+            obj.follow_drives();
+            obj.keep_drive_in_view();
+        }
+
+        fn dispose(&self) {
+            self.obj().stop_following_drives();
         }
     }
     impl WidgetImpl for ReadyView {}

@@ -4,14 +4,14 @@
 
 use adw::prelude::*;
 use adw::subclass::prelude::*;
-use agnostics_core::i18n::{fill, gettext, ngettext};
+use agnostics_core::i18n::{fill, gettext};
 use agnostics_core::profile::{builtin, Profile};
 use agnostics_core::target_dir;
 use agnostics_core::units;
 use gtk::glib;
 
 use super::ReadyView;
-use crate::format::about_size;
+use crate::format::{about_size, about_time};
 
 impl ReadyView {
     /// The profile row: the built-in profiles (standard first, the default, or the one the
@@ -93,6 +93,15 @@ impl ReadyView {
         self.profile_chosen();
     }
 
+    /// The profile the next test runs as its row names it ("Standard test", "Job file x").
+    pub fn profile_title(&self) -> String {
+        let row = &self.imp().profile_row;
+        row.selected_item()
+            .and_downcast::<gtk::StringObject>()
+            .map(|s| s.string().to_string())
+            .unwrap_or_default()
+    }
+
     /// The profile the next test runs.
     pub fn profile(&self) -> Profile {
         self.imp()
@@ -114,20 +123,4 @@ impl ReadyView {
             ],
         ));
     }
-}
-
-/// How long a test takes, in words: "less than a minute", "about 2 minutes" (whole minutes,
-/// rounded).
-pub fn about_time(duration: std::time::Duration) -> String {
-    let seconds = duration.as_secs_f64();
-    if seconds < 45.0 {
-        return gettext("less than a minute");
-    }
-    let minutes = ((seconds / 60.0).round() as u32).max(1);
-    fill(
-        // Translators: how long a test takes, in the ready page's introduction ("It takes
-        // {time} on a slow card").
-        &ngettext("about {n} minute", "about {n} minutes", minutes),
-        &[("n", &minutes)],
-    )
 }

@@ -59,6 +59,10 @@ mod imp {
         #[template_child]
         pub subtitle_label: TemplateChild<gtk::Label>,
         #[template_child]
+        pub standard_button: TemplateChild<gtk::Button>,
+        /// The run shown is a Quick check with a first look (its next step is offered).
+        pub first_look: std::cell::Cell<bool>,
+        #[template_child]
         pub groups: TemplateChild<gtk::Box>,
         #[template_child]
         pub results_card: TemplateChild<gtk::Box>,
@@ -432,7 +436,9 @@ impl ResultsView {
             notes.add(&advice_row(&a.text(), "agnostics-info-symbolic"));
         }
         for w in &report.warnings {
-            notes.add(&advice_row(w, "agnostics-warning-symbolic"));
+            // The engine's warnings are made to follow "warning: ": here each is a note.
+            let note = crate::format::capitalized(w);
+            notes.add(&advice_row(&note, "agnostics-warning-symbolic"));
         }
         self.imp().groups.append(&notes);
     }
@@ -554,6 +560,19 @@ impl ResultsView {
     pub fn set_actions_visible(&self, visible: bool) {
         WidgetExt::set_visible(&self.imp().actions.get(), visible);
         self.imp().actions_separator.set_visible(visible);
+        self.sync_standard_button();
+    }
+
+    /// **Run the Standard Test**: shown after a Quick check of this session (a stored run's
+    /// drive may not be the one chosen).
+    pub fn standard_button(&self) -> gtk::Button {
+        self.imp().standard_button.get()
+    }
+
+    pub(super) fn sync_standard_button(&self) {
+        let imp = self.imp();
+        imp.standard_button
+            .set_visible(imp.first_look.get() && WidgetExt::is_visible(&imp.actions.get()));
     }
 
     /// **Save Report…** (an icon button beside **Copy Results**).

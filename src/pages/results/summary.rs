@@ -30,6 +30,8 @@ impl ResultsView {
     pub(super) fn show_summary(&self, report: &Report) {
         let imp = self.imp();
         let weighed = headline(imp.capacity.get(), Some(Speed::of(report)));
+        imp.first_look.set(false);
+        self.sync_standard_button();
         let said = if weighed.is_speed() && weighed != Headline::Shared {
             self.show_verdict(report)
         } else {
@@ -72,11 +74,16 @@ impl ResultsView {
             (Verdict::NotGraded, _) => gettext("Measured, not graded"),
         };
         imp.title_label.set_label(&title);
+        let look = agnostics_core::first_look::first_look(report);
         let note = if reference_only {
             gettext("For reference only: this drive is not an SD card, so the SD card targets do not rate it.")
+        } else if let Some(look) = &look {
+            look.text()
         } else {
             String::new()
         };
+        imp.first_look.set(look.is_some());
+        self.sync_standard_button();
         imp.reference_label.set_label(&note);
         imp.reference_label.set_visible(!note.is_empty());
         let mut said = fill(
