@@ -118,5 +118,18 @@ fn runs_the_sustained_profile_and_shows_its_result(app: &Application) {
 
     if let Some(out) = std::env::var_os("AGNOSTICS_SCREENSHOTS").map(PathBuf::from) {
         save_png(&window, &out.join("results-sustained.png"));
+        // Then scrolled down to the chart and the markings.
+        let scroller = chart
+            .ancestor(gtk::ScrolledWindow::static_type())
+            .and_downcast::<gtk::ScrolledWindow>()
+            .expect("the page scrolls");
+        #[allow(deprecated)] // compute_point is GTK 4.12; translate_coordinates is 4.0's.
+        let (_, y) = chart
+            .translate_coordinates(&scroller, 0.0, 0.0)
+            .expect("the chart is in the page");
+        let adjustment = scroller.vadjustment();
+        adjustment.set_value(adjustment.value() + y - 8.0);
+        iterate_briefly();
+        save_png(&window, &out.join("results-sustained-chart.png"));
     }
 }

@@ -1,5 +1,5 @@
 //! The sustained write test's chart: the write speed (MB/s, or GB/s) over the bytes written
-//! (MB, or GB from 2 GB), one point a second joined by a line, and the cliff (where the speed
+//! (MB, or GB from 2 GB), a dot a second joined by a line, and the cliff (where the speed
 //! fell for good) as a dashed upright line. Drawn with plotters on cairo, its text with Pango
 //! ([`super::chart_text`]); its accessible label says in words what it shows.
 
@@ -195,7 +195,11 @@ impl SustainedChart {
             )
         });
         chart
-            .draw_series(LineSeries::new(points, line.stroke_width(2)))
+            .draw_series(LineSeries::new(points.clone(), line.stroke_width(2)))
+            .map_err(|e| err(&e))?;
+        // A dot on each sample, so that a run of one second still shows its one.
+        chart
+            .draw_series(points.map(|p| Circle::new(p, 3, line.filled())))
             .map_err(|e| err(&e))?;
         let cliff = imp.cliff.get().map(|c| {
             let x = c as f64 / per;
