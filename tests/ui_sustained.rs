@@ -16,7 +16,8 @@ use agnostics::testing::WindowProbe;
 use agnostics::window::Page;
 use agnostics::Application;
 use agnostics_core::profile::builtin;
-use agnostics_core::sustained::{self, text};
+use agnostics_core::report::Report;
+use agnostics_core::sustained::{self, markings, text, SpeedSample};
 
 use support::*;
 
@@ -131,5 +132,78 @@ fn runs_the_sustained_profile_and_shows_its_result(app: &Application) {
         adjustment.set_value(adjustment.value() + y - 8.0);
         iterate_briefly();
         save_png(&window, &out.join("results-sustained-chart.png"));
+    }
+    shows_a_cliff_and_a_missed_claim(&window, &report);
+}
+
+/// The same report with a cliff after 8 MiB (45 MB/s, then 12 MB/s) and V30 claimed: the
+/// headline says the claim missed, the chart marks the cliff, the V30 row says claimed: yes.
+fn shows_a_cliff_and_a_missed_claim(window: &agnostics::Window, report: &Report) {
+    let mut report = report.clone();
+    let run = report.runs.last_mut().expect("a run");
+    let r = run.sustained.as_deref_mut().expect("the sustained result");
+    r.cliff_bytes = Some(8 << 20);
+    r.before_bytes_per_second = 45e6;
+    r.after_bytes_per_second = Some(12e6);
+    r.sustained_bytes_per_second = 12e6;
+    r.samples = (1..=6)
+        .map(|i| SpeedSample {
+            bytes: i * (4 << 20),
+            bytes_per_second: if i <= 2 { 45e6 } else { 12e6 },
+        })
+        .collect();
+    r.markings = markings::judge(12e6, Some(50e6), None);
+    r.markings
+        .iter_mut()
+        .for_each(|m| m.claimed = Some(m.name == "V30"));
+    let results = window.results_view();
+    results.show_report(&report);
+    let shown = results.shown_sustained().expect("the sustained groups");
+    assert_eq!(
+        shown.headline,
+        "This card slowed to 12.0 MB/s after its first 8 MiB: enough for Full HD video, not \
+         for 4K; it claims V30 but does not keep up with it here."
+    );
+    let v30 = shown
+        .markings
+        .iter()
+        .find(|(n, _)| n == "V30")
+        .expect("V30");
+    assert_eq!(
+        v30.1,
+        "at least 30 MB/s; kept up here: no; claimed by the card: yes"
+    );
+    let v90 = shown
+        .markings
+        .iter()
+        .find(|(n, _)| n == "V90")
+        .expect("V90");
+    assert_eq!(
+        v90.1,
+        "at least 90 MB/s; kept up here: this computer's link to the card cannot show it; \
+         claimed by the card: no"
+    );
+    let chart = shown.chart;
+    assert_eq!(chart.len(), 6);
+    assert!(chart
+        .description()
+        .ends_with("The dashed line marks where the speed fell, after 8 MiB."));
+    wait_until("the chart drawn", || !chart.drawn_text().is_empty());
+    assert!(chart.drew_cliff());
+    let drawn: Vec<String> = chart.drawn_text().into_iter().map(|d| d.text).collect();
+    assert!(drawn.contains(&"MB/s".to_owned()), "{drawn:?}");
+    if let Some(out) = std::env::var_os("AGNOSTICS_SCREENSHOTS").map(PathBuf::from) {
+        let scroller = chart
+            .ancestor(gtk::ScrolledWindow::static_type())
+            .and_downcast::<gtk::ScrolledWindow>()
+            .expect("the page scrolls");
+        #[allow(deprecated)] // compute_point is GTK 4.12; translate_coordinates is 4.0's.
+        let (_, y) = chart
+            .translate_coordinates(&scroller, 0.0, 0.0)
+            .expect("the chart is in the page");
+        let adjustment = scroller.vadjustment();
+        adjustment.set_value(adjustment.value() + y - 8.0);
+        iterate_briefly();
+        save_png(window, &out.join("results-sustained-cliff.png"));
     }
 }
