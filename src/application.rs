@@ -147,7 +147,9 @@ impl Application {
             glib::Char::from(0),
             glib::OptionFlags::NONE,
             glib::OptionArg::Filename,
-            &gettext("A built-in profile (standard, quick, qd1, matrix) or a fio job file"),
+            &gettext(
+                "A built-in profile (standard, quick, qd1, matrix, sustained) or a fio job file",
+            ),
             Some(&gettext("NAME|FILE")),
         );
         self.add_main_option(

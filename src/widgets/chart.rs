@@ -491,7 +491,7 @@ fn samples_description(
     text
 }
 
-fn to_plotters(c: &gdk::RGBA) -> RGBAColor {
+pub(crate) fn to_plotters(c: &gdk::RGBA) -> RGBAColor {
     let byte = |v: f32| (v.clamp(0.0, 1.0) * 255.0).round() as u8;
     RGBAColor(
         byte(c.red()),
@@ -501,7 +501,7 @@ fn to_plotters(c: &gdk::RGBA) -> RGBAColor {
     )
 }
 
-fn set_color(cr: &cairo::Context, color: &gdk::RGBA, alpha: f64) {
+pub(crate) fn set_color(cr: &cairo::Context, color: &gdk::RGBA, alpha: f64) {
     cr.set_source_rgba(
         f64::from(color.red()),
         f64::from(color.green()),

@@ -13,6 +13,7 @@ pub mod log_view;
 pub mod message_dialog;
 pub mod results_rows;
 pub mod save_report;
+pub mod sustained_chart;
 pub mod test_row;
 pub mod tone;
 pub mod trend_axis;

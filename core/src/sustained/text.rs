@@ -50,6 +50,99 @@ pub fn lines(r: &SustainedResult) -> Vec<String> {
     out
 }
 
+/// One sentence a novice reads first (translated): blocks that read back wrong, loudly, before
+/// anything else; else the speed kept after the cliff (or over the whole run), what the card
+/// claims and does not keep up with, and which video it is enough for (SD Association: V6 HD,
+/// V10 Full HD, V30 4K, V60 and V90 8K).
+pub fn headline(r: &SustainedResult) -> String {
+    if r.corrupt_blocks > 0 {
+        return fill(
+            &ngettext(
+                "{count} block read back wrong: this card loses data.",
+                "{count} blocks read back wrong: this card loses data.",
+                u32::try_from(r.corrupt_blocks).unwrap_or(u32::MAX),
+            ),
+            &[("count", &r.corrupt_blocks)],
+        );
+    }
+    let kept = match (r.cliff_bytes, r.after_bytes_per_second) {
+        (Some(cliff), Some(after)) => fill(
+            &gettext("This card slowed to {speed} MB/s after its first {cliff}"),
+            &[("speed", &mb(after)), ("cliff", &human_bytes(cliff))],
+        ),
+        _ => fill(
+            &gettext("This card kept {speed} MB/s for all {bytes} written"),
+            &[
+                ("speed", &mb(r.sustained_bytes_per_second)),
+                ("bytes", &human_bytes(r.written_bytes)),
+            ],
+        ),
+    };
+    let missed: Vec<&str> = best_claimed(&r.markings)
+        .into_iter()
+        .filter(|name| {
+            r.markings
+                .iter()
+                .any(|m| m.name == *name && m.met == Some(false))
+        })
+        .collect();
+    let claim = (!missed.is_empty()).then(|| {
+        fill(
+            &gettext("it claims {names} but does not keep up with it here"),
+            &[("names", &missed.join(", "))],
+        )
+    });
+    let video = video_use(&r.markings);
+    match (claim, video) {
+        (Some(claim), Some(video)) => fill(
+            &gettext("{kept}: {video}; {claim}."),
+            &[("kept", &kept), ("video", &video), ("claim", &claim)],
+        ),
+        (Some(claim), None) => fill(
+            &gettext("{kept}; {claim}."),
+            &[("kept", &kept), ("claim", &claim)],
+        ),
+        (None, Some(video)) => fill(
+            &gettext("{kept}: {video}."),
+            &[("kept", &kept), ("video", &video)],
+        ),
+        (None, None) => fill(&gettext("{kept}."), &[("kept", &kept)]),
+    }
+}
+
+/// What video recording the best Video Speed Class met is enough for, and the next it is not,
+/// e.g. "enough for HD video, not for 4K"; `None` when no Video Speed Class could be judged.
+fn video_use(markings: &[super::Marking]) -> Option<String> {
+    let kind = |name: &str| match name {
+        "V6" => Some(gettext("HD")),
+        "V10" => Some(gettext("Full HD")),
+        "V30" => Some(gettext("4K")),
+        "V60" | "V90" => Some(gettext("8K")),
+        _ => None,
+    };
+    let video: Vec<&super::Marking> = markings
+        .iter()
+        .filter(|m| m.family == super::markings::Family::Video)
+        .collect();
+    let best = video.iter().rfind(|m| m.met == Some(true));
+    let next = video
+        .iter()
+        .find(|m| m.met == Some(false))
+        .and_then(|m| kind(&m.name));
+    match (best.and_then(|m| kind(&m.name)), next) {
+        (Some(good), Some(bad)) => Some(fill(
+            &gettext("enough for {good} video, not for {bad}"),
+            &[("good", &good), ("bad", &bad)],
+        )),
+        (Some(good), None) => Some(fill(
+            &gettext("enough for {good} video"),
+            &[("good", &good)],
+        )),
+        (None, Some(_)) => Some(gettext("too slow for recording video")),
+        (None, None) => None,
+    }
+}
+
 /// Where the speed fell and the speeds either side, or the one speed.
 fn speed_line(r: &SustainedResult) -> String {
     match (r.cliff_bytes, r.after_bytes_per_second) {
@@ -156,6 +249,22 @@ mod tests {
                 "Measured through the file system on this computer, not under the SD \
                  Association's test conditions.",
             ]
+        );
+        assert_eq!(
+            headline(&result(Some(32 << 20), 0)),
+            "This card slowed to 12.0 MB/s after its first 32 MiB: enough for Full HD video, \
+             not for 4K."
+        );
+        let mut claims = result(None, 0);
+        claims.markings[8].claimed = Some(true);
+        assert_eq!(
+            headline(&claims),
+            "This card kept 12.0 MB/s for all 64 MiB written: enough for Full HD video, not \
+             for 4K; it claims V30 but does not keep up with it here."
+        );
+        assert_eq!(
+            headline(&result(None, 3)),
+            "3 blocks read back wrong: this card loses data."
         );
         let l = lines(&result(None, 3));
         assert_eq!(l[0], "The write speed did not fall: 45.0 MB/s over 64 MiB.");

@@ -26,7 +26,10 @@ use crate::widgets::Badge;
 
 mod references;
 mod summary;
+mod sustained;
 mod trend;
+
+pub use sustained::ShownSustained;
 
 /// What one graded row shows, read back from the widgets (for tests and for people who
 /// want to check what the screen says).
@@ -98,6 +101,8 @@ mod imp {
         pub references: RefCell<Vec<(String, String)>>,
         /// The report shown (its headline is drawn again when the capacity facts come).
         pub shown: RefCell<Option<Report>>,
+        /// What the sustained write test's groups show, when the run was one.
+        pub sustained: RefCell<Option<ShownSustained>>,
         /// What the drive's capacity checks say, weighed with the verdict in the headline.
         pub capacity: Cell<CapacityKnown>,
     }
@@ -169,6 +174,13 @@ impl ResultsView {
         imp.shown.replace(Some(report.clone()));
 
         self.show_summary(report);
+        let sustained = report.deciding_run().and_then(sustained::sustained_groups);
+        if let Some((groups, shown)) = sustained {
+            groups.iter().for_each(|g| imp.groups.append(g));
+            imp.sustained.replace(Some(shown));
+        } else {
+            imp.sustained.replace(None);
+        }
         let mut placed: Vec<&Advice> = Vec::new();
         if let Some(run) = report.deciding_run().filter(|_| !report.graded) {
             self.add_table_group(report);
@@ -511,13 +523,18 @@ impl ResultsView {
             .unwrap_or_default()
     }
 
-    /// The number of per-run rows (0 when there was one run).
     /// The "Published figures" rows shown: (line, source address); empty when the group is
     /// not shown.
     pub fn shown_references(&self) -> Vec<(String, String)> {
         self.imp().references.borrow().clone()
     }
 
+    /// What the sustained write test's groups show; `None` when the run was not one.
+    pub fn shown_sustained(&self) -> Option<ShownSustained> {
+        self.imp().sustained.borrow().clone()
+    }
+
+    /// The number of per-run rows (0 when there was one run).
     pub fn run_count(&self) -> usize {
         self.imp().run_rows.borrow().len()
     }

@@ -1,0 +1,209 @@
+//! UI test of the sustained write test's results (run under `xvfb-run -a cargo test -p
+//! agnostics --test ui_sustained`): the built-in profile `sustained` run for real on a folder
+//! on disk (capped at 24 MiB), and the results page's headline, chart and marking rows
+//! compared with the engine's own report.
+//!
+//! With `AGNOSTICS_SCREENSHOTS=DIR` it also renders the results page to
+//! `DIR/results-sustained.png`.
+
+#[path = "ui_support/mod.rs"]
+mod support;
+
+use std::path::PathBuf;
+
+use adw::prelude::*;
+use agnostics::testing::WindowProbe;
+use agnostics::window::Page;
+use agnostics::Application;
+use agnostics_core::profile::builtin;
+use agnostics_core::report::Report;
+use agnostics_core::sustained::{self, markings, text, SpeedSample};
+
+use support::*;
+
+fn main() {
+    // Keep the tester's own ~/rpdiags.txt and history of runs out of it, and the test short
+    // (set before any thread starts).
+    let log_dir = scratch_dir();
+    std::env::set_var("AGNOSTICS_LOG", log_dir.path().join("rpdiags.txt"));
+    std::env::set_var("AGNOSTICS_HISTORY", log_dir.path().join("history.sqlite"));
+    std::env::set_var(sustained::plan::MAX_ENV, "24m");
+    let tests = crate::ui_tests![runs_the_sustained_profile_and_shows_its_result];
+    let conclusion = agnostics_testkit::harness::conclude_on_this_thread(tests);
+    drop(log_dir);
+    conclusion.exit()
+}
+
+fn runs_the_sustained_profile_and_shows_its_result(app: &Application) {
+    let dir = scratch_dir();
+    let window = new_window(app);
+    let _stop = StopOnDrop(window.clone());
+    aim(&window, dir.path(), None);
+    let index = builtin::ALL
+        .iter()
+        .position(|b| b.name == sustained::PROFILE_NAME)
+        .expect("the built-in sustained profile");
+    window.profile_row().set_selected(index as u32);
+    window.run_button().activate();
+    wait_until("the results", || {
+        window.page() == Page::Results || window.open_dialog().is_some()
+    });
+    assert!(window.open_dialog().is_none(), "no error dialog");
+    let report = window.last_report().expect("the engine's report");
+    assert!(report.error.is_none(), "{:?}", report.error);
+    let result = report
+        .deciding_run()
+        .and_then(|r| r.sustained.as_deref())
+        .expect("the sustained result")
+        .clone();
+    assert_eq!(result.written_bytes, 24 << 20);
+    assert_eq!(result.corrupt_blocks, 0);
+    assert_eq!(result.verified_bytes, 24 << 20);
+
+    let results = window.results_view();
+    let shown = results.shown_sustained().expect("the sustained groups");
+    assert_eq!(shown.headline, text::headline(&result));
+    assert!(
+        shown.headline.starts_with("This card "),
+        "{}",
+        shown.headline
+    );
+    // One row per marking, in the engine's order, with its minimum and what was found.
+    let names: Vec<&str> = shown.markings.iter().map(|(n, _)| n.as_str()).collect();
+    let expected: Vec<&str> = result.markings.iter().map(|m| m.name.as_str()).collect();
+    assert_eq!(names, expected);
+    assert_eq!(names.len(), 11);
+    for ((_, value), m) in shown.markings.iter().zip(&result.markings) {
+        let min = format!("at least {} MB/s; ", m.min_bytes_per_second / 1_000_000);
+        assert!(value.starts_with(&min), "{value}");
+        let met = match m.met {
+            Some(true) => "kept up here: yes;",
+            Some(false) => "kept up here: no;",
+            None => "kept up here: this computer's link to the card cannot show it;",
+        };
+        assert!(value.contains(met), "{value}");
+    }
+    // The headline and the rows are on screen, named for screen readers.
+    let texts: Vec<String> = labels(results.upcast_ref())
+        .iter()
+        .filter(|l| l.is_drawable())
+        .map(|l| l.label().to_string())
+        .collect();
+    assert!(texts.contains(&shown.headline), "{texts:?}");
+    assert!(texts.contains(&shown.markings[0].1), "{texts:?}");
+
+    // The chart drew every sample, its axes named, the cliff's line when there is a cliff.
+    let chart = shown.chart.clone();
+    assert_eq!(chart.len(), result.samples.len());
+    assert!(!chart.is_empty());
+    assert_eq!(
+        agnostics::a11y::label_of(&chart).as_deref(),
+        Some(chart.description().as_str())
+    );
+    assert!(chart.description().starts_with("Chart of the write speed"));
+    window.show_page_for_test(Page::Results);
+    wait_until("the chart drawn", || !chart.drawn_text().is_empty());
+    let drawn: Vec<String> = chart.drawn_text().into_iter().map(|d| d.text).collect();
+    assert!(drawn.contains(&"MB written".to_owned()), "{drawn:?}");
+    // The speed's unit is MB/s, or GB/s on a drive faster than 870 MB/s.
+    assert!(
+        drawn.iter().any(|t| t == "MB/s" || t == "GB/s"),
+        "{drawn:?}"
+    );
+    assert_eq!(chart.drew_cliff(), result.cliff_bytes.is_some());
+    assert!(
+        chart.drawn_text().iter().all(|d| d.unknown_glyphs == 0),
+        "{:?}",
+        chart.drawn_text()
+    );
+
+    if let Some(out) = std::env::var_os("AGNOSTICS_SCREENSHOTS").map(PathBuf::from) {
+        save_png(&window, &out.join("results-sustained.png"));
+        // Then scrolled down to the chart and the markings.
+        let scroller = chart
+            .ancestor(gtk::ScrolledWindow::static_type())
+            .and_downcast::<gtk::ScrolledWindow>()
+            .expect("the page scrolls");
+        #[allow(deprecated)] // compute_point is GTK 4.12; translate_coordinates is 4.0's.
+        let (_, y) = chart
+            .translate_coordinates(&scroller, 0.0, 0.0)
+            .expect("the chart is in the page");
+        let adjustment = scroller.vadjustment();
+        adjustment.set_value(adjustment.value() + y - 8.0);
+        iterate_briefly();
+        save_png(&window, &out.join("results-sustained-chart.png"));
+    }
+    shows_a_cliff_and_a_missed_claim(&window, &report);
+}
+
+/// The same report with a cliff after 8 MiB (45 MB/s, then 12 MB/s) and V30 claimed: the
+/// headline says the claim missed, the chart marks the cliff, the V30 row says claimed: yes.
+fn shows_a_cliff_and_a_missed_claim(window: &agnostics::Window, report: &Report) {
+    let mut report = report.clone();
+    let run = report.runs.last_mut().expect("a run");
+    let r = run.sustained.as_deref_mut().expect("the sustained result");
+    r.cliff_bytes = Some(8 << 20);
+    r.before_bytes_per_second = 45e6;
+    r.after_bytes_per_second = Some(12e6);
+    r.sustained_bytes_per_second = 12e6;
+    r.samples = (1..=6)
+        .map(|i| SpeedSample {
+            bytes: i * (4 << 20),
+            bytes_per_second: if i <= 2 { 45e6 } else { 12e6 },
+        })
+        .collect();
+    r.markings = markings::judge(12e6, Some(50e6), None);
+    r.markings
+        .iter_mut()
+        .for_each(|m| m.claimed = Some(m.name == "V30"));
+    let results = window.results_view();
+    results.show_report(&report);
+    let shown = results.shown_sustained().expect("the sustained groups");
+    assert_eq!(
+        shown.headline,
+        "This card slowed to 12.0 MB/s after its first 8 MiB: enough for Full HD video, not \
+         for 4K; it claims V30 but does not keep up with it here."
+    );
+    let v30 = shown
+        .markings
+        .iter()
+        .find(|(n, _)| n == "V30")
+        .expect("V30");
+    assert_eq!(
+        v30.1,
+        "at least 30 MB/s; kept up here: no; claimed by the card: yes"
+    );
+    let v90 = shown
+        .markings
+        .iter()
+        .find(|(n, _)| n == "V90")
+        .expect("V90");
+    assert_eq!(
+        v90.1,
+        "at least 90 MB/s; kept up here: this computer's link to the card cannot show it; \
+         claimed by the card: no"
+    );
+    let chart = shown.chart;
+    assert_eq!(chart.len(), 6);
+    assert!(chart
+        .description()
+        .ends_with("The dashed line marks where the speed fell, after 8 MiB."));
+    wait_until("the chart drawn", || !chart.drawn_text().is_empty());
+    assert!(chart.drew_cliff());
+    let drawn: Vec<String> = chart.drawn_text().into_iter().map(|d| d.text).collect();
+    assert!(drawn.contains(&"MB/s".to_owned()), "{drawn:?}");
+    if let Some(out) = std::env::var_os("AGNOSTICS_SCREENSHOTS").map(PathBuf::from) {
+        let scroller = chart
+            .ancestor(gtk::ScrolledWindow::static_type())
+            .and_downcast::<gtk::ScrolledWindow>()
+            .expect("the page scrolls");
+        #[allow(deprecated)] // compute_point is GTK 4.12; translate_coordinates is 4.0's.
+        let (_, y) = chart
+            .translate_coordinates(&scroller, 0.0, 0.0)
+            .expect("the chart is in the page");
+        let adjustment = scroller.vadjustment();
+        adjustment.set_value(adjustment.value() + y - 8.0);
+        iterate_briefly();
+        save_png(window, &out.join("results-sustained-cliff.png"));
+    }
+}
