@@ -41,7 +41,7 @@ fn runs_the_sustained_profile_and_shows_its_result(app: &Application) {
     aim(&window, dir.path(), None);
     let index = builtin::ALL
         .iter()
-        .position(|b| b.name == sustained::PROFILE_NAME)
+        .position(|b| b.which == builtin::BuiltinProfile::Sustained)
         .expect("the built-in sustained profile");
     window.profile_row().set_selected(index as u32);
     window.run_button().activate();
