@@ -68,21 +68,7 @@ fn runs_the_sustained_profile_and_shows_its_result(app: &Application) {
         "{}",
         shown.headline
     );
-    // One row per marking, in the engine's order, with its minimum and what was found.
-    let names: Vec<&str> = shown.markings.iter().map(|(n, _)| n.as_str()).collect();
-    let expected: Vec<&str> = result.markings.iter().map(|m| m.name.as_str()).collect();
-    assert_eq!(names, expected);
-    assert_eq!(names.len(), 11);
-    for ((_, value), m) in shown.markings.iter().zip(&result.markings) {
-        let min = format!("at least {} MB/s; ", m.min_bytes_per_second / 1_000_000);
-        assert!(value.starts_with(&min), "{value}");
-        let met = match m.met {
-            Some(true) => "kept up here: yes;",
-            Some(false) => "kept up here: no;",
-            None => "kept up here: this computer's link to the card cannot show it;",
-        };
-        assert!(value.contains(met), "{value}");
-    }
+    marking_rows_say_what_was_found(&shown.markings, &result);
     // The headline and the rows are on screen, named for screen readers.
     let texts: Vec<String> = labels(results.upcast_ref())
         .iter()
@@ -117,8 +103,36 @@ fn runs_the_sustained_profile_and_shows_its_result(app: &Application) {
         chart.drawn_text()
     );
 
+    save_screenshots(&window, &chart);
+    shows_a_cliff_and_a_missed_claim(&window, &report);
+}
+
+/// One row per marking, in the engine's order, with its minimum and what was found.
+fn marking_rows_say_what_was_found(rows: &[(String, String)], result: &sustained::SustainedResult) {
+    let names: Vec<&str> = rows.iter().map(|(n, _)| n.as_str()).collect();
+    let expected: Vec<&str> = result.markings.iter().map(|m| m.name.as_str()).collect();
+    assert_eq!(names, expected);
+    assert_eq!(names.len(), 11);
+    for ((_, value), m) in rows.iter().zip(&result.markings) {
+        let min = format!("at least {} MB/s; ", m.min_bytes_per_second / 1_000_000);
+        assert!(value.starts_with(&min), "{value}");
+        let met = match m.met {
+            Some(true) => "kept up here: yes;",
+            Some(false) => "kept up here: no;",
+            None => "kept up here: this computer's link to the card cannot show it;",
+        };
+        assert!(value.contains(met), "{value}");
+    }
+}
+
+/// With AGNOSTICS_SCREENSHOTS set: the results page, then scrolled down to the chart and the
+/// markings.
+fn save_screenshots(
+    window: &agnostics::window::Window,
+    chart: &agnostics::widgets::sustained_chart::SustainedChart,
+) {
     if let Some(out) = std::env::var_os("AGNOSTICS_SCREENSHOTS").map(PathBuf::from) {
-        save_png(&window, &out.join("results-sustained.png"));
+        save_png(window, &out.join("results-sustained.png"));
         // Then scrolled down to the chart and the markings.
         let scroller = chart
             .ancestor(gtk::ScrolledWindow::static_type())
@@ -131,9 +145,8 @@ fn runs_the_sustained_profile_and_shows_its_result(app: &Application) {
         let adjustment = scroller.vadjustment();
         adjustment.set_value(adjustment.value() + y - 8.0);
         iterate_briefly();
-        save_png(&window, &out.join("results-sustained-chart.png"));
+        save_png(window, &out.join("results-sustained-chart.png"));
     }
-    shows_a_cliff_and_a_missed_claim(&window, &report);
 }
 
 /// The same report with a cliff after 8 MiB (45 MB/s, then 12 MB/s) and V30 claimed: the

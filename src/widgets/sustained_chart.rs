@@ -211,18 +211,24 @@ impl SustainedChart {
         drop(chart);
         root.present().map_err(|e| err(&e))?;
         drop(root);
-        if let Some(((x, y0), (_, y1))) = cliff {
-            let _ = cr.save();
-            set_color(cr, &palette.reference.rgba(), 1.0);
-            cr.set_line_width(2.0);
-            cr.set_dash(&[6.0, 4.0], 0.0);
-            cr.move_to(f64::from(x), f64::from(y0));
-            cr.line_to(f64::from(x), f64::from(y1));
-            let _ = cr.stroke();
-            let _ = cr.restore();
+        if let Some((bottom, top)) = cliff {
+            draw_cliff(cr, palette, bottom, top);
         }
         Ok(cliff.is_some())
     }
+}
+
+/// The cliff's dashed upright line, in the reference colour, from `bottom` to `top` (the
+/// drawing's pixel coordinates).
+fn draw_cliff(cr: &cairo::Context, palette: &ChartPalette, bottom: (i32, i32), top: (i32, i32)) {
+    let _ = cr.save();
+    set_color(cr, &palette.reference.rgba(), 1.0);
+    cr.set_line_width(2.0);
+    cr.set_dash(&[6.0, 4.0], 0.0);
+    cr.move_to(f64::from(bottom.0), f64::from(bottom.1));
+    cr.line_to(f64::from(top.0), f64::from(top.1));
+    let _ = cr.stroke();
+    let _ = cr.restore();
 }
 
 /// The chart's accessible label: what the axes show, the highest and last speed, and where
