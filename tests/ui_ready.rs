@@ -498,7 +498,8 @@ fn offers_the_built_in_profiles_standard_first(app: &Application) {
             "Standard test",
             "Quick check",
             "One at a Time (Queue Depth 1)",
-            "CrystalDiskMark set"
+            "CrystalDiskMark set",
+            "Sustained write"
         ]
     );
     assert_eq!(row.selected(), 0);
