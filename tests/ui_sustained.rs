@@ -125,6 +125,21 @@ fn marking_rows_say_what_was_found(rows: &[(String, String)], result: &sustained
     }
 }
 
+/// Scrolls the results page so that `chart` is at the top of its view.
+fn scroll_to(chart: &agnostics::widgets::sustained_chart::SustainedChart) {
+    let scroller = chart
+        .ancestor(gtk::ScrolledWindow::static_type())
+        .and_downcast::<gtk::ScrolledWindow>()
+        .expect("the page scrolls");
+    #[allow(deprecated)] // compute_point is GTK 4.12; translate_coordinates is 4.0's.
+    let (_, y) = chart
+        .translate_coordinates(&scroller, 0.0, 0.0)
+        .expect("the chart is in the page");
+    let adjustment = scroller.vadjustment();
+    adjustment.set_value(adjustment.value() + y - 8.0);
+    iterate_briefly();
+}
+
 /// With AGNOSTICS_SCREENSHOTS set: the results page, then scrolled down to the chart and the
 /// markings.
 fn save_screenshots(
@@ -134,17 +149,7 @@ fn save_screenshots(
     if let Some(out) = std::env::var_os("AGNOSTICS_SCREENSHOTS").map(PathBuf::from) {
         save_png(window, &out.join("results-sustained.png"));
         // Then scrolled down to the chart and the markings.
-        let scroller = chart
-            .ancestor(gtk::ScrolledWindow::static_type())
-            .and_downcast::<gtk::ScrolledWindow>()
-            .expect("the page scrolls");
-        #[allow(deprecated)] // compute_point is GTK 4.12; translate_coordinates is 4.0's.
-        let (_, y) = chart
-            .translate_coordinates(&scroller, 0.0, 0.0)
-            .expect("the chart is in the page");
-        let adjustment = scroller.vadjustment();
-        adjustment.set_value(adjustment.value() + y - 8.0);
-        iterate_briefly();
+        scroll_to(chart);
         save_png(window, &out.join("results-sustained-chart.png"));
     }
 }
@@ -206,17 +211,7 @@ fn shows_a_cliff_and_a_missed_claim(window: &agnostics::Window, report: &Report)
     let drawn: Vec<String> = chart.drawn_text().into_iter().map(|d| d.text).collect();
     assert!(drawn.contains(&"MB/s".to_owned()), "{drawn:?}");
     if let Some(out) = std::env::var_os("AGNOSTICS_SCREENSHOTS").map(PathBuf::from) {
-        let scroller = chart
-            .ancestor(gtk::ScrolledWindow::static_type())
-            .and_downcast::<gtk::ScrolledWindow>()
-            .expect("the page scrolls");
-        #[allow(deprecated)] // compute_point is GTK 4.12; translate_coordinates is 4.0's.
-        let (_, y) = chart
-            .translate_coordinates(&scroller, 0.0, 0.0)
-            .expect("the chart is in the page");
-        let adjustment = scroller.vadjustment();
-        adjustment.set_value(adjustment.value() + y - 8.0);
-        iterate_briefly();
+        scroll_to(&chart);
         save_png(window, &out.join("results-sustained-cliff.png"));
     }
 }
