@@ -3,6 +3,7 @@
 //! on the file, so that the kernel names that child as the lock's holder. Killed on drop.
 
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+use std::os::unix::process::CommandExt;
 use std::path::Path;
 use std::process::{Child, Command};
 
@@ -22,10 +23,11 @@ impl LockHolder {
     pub fn spawn(path: &Path) -> LockHolder {
         use nix::fcntl::{fcntl, open, FcntlArg, OFlag};
         use nix::sys::stat::Mode;
-        // No O_CLOEXEC: the child inherits the description.
+        // O_CLOEXEC, cleared in the `sleep` child alone: a program another test thread starts
+        // at this moment must not inherit the description and be named as a holder too.
         let raw = open(
             path,
-            OFlag::O_RDWR | OFlag::O_CREAT,
+            OFlag::O_RDWR | OFlag::O_CREAT | OFlag::O_CLOEXEC,
             Mode::from_bits_truncate(0o644),
         )
         .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
@@ -37,8 +39,20 @@ impl LockHolder {
         lock.l_whence = libc::SEEK_SET as libc::c_short;
         fcntl(fd.as_raw_fd(), FcntlArg::F_OFD_SETLK(&lock))
             .unwrap_or_else(|e| panic!("a lock on {}: {e}", path.display()));
-        let child = Command::new("sleep")
-            .arg("600")
+        let inherited = fd.as_raw_fd();
+        let mut sleep = Command::new("sleep");
+        sleep.arg("600");
+        // SAFETY: the closure runs in the forked child before exec and calls only fcntl, which
+        // is async-signal-safe; it touches no memory shared with the parent.
+        unsafe {
+            sleep.pre_exec(move || {
+                if libc::fcntl(inherited, libc::F_SETFD, 0) == -1 {
+                    return Err(std::io::Error::last_os_error());
+                }
+                Ok(())
+            });
+        }
+        let child = sleep
             .spawn()
             .unwrap_or_else(|e| panic!("sleep starts: {e}"));
         drop(fd);
