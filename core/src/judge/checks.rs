@@ -131,14 +131,7 @@ mod tests {
     use super::*;
     use crate::figure::Unit;
 
-    fn phase(name: &str, bw_bytes: f64, iops: f64) -> PhaseResult {
-        crate::sample::phase(name)
-            .bw_bytes(bw_bytes)
-            .iops(iops)
-            .bytes(1)
-            .ios(1)
-            .build()
-    }
+    use crate::sample::measured as phase;
 
     #[test]
     fn seq_write_exactly_at_target_passes() {

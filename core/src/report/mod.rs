@@ -394,14 +394,7 @@ mod io_path_or_empty {
 mod tests {
     use super::*;
 
-    fn phase(name: &str, bw_bytes: f64, iops: f64) -> PhaseResult {
-        crate::sample::phase(name)
-            .bw_bytes(bw_bytes)
-            .iops(iops)
-            .bytes(10)
-            .ios(10)
-            .build()
-    }
+    use crate::sample::measured as phase;
 
     #[test]
     fn compat_lines_match_upstream_form() {

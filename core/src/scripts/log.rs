@@ -278,17 +278,9 @@ pub fn log_sd_test(log: &mut LogWriter, report: &Report) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::PhaseResult;
     use crate::report::{ErrorKind, ErrorReport, RunReport};
 
-    fn phase(name: &str, bw_bytes: f64, iops: f64) -> PhaseResult {
-        crate::sample::phase(name)
-            .bw_bytes(bw_bytes)
-            .iops(iops)
-            .bytes(10)
-            .ios(10)
-            .build()
-    }
+    use crate::sample::measured as phase;
 
     fn report(runs: Vec<RunReport>, error: Option<ErrorReport>) -> Report {
         let mut report = crate::sample::report();
