@@ -138,8 +138,7 @@ mod imp {
         type ParentType = gtk::DrawingArea;
 
         fn class_init(klass: &mut Self::Class) {
-            klass.set_css_name("chart");
-            klass.set_accessible_role(gtk::AccessibleRole::Img);
+            crate::widgets::chart_area::class_init(klass, "chart");
         }
     }
 
@@ -147,13 +146,8 @@ mod imp {
         fn constructed(&self) {
             self.parent_constructed();
             let obj = self.obj();
-            obj.set_content_height(120);
-            obj.set_hexpand(true);
-            obj.add_css_class("card");
-            obj.set_draw_func(|area, cr, width, height| {
-                if let Some(chart) = area.downcast_ref::<super::Chart>() {
-                    chart.draw(cr, f64::from(width), f64::from(height));
-                }
+            crate::widgets::chart_area::set_up(&*obj, 120, |chart, cr, width, height| {
+                chart.draw(cr, f64::from(width), f64::from(height));
             });
             obj.clear();
         }

@@ -6,6 +6,7 @@
 pub mod badge;
 pub mod card_group;
 pub mod chart;
+pub mod chart_area;
 pub mod chart_text;
 pub mod drive_row;
 pub mod health_group;

@@ -8,7 +8,6 @@ use std::cell::{Cell, RefCell};
 use agnostics_core::i18n::{fill, gettext, number};
 use agnostics_core::sustained::SpeedSample;
 use agnostics_core::units::human_bytes;
-use gtk::prelude::*;
 use gtk::subclass::prelude::*;
 use gtk::{cairo, glib};
 use plotters::prelude::*;
@@ -51,8 +50,7 @@ mod imp {
         type ParentType = gtk::DrawingArea;
 
         fn class_init(klass: &mut Self::Class) {
-            klass.set_css_name("chart");
-            klass.set_accessible_role(gtk::AccessibleRole::Img);
+            crate::widgets::chart_area::class_init(klass, "chart");
         }
     }
 
@@ -60,13 +58,8 @@ mod imp {
         fn constructed(&self) {
             self.parent_constructed();
             let obj = self.obj();
-            obj.set_content_height(160);
-            obj.set_hexpand(true);
-            obj.add_css_class("card");
-            obj.set_draw_func(|area, cr, width, height| {
-                if let Some(chart) = area.downcast_ref::<super::SustainedChart>() {
-                    chart.draw(cr, f64::from(width), f64::from(height));
-                }
+            crate::widgets::chart_area::set_up(&*obj, 160, |chart, cr, width, height| {
+                chart.draw(cr, f64::from(width), f64::from(height));
             });
         }
     }

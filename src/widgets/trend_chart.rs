@@ -71,8 +71,7 @@ mod imp {
         type ParentType = gtk::DrawingArea;
 
         fn class_init(klass: &mut Self::Class) {
-            klass.set_css_name("trendchart");
-            klass.set_accessible_role(gtk::AccessibleRole::Img);
+            crate::widgets::chart_area::class_init(klass, "trendchart");
         }
     }
 
@@ -80,13 +79,8 @@ mod imp {
         fn constructed(&self) {
             self.parent_constructed();
             let obj = self.obj();
-            obj.set_content_height(220);
-            obj.set_hexpand(true);
-            obj.add_css_class("card");
-            obj.set_draw_func(|area, cr, width, height| {
-                if let Some(chart) = area.downcast_ref::<super::TrendChart>() {
-                    chart.draw(cr, width, height);
-                }
+            crate::widgets::chart_area::set_up(&*obj, 220, |chart, cr, width, height| {
+                chart.draw(cr, width, height);
             });
         }
     }
