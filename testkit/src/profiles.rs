@@ -87,3 +87,31 @@ pub fn assert_paced_by_throttle(what: &str, measured: f64, limit: f64) {
     );
     assert!(measured > 0.0, "{what}: measured {measured}");
 }
+
+/// How long blk-throttle's accounting slice is, seconds: at the start of a slice a throttled
+/// group may dispatch a whole slice's allowance at once (the kernel's `throtl_slice`, 100 ms).
+pub const THROTTLE_SLICE_SECONDS: f64 = 0.1;
+
+/// Panics unless `done` (bytes, or I/O operations; f64) in `seconds` is an amount the throttle
+/// `limit` (bytes or operations per second) lets through: positive and at most
+/// [`assert_paced_by_throttle`]'s 10 % over `limit` × `seconds`, plus one
+/// [`THROTTLE_SLICE_SECONDS`]' allowance and `request` (in the same unit as `done`: the
+/// requests in flight when the clock started).
+///
+/// For phases too short for the 10 % alone: on a 16 MiB write at 12 MiB/s, one slice's burst
+/// is 9 % of the phase.
+pub fn assert_amount_paced_by_throttle(
+    what: &str,
+    done: f64,
+    seconds: f64,
+    limit: f64,
+    request: f64,
+) {
+    let allowed = limit * (seconds * 1.10 + THROTTLE_SLICE_SECONDS) + request;
+    assert!(
+        done <= allowed,
+        "{what}: {done:.1} done in {seconds:.3} s, more than the throttle {limit:.1} per second \
+         lets through ({allowed:.1})"
+    );
+    assert!(done > 0.0 && seconds > 0.0, "{what}: {done} in {seconds} s");
+}

@@ -15,7 +15,8 @@ use agnostics_core::profile::Profile;
 // Not every test binary that includes this module uses each of them.
 #[allow(unused_imports)]
 pub use agnostics_testkit::profiles::{
-    assert_paced_by_throttle, READ_IOPS, THROTTLE, THROTTLED_PROFILE, WRITE_BPS, WRITE_IOPS,
+    assert_amount_paced_by_throttle, assert_paced_by_throttle, READ_IOPS, THROTTLE,
+    THROTTLED_PROFILE, WRITE_BPS, WRITE_IOPS,
 };
 #[allow(unused_imports)]
 pub use agnostics_testkit::{is_root, scratch_dir, BlkioThrottle, LoopFs, Throttle, ThrottledDisk};
