@@ -62,9 +62,11 @@ fn runs_the_sustained_profile_and_shows_its_result(app: &Application) {
 
     let results = window.results_view();
     let shown = results.shown_sustained().expect("the sustained groups");
-    assert_eq!(shown.headline, text::headline(&result));
+    // A folder on this machine's disk, not an SD card: "This drive …".
+    assert!(!report.sd_graded);
+    assert_eq!(shown.headline, text::headline(&result, false));
     assert!(
-        shown.headline.starts_with("This card "),
+        shown.headline.starts_with("This drive "),
         "{}",
         shown.headline
     );
@@ -156,8 +158,10 @@ fn save_screenshots(
 
 /// The same report with a cliff after 8 MiB (45 MB/s, then 12 MB/s) and V30 claimed: the
 /// headline says the claim missed, the chart marks the cliff, the V30 row says claimed: yes.
+/// As on an SD card (whose SD Status gives the claims): "This card …".
 fn shows_a_cliff_and_a_missed_claim(window: &agnostics::Window, report: &Report) {
     let mut report = report.clone();
+    report.sd_graded = true;
     let run = report.runs.last_mut().expect("a run");
     let r = run.sustained.as_deref_mut().expect("the sustained result");
     r.cliff_bytes = Some(8 << 20);

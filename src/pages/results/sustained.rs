@@ -23,8 +23,12 @@ pub struct ShownSustained {
 }
 
 /// The groups for `run` (the result, then the markings) and what they show; `None` when the
-/// run is not a sustained write test.
-pub fn sustained_groups(run: &RunReport) -> Option<([adw::PreferencesGroup; 2], ShownSustained)> {
+/// run is not a sustained write test. `sd`: the drive is an SD card (the report's
+/// `sd_graded`): "This card …", else "This drive …".
+pub fn sustained_groups(
+    run: &RunReport,
+    sd: bool,
+) -> Option<([adw::PreferencesGroup; 2], ShownSustained)> {
     let r = run.sustained.as_deref()?;
     let sustained = group(
         &gettext("Sustained write"),
@@ -33,7 +37,7 @@ pub fn sustained_groups(run: &RunReport) -> Option<([adw::PreferencesGroup; 2], 
              what it was given.",
         )),
     );
-    let headline = text::headline(r);
+    let headline = text::headline(r, sd);
     let (icon, class) = if r.corrupt_blocks > 0 {
         ("agnostics-warning-symbolic", Some("warning"))
     } else {
@@ -46,7 +50,7 @@ pub fn sustained_groups(run: &RunReport) -> Option<([adw::PreferencesGroup; 2], 
     sustained.add(&chart);
     // The latency and the blocks read back (the headline says the speed; the markings are
     // the rows of their own group). The chart goes under the rows.
-    for line in text::lines(r).into_iter().skip(1).take(2) {
+    for line in text::lines(r, sd).into_iter().skip(1).take(2) {
         let row = marked_row(&line, "agnostics-info-symbolic", None);
         sustained.add(&row);
     }
