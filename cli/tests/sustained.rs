@@ -176,9 +176,64 @@ fn fio_is_refused_with_the_reason() -> Ran {
     Ok(())
 }
 
+/// A cap that is not a size of at least 8 MiB is refused before anything is written, in its
+/// own words (what is wrong, which values are accepted), as bad input: exit status 2, error
+/// kind `profile` as for the other refusals of this test, no run, nothing left in the folder.
+fn a_bad_cap_is_refused_before_anything_is_written() -> Ran {
+    for bad in ["banana", "0", "-5", "12q", "1k"] {
+        let dir = support::scratch();
+        let doc = Run::new()
+            .profile("sustained")
+            .target(dir.path())
+            .env(MAX_ENV, bad)
+            .expect_exit(2)
+            .json();
+        assert_eq!(doc["error"]["kind"], "profile", "{bad}: {doc:#}");
+        assert_eq!(
+            doc["error"]["message"],
+            format!(
+                "AGNOSTICS_SUSTAINED_MAX is set to “{bad}”, which is not a size the sustained \
+                 write test can use"
+            ),
+            "{bad}"
+        );
+        assert_eq!(
+            doc["error"]["hint"],
+            "Set AGNOSTICS_SUSTAINED_MAX to a size of at least 8 MiB, such as 64m or 1g (more \
+             than 4 GiB counts as 4 GiB), or unset it for the full test. Nothing was written.",
+            "{bad}"
+        );
+        assert_eq!(doc["runs"].as_array().unwrap().len(), 0, "{bad}");
+        assert_eq!(doc["verdict"], "ERROR", "{bad}");
+        assert!(support::entries(dir.path()).is_empty(), "{bad}");
+    }
+    // In text: the same words on stderr, and no announcement of a test that does not run.
+    let dir = support::scratch();
+    let out = Run::new()
+        .profile("sustained")
+        .target(dir.path())
+        .env(MAX_ENV, "banana")
+        .expect_exit(2)
+        .output();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("AGNOSTICS_SUSTAINED_MAX is set to “banana”, which is not a size"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("stopped answering"), "{stderr}");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        !stdout.contains("Sustained write: writes at most"),
+        "{stdout}"
+    );
+    assert!(support::entries(dir.path()).is_empty());
+    Ok(())
+}
+
 agnostics_testkit::main!(
     the_cliff_is_where_the_cache_fills,
     blocks_a_drive_lost_fail_the_run,
     the_text_says_what_it_will_do_and_what_it_found,
     fio_is_refused_with_the_reason,
+    a_bad_cap_is_refused_before_anything_is_written,
 );
