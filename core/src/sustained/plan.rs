@@ -119,8 +119,9 @@ impl BadCap {
     pub fn message(&self) -> String {
         use crate::i18n::{fill, gettext};
         fill(
-            // Translators: {name} is an environment variable's name, {value} what it was set to.
             &gettext(
+                // Translators: {name} is an environment variable's name, {value} what it was
+                // set to.
                 "{name} is set to “{value}”, which is not a size the sustained write test can use",
             ),
             &[("name", &MAX_ENV), ("value", &self.value)],
