@@ -291,6 +291,34 @@ fn a_bad_cap_is_refused_before_anything_is_written() -> Ran {
         "{stdout}"
     );
     assert!(support::entries(dir.path()).is_empty());
+    // In the user's language (the catalogues the build compiled).
+    for (language, message, hint) in [
+        (
+            "de",
+            "AGNOSTICS_SUSTAINED_MAX ist auf „12q“ gesetzt; das ist keine Größe, die der \
+             Dauerschreibtest verwenden kann",
+            "Setzen Sie AGNOSTICS_SUSTAINED_MAX auf eine Größe von mindestens 8 MiB",
+        ),
+        (
+            "ja",
+            "AGNOSTICS_SUSTAINED_MAX は「12q」に設定されていますが、連続書き込みテストで使える\
+             サイズではありません",
+            "AGNOSTICS_SUSTAINED_MAX を 8 MiB 以上のサイズ",
+        ),
+    ] {
+        let doc = Run::new()
+            .profile("sustained")
+            .target(dir.path())
+            .env(MAX_ENV, "12q")
+            .env("LANGUAGE", language)
+            .expect_exit(2)
+            .json();
+        assert_eq!(doc["error"]["kind"], "profile", "{language}");
+        assert_eq!(doc["error"]["message"], message, "{language}");
+        let got = doc["error"]["hint"].as_str().unwrap();
+        assert!(got.starts_with(hint), "{language}: {got}");
+        assert!(support::entries(dir.path()).is_empty(), "{language}");
+    }
     Ok(())
 }
 
