@@ -79,6 +79,25 @@ fn runs_the_sustained_profile_and_shows_its_result(app: &Application) {
         .collect();
     assert!(texts.contains(&shown.headline), "{texts:?}");
     assert!(texts.contains(&shown.markings[0].1), "{texts:?}");
+    // Not an SD card: the groups say "the drive" and "this drive", not "the card".
+    assert!(
+        texts
+            .iter()
+            .any(|t| t.starts_with("How fast the drive kept writing")),
+        "{texts:?}"
+    );
+    assert!(
+        texts.iter().any(|t| t.starts_with(
+            "Each marking promises a minimum sustained write speed; this drive kept "
+        )),
+        "{texts:?}"
+    );
+    assert!(
+        !texts
+            .iter()
+            .any(|t| t.starts_with("How fast the card") || t.contains("; this card kept ")),
+        "{texts:?}"
+    );
 
     // The chart drew every sample, its axes named, the cliff's line when there is a cliff.
     let chart = shown.chart.clone();
@@ -181,6 +200,16 @@ fn shows_a_cliff_and_a_missed_claim(window: &agnostics::Window, report: &Report)
     let results = window.results_view();
     results.show_report(&report);
     let shown = results.shown_sustained().expect("the sustained groups");
+    let texts: Vec<String> = labels(results.upcast_ref())
+        .iter()
+        .map(|l| l.label().to_string())
+        .collect();
+    assert!(
+        texts
+            .iter()
+            .any(|t| t.starts_with("How fast the card kept writing")),
+        "{texts:?}"
+    );
     assert_eq!(
         shown.headline,
         "This card slowed to 12.0 MB/s after its first 8 MiB: enough for Full HD video, not \

@@ -1,7 +1,8 @@
 //! The results page's "Sustained write" group, for a run of the sustained write test: the
 //! headline sentence (blocks that read back wrong first), the write speed over the bytes
 //! written with the cliff marked, the test's other lines, and each speed marking as a row:
-//! its minimum, whether this card kept up with it here, and whether the card claims it.
+//! its minimum, whether it was kept up with here, and whether the card claims it. An SD card is
+//! "this card", any other drive "this drive".
 
 use adw::prelude::*;
 use agnostics_core::i18n::{fill, gettext};
@@ -30,13 +31,18 @@ pub fn sustained_groups(
     sd: bool,
 ) -> Option<([adw::PreferencesGroup; 2], ShownSustained)> {
     let r = run.sustained.as_deref()?;
-    let sustained = group(
-        &gettext("Sustained write"),
-        Some(&gettext(
+    let about = if sd {
+        gettext(
             "How fast the card kept writing once its cache was full, and whether it gave back \
              what it was given.",
-        )),
-    );
+        )
+    } else {
+        gettext(
+            "How fast the drive kept writing once its cache was full, and whether it gave back \
+             what it was given.",
+        )
+    };
+    let sustained = group(&gettext("Sustained write"), Some(&about));
     let headline = text::headline(r, sd);
     let (icon, class) = if r.corrupt_blocks > 0 {
         ("agnostics-warning-symbolic", Some("warning"))
@@ -54,7 +60,7 @@ pub fn sustained_groups(
         let row = marked_row(&line, "agnostics-info-symbolic", None);
         sustained.add(&row);
     }
-    let markings = markings_group(r);
+    let markings = markings_group(r, sd);
     let shown_rows: Vec<(String, String)> = r.markings.iter().map(marking_text).collect();
     for (name, value) in &shown_rows {
         markings.add(&fact_row(name, value));
@@ -69,16 +75,25 @@ pub fn sustained_groups(
     ))
 }
 
-/// The markings' own group, under the result's.
-fn markings_group(r: &SustainedResult) -> adw::PreferencesGroup {
+/// The markings' own group, under the result's; `sd` as for [`sustained_groups`].
+fn markings_group(r: &SustainedResult, sd: bool) -> adw::PreferencesGroup {
+    let about = if sd {
+        gettext(
+            "Each marking promises a minimum sustained write speed; this card kept {speed} \
+             here. Measured through the file system on this computer, not under the SD \
+             Association's test conditions.",
+        )
+    } else {
+        gettext(
+            "Each marking promises a minimum sustained write speed; this drive kept {speed} \
+             here. Measured through the file system on this computer, not under the SD \
+             Association's test conditions.",
+        )
+    };
     group(
         &gettext("Speed markings"),
         Some(&fill(
-            &gettext(
-                "Each marking promises a minimum sustained write speed; this card kept {speed} \
-                 here. Measured through the file system on this computer, not under the SD \
-                 Association's test conditions.",
-            ),
+            &about,
             &[(
                 "speed",
                 &crate::format::mb_per_s(r.sustained_bytes_per_second),
