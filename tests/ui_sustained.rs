@@ -79,25 +79,7 @@ fn runs_the_sustained_profile_and_shows_its_result(app: &Application) {
         .collect();
     assert!(texts.contains(&shown.headline), "{texts:?}");
     assert!(texts.contains(&shown.markings[0].1), "{texts:?}");
-    // Not an SD card: the groups say "the drive" and "this drive", not "the card".
-    assert!(
-        texts
-            .iter()
-            .any(|t| t.starts_with("How fast the drive kept writing")),
-        "{texts:?}"
-    );
-    assert!(
-        texts.iter().any(|t| t.starts_with(
-            "Each marking promises a minimum sustained write speed; this drive kept "
-        )),
-        "{texts:?}"
-    );
-    assert!(
-        !texts
-            .iter()
-            .any(|t| t.starts_with("How fast the card") || t.contains("; this card kept ")),
-        "{texts:?}"
-    );
+    says_the_drive_not_the_card(&texts);
 
     // The chart drew every sample, its axes named, the cliff's line when there is a cliff.
     let chart = shown.chart.clone();
@@ -126,6 +108,29 @@ fn runs_the_sustained_profile_and_shows_its_result(app: &Application) {
 
     save_screenshots(&window, &chart);
     shows_a_cliff_and_a_missed_claim(&window, &report);
+}
+
+/// Not an SD card: the groups' descriptions among `texts` (the page's labels) say "the drive"
+/// and "this drive", not "the card".
+fn says_the_drive_not_the_card(texts: &[String]) {
+    assert!(
+        texts
+            .iter()
+            .any(|t| t.starts_with("How fast the drive kept writing")),
+        "{texts:?}"
+    );
+    assert!(
+        texts.iter().any(|t| t.starts_with(
+            "Each marking promises a minimum sustained write speed; this drive kept "
+        )),
+        "{texts:?}"
+    );
+    assert!(
+        !texts
+            .iter()
+            .any(|t| t.starts_with("How fast the card") || t.contains("; this card kept ")),
+        "{texts:?}"
+    );
 }
 
 /// One row per marking, in the engine's order, with its minimum and what was found.
