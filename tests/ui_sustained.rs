@@ -62,9 +62,11 @@ fn runs_the_sustained_profile_and_shows_its_result(app: &Application) {
 
     let results = window.results_view();
     let shown = results.shown_sustained().expect("the sustained groups");
-    assert_eq!(shown.headline, text::headline(&result));
+    // A folder on this machine's disk, not an SD card: "This drive …".
+    assert!(!report.sd_graded);
+    assert_eq!(shown.headline, text::headline(&result, false));
     assert!(
-        shown.headline.starts_with("This card "),
+        shown.headline.starts_with("This drive "),
         "{}",
         shown.headline
     );
@@ -77,6 +79,7 @@ fn runs_the_sustained_profile_and_shows_its_result(app: &Application) {
         .collect();
     assert!(texts.contains(&shown.headline), "{texts:?}");
     assert!(texts.contains(&shown.markings[0].1), "{texts:?}");
+    says_the_drive_not_the_card(&texts);
 
     // The chart drew every sample, its axes named, the cliff's line when there is a cliff.
     let chart = shown.chart.clone();
@@ -105,6 +108,29 @@ fn runs_the_sustained_profile_and_shows_its_result(app: &Application) {
 
     save_screenshots(&window, &chart);
     shows_a_cliff_and_a_missed_claim(&window, &report);
+}
+
+/// Not an SD card: the groups' descriptions among `texts` (the page's labels) say "the drive"
+/// and "this drive", not "the card".
+fn says_the_drive_not_the_card(texts: &[String]) {
+    assert!(
+        texts
+            .iter()
+            .any(|t| t.starts_with("How fast the drive kept writing")),
+        "{texts:?}"
+    );
+    assert!(
+        texts.iter().any(|t| t.starts_with(
+            "Each marking promises a minimum sustained write speed; this drive kept "
+        )),
+        "{texts:?}"
+    );
+    assert!(
+        !texts
+            .iter()
+            .any(|t| t.starts_with("How fast the card") || t.contains("; this card kept ")),
+        "{texts:?}"
+    );
 }
 
 /// One row per marking, in the engine's order, with its minimum and what was found.
@@ -156,8 +182,10 @@ fn save_screenshots(
 
 /// The same report with a cliff after 8 MiB (45 MB/s, then 12 MB/s) and V30 claimed: the
 /// headline says the claim missed, the chart marks the cliff, the V30 row says claimed: yes.
+/// As on an SD card (whose SD Status gives the claims): "This card …".
 fn shows_a_cliff_and_a_missed_claim(window: &agnostics::Window, report: &Report) {
     let mut report = report.clone();
+    report.sd_graded = true;
     let run = report.runs.last_mut().expect("a run");
     let r = run.sustained.as_deref_mut().expect("the sustained result");
     r.cliff_bytes = Some(8 << 20);
@@ -177,6 +205,16 @@ fn shows_a_cliff_and_a_missed_claim(window: &agnostics::Window, report: &Report)
     let results = window.results_view();
     results.show_report(&report);
     let shown = results.shown_sustained().expect("the sustained groups");
+    let texts: Vec<String> = labels(results.upcast_ref())
+        .iter()
+        .map(|l| l.label().to_string())
+        .collect();
+    assert!(
+        texts
+            .iter()
+            .any(|t| t.starts_with("How fast the card kept writing")),
+        "{texts:?}"
+    );
     assert_eq!(
         shown.headline,
         "This card slowed to 12.0 MB/s after its first 8 MiB: enough for Full HD video, not \

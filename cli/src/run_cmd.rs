@@ -122,7 +122,7 @@ fn sustained_text(report: &report::Report) -> String {
         return String::new();
     };
     let mut out = String::from("\n");
-    for line in agnostics_core::sustained::text::lines(result) {
+    for line in agnostics_core::sustained::text::lines(result, report.sd_graded) {
         out.push_str(&line);
         out.push('\n');
     }
@@ -189,19 +189,26 @@ fn record(report: &report::Report) -> Recorded {
     }
 }
 
-/// The text that leads the report when the history holds a capacity check of the drive: the
+/// The text that leads the report: when the history holds a capacity check of the drive, the
 /// one headline weighing the check with this run's verdict, and what to do when the check
-/// outranks the speed; empty when no check ran on the drive.
+/// outranks the speed; then, for a sustained write test, its one-sentence headline (as the
+/// app leads its result with). Empty when there is neither.
 fn headline_text(report: &report::Report, capacity: CapacityKnown) -> String {
-    if !capacity.checked() {
-        return String::new();
+    let mut out = String::new();
+    if capacity.checked() {
+        let h = headline(capacity, Some(Speed::of(report)));
+        out.push_str(&format!("{}\n", h.title()));
+        if let Some(action) = h.action() {
+            out.push_str(&format!("{action}\n"));
+        }
     }
-    let h = headline(capacity, Some(Speed::of(report)));
-    let mut out = format!("{}\n", h.title());
-    if let Some(action) = h.action() {
-        out.push_str(&format!("{action}\n"));
+    if let Some(result) = report.runs.last().and_then(|r| r.sustained.as_deref()) {
+        let line = agnostics_core::sustained::text::headline(result, report.sd_graded);
+        out.push_str(&format!("{line}\n"));
     }
-    out.push('\n');
+    if !out.is_empty() {
+        out.push('\n');
+    }
     out
 }
 

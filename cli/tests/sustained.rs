@@ -6,7 +6,10 @@
 //! free of a cache: their tests end with the error `cached` (exit status 2) and every figure
 //! still reported, and the run with lost blocks stays FAIL. On
 //! a folder of this machine's disk, the text says what the test will do before it starts and
-//! what it found; with `--engine fio` the test is refused with the reason. Every run writes
+//! what it found (this drive, not "this card": it is not an SD card), led by its headline;
+//! with `--engine fio`, or a cap that is not a size, the test is refused with the reason before
+//! anything is written. Stopped with SIGSTOP while it writes, the run ends `paused`, with no
+//! result that counts the stop as a write. Every run writes
 //! tens of MiB ([`MAX_ENV`] lowers the test's 4 GiB). The fake drives need root; run under
 //! `flock /tmp/agnostics-drive.lock` (tests of others share drives).
 
@@ -133,10 +136,28 @@ fn the_text_says_what_it_will_do_and_what_it_found() -> Ran {
         assert!(out.contains(line), "{line}\n{out}");
     }
     assert!(out.contains("Slowest write: "), "{out}");
+    // A folder of this machine's disk is not an SD card: "this drive", never "this card".
     assert!(
-        out.contains("Speed markings this card kept up with: "),
+        out.contains("Speed markings this drive kept up with: ")
+            || out.contains("This drive kept up with none of the speed markings."),
         "{out}"
     );
+    assert!(
+        !out.contains("this card") && !out.contains("This card"),
+        "{out}"
+    );
+    // The one-sentence headline leads the report, right after what the test said it would do,
+    // as the app leads its result with it.
+    let headline = out.lines().nth(1).unwrap();
+    assert!(
+        headline.starts_with("This drive kept ")
+            && headline.contains(" MB/s for all 16 MiB written")
+            || headline.starts_with("This drive slowed to ")
+                && headline.contains(" MB/s after its first "),
+        "{out}"
+    );
+    assert!(headline.ends_with('.'), "{out}");
+    assert_eq!(out.lines().nth(2), Some(""), "{out}");
     Ok(())
 }
 
@@ -158,9 +179,154 @@ fn fio_is_refused_with_the_reason() -> Ran {
     Ok(())
 }
 
+/// The CLI stopped (SIGSTOP, as `kill -STOP` or a debugger does; Ctrl+Z and a suspended
+/// machine do the same) for 8 s while it writes to a drive held to 4 MB/s, then continued:
+/// the run ends with the error `paused` in the standard test's words, as soon as the write
+/// after the stop is done, and no result, so the stop is never reported as the slowest write
+/// (`max_latency_us`) or a cliff. The test file is removed. (A process waiting for its drive
+/// stops only once that write returns, up to a second here: 8 s leaves over 5 s stopped.)
+fn a_stopped_run_is_paused_not_a_stall() -> Ran {
+    use std::process::Stdio;
+    use std::time::{Duration, Instant};
+    let drive = FakeDrive::builder(256 * MIB, Behaviour::Genuine)
+        .mounted()
+        .write_cache(WriteCache {
+            fast_bytes: 0,
+            slow_bytes_per_second: 4_000_000,
+        })
+        .build()?;
+    let target = drive.mount_dir().expect("mounted");
+    // 32 MiB at 4 MB/s: over 8 s of writing.
+    let child = on_drive(&drive, "32m")
+        .arg("--json")
+        .command()
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let pid = nix::unistd::Pid::from_raw(child.id() as i32);
+    // Stopped once its first write (4 MiB) has landed in the test file: inside the write
+    // phase. (The run's folder holds small files of its own too.)
+    let written = || {
+        agnostics_testkit::test_files(target)
+            .iter()
+            .any(|f| std::fs::metadata(target.join(f)).is_ok_and(|m| m.len() >= 4 * MIB))
+    };
+    let start = Instant::now();
+    while !written() && start.elapsed() < Duration::from_secs(60) {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(written(), "the test never wrote");
+    nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGSTOP).unwrap();
+    std::thread::sleep(Duration::from_secs(8));
+    nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGCONT).unwrap();
+    let out = child.wait_with_output().unwrap();
+    let doc = support::json(&out);
+    assert_eq!(out.status.code(), Some(2), "{doc:#}");
+    assert_eq!(doc["error"]["kind"], "paused", "{doc:#}");
+    assert_eq!(doc["verdict"], "ERROR");
+    let message = doc["error"]["message"].as_str().unwrap();
+    let seconds: u64 = message
+        .strip_prefix("the test was paused for ")
+        .and_then(|m| {
+            m.strip_suffix(" s during sustained-write: a paused test has not measured the drive")
+        })
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| panic!("{message}"));
+    assert!(seconds >= 5, "{message}");
+    assert_eq!(doc["runs"].as_array().unwrap().len(), 0, "{doc:#}");
+    assert!(!doc.to_string().contains("max_latency_us"), "{doc:#}");
+    assert!(agnostics_testkit::test_files(target).is_empty());
+    Ok(())
+}
+
+/// A cap that is not a size of at least 8 MiB is refused before anything is written, in its
+/// own words (what is wrong, which values are accepted), as bad input: exit status 2, error
+/// kind `profile` as for the other refusals of this test, no run, nothing left in the folder.
+fn a_bad_cap_is_refused_before_anything_is_written() -> Ran {
+    for bad in ["banana", "0", "-5", "12q", "1k"] {
+        let dir = support::scratch();
+        let doc = Run::new()
+            .profile("sustained")
+            .target(dir.path())
+            .env(MAX_ENV, bad)
+            .expect_exit(2)
+            .json();
+        assert_eq!(doc["error"]["kind"], "profile", "{bad}: {doc:#}");
+        assert_eq!(
+            doc["error"]["message"],
+            format!(
+                "AGNOSTICS_SUSTAINED_MAX is set to “{bad}”, which is not a size the sustained \
+                 write test can use"
+            ),
+            "{bad}"
+        );
+        assert_eq!(
+            doc["error"]["hint"],
+            "Set AGNOSTICS_SUSTAINED_MAX to a size of at least 8 MiB, such as 64m or 1g (more \
+             than 4 GiB counts as 4 GiB), or unset it for the full test. Nothing was written.",
+            "{bad}"
+        );
+        assert_eq!(doc["runs"].as_array().unwrap().len(), 0, "{bad}");
+        assert_eq!(doc["verdict"], "ERROR", "{bad}");
+        assert!(support::entries(dir.path()).is_empty(), "{bad}");
+    }
+    // In text: the same words on stderr, and no announcement of a test that does not run.
+    let dir = support::scratch();
+    let out = Run::new()
+        .profile("sustained")
+        .target(dir.path())
+        .env(MAX_ENV, "banana")
+        .expect_exit(2)
+        .output();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("AGNOSTICS_SUSTAINED_MAX is set to “banana”, which is not a size"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("stopped answering"), "{stderr}");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        !stdout.contains("Sustained write: writes at most"),
+        "{stdout}"
+    );
+    assert!(support::entries(dir.path()).is_empty());
+    // In the user's language (the catalogues the build compiled).
+    for (language, message, hint) in [
+        (
+            "de",
+            "AGNOSTICS_SUSTAINED_MAX ist auf „12q“ gesetzt; das ist keine Größe, die der \
+             Dauerschreibtest verwenden kann",
+            "Setzen Sie AGNOSTICS_SUSTAINED_MAX auf eine Größe von mindestens 8 MiB",
+        ),
+        (
+            "ja",
+            "AGNOSTICS_SUSTAINED_MAX は「12q」に設定されていますが、連続書き込みテストで使える\
+             サイズではありません",
+            "AGNOSTICS_SUSTAINED_MAX を 8 MiB 以上のサイズ",
+        ),
+    ] {
+        let doc = Run::new()
+            .profile("sustained")
+            .target(dir.path())
+            .env(MAX_ENV, "12q")
+            .env("LANGUAGE", language)
+            .expect_exit(2)
+            .json();
+        assert_eq!(doc["error"]["kind"], "profile", "{language}");
+        assert_eq!(doc["error"]["message"], message, "{language}");
+        let got = doc["error"]["hint"].as_str().unwrap();
+        assert!(got.starts_with(hint), "{language}: {got}");
+        assert!(support::entries(dir.path()).is_empty(), "{language}");
+    }
+    Ok(())
+}
+
 agnostics_testkit::main!(
     the_cliff_is_where_the_cache_fills,
     blocks_a_drive_lost_fail_the_run,
     the_text_says_what_it_will_do_and_what_it_found,
     fio_is_refused_with_the_reason,
+    a_bad_cap_is_refused_before_anything_is_written,
+    a_stopped_run_is_paused_not_a_stall,
 );

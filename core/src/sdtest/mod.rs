@@ -73,7 +73,11 @@ impl TestOptions {
 /// this thread.
 pub fn run(opts: &TestOptions, cancel: &AtomicBool, on_event: &(dyn Fn(Event) + Sync)) -> Report {
     let mut report = new_report(opts);
-    if let Some((message, hint)) = crate::sustained::refusal(&opts.profile, opts.engine) {
+    // Refused before a byte is written: an engine that cannot run the sustained test, or a
+    // cap on it that is not a size.
+    let refused = crate::sustained::refusal(&opts.profile, opts.engine)
+        .or_else(|| crate::sustained::plan::refusal(&opts.profile));
+    if let Some((message, hint)) = refused {
         report.error = Some(ErrorReport::new(
             crate::error_kind::ErrorKind::Profile,
             message,

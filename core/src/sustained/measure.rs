@@ -18,6 +18,7 @@ use std::sync::mpsc;
 use std::time::Instant;
 
 use crate::capacity::pattern::{self, Block, BLOCK_U64};
+use crate::engine::pause::PauseWatch;
 use crate::engine::{EngineError, Event, LatencyUs, PhaseResult, RunContext, Sample};
 use crate::profile::Rw;
 
@@ -86,8 +87,12 @@ fn fill(buf: &mut Buffer, key: u64, offset: u64) {
 /// fsyncs. `index` is the phase's index for the events.
 ///
 /// Errors: [`EngineError::Cancelled`] when `ctx.cancel` is set (checked before each
-/// request); [`EngineError::NoSpace`], [`EngineError::Io`] or [`EngineError::ReadOnly`]
-/// (phase `sustained-write`) when a write or the fsync fails.
+/// request); [`EngineError::Paused`] (phase `sustained-write`) as soon as a request or the
+/// fsync is done after this process was stopped ([`PauseWatch`]: SIGSTOP, Ctrl+Z, a suspended
+/// machine), as the standard test's phases end: the stop would count as one long write, and
+/// the drive may have emptied its cache meanwhile; [`EngineError::NoSpace`],
+/// [`EngineError::Io`] or [`EngineError::ReadOnly`] (phase `sustained-write`) when a write or
+/// the fsync fails.
 pub fn write(
     file: &File,
     plan: &Plan,
@@ -105,6 +110,7 @@ pub fn write(
     }
     let request = plan.request_bytes;
     let end = plan.max_bytes;
+    let pauses = PauseWatch::start();
     std::thread::scope(|s| {
         s.spawn(move || {
             let mut offset = 0;
@@ -126,7 +132,9 @@ pub fn write(
                 let t = Instant::now();
                 file.write_all_at(bytes_of(&buf), offset)
                     .map_err(|e| EngineError::from_io(WRITE_PHASE, "write", e))?;
-                let done = state.completed(t.elapsed().as_secs_f64());
+                let seconds = t.elapsed().as_secs_f64();
+                not_paused(&pauses, WRITE_PHASE)?;
+                let done = state.completed(seconds);
                 // The generator may already have stopped at the plan's end.
                 let _ = empty_tx.send(buf);
                 if done {
@@ -136,12 +144,27 @@ pub fn write(
             let t = Instant::now();
             file.sync_all()
                 .map_err(|e| EngineError::from_io(WRITE_PHASE, "fsync", e))?;
-            Ok(t.elapsed().as_secs_f64())
+            let seconds = t.elapsed().as_secs_f64();
+            not_paused(&pauses, WRITE_PHASE)?;
+            Ok(seconds)
         })();
         // Dropping the channels' ends stops the generator wherever it waits.
         drop(full_rx);
         drop(empty_tx);
         result.map(|fsync_s| state.finish(fsync_s))
+    })
+}
+
+/// Err([`EngineError::Paused`]) for `phase` when `pauses` has found this process stopped
+/// since it started: a phase during which it was stopped has not measured the drive.
+pub(super) fn not_paused(pauses: &PauseWatch, phase: &str) -> Result<(), EngineError> {
+    let stopped = pauses.stopped();
+    if stopped.is_zero() {
+        return Ok(());
+    }
+    Err(EngineError::Paused {
+        phase: phase.to_owned(),
+        stopped_s: stopped.as_secs(),
     })
 }
 

@@ -7,7 +7,9 @@
 //! most 4 GiB or half the free space, whichever is smaller, rounded down to whole units, and
 //! stops early once the speed has fallen and stayed down for [`SETTLE_SAMPLES`] one-second
 //! samples. The cap can be lowered (never raised past half the free space) with the
-//! environment variable [`MAX_ENV`] (a fio size, e.g. `64m`), for tests and shorter runs.
+//! environment variable [`MAX_ENV`] (a fio size of at least [`MIN_CAP_BYTES`], e.g. `64m`), for
+//! tests and shorter runs; any other value refuses the test before a byte is written
+//! ([`refusal`]).
 
 use crate::units::{GIB, KIB, MIB};
 
@@ -26,6 +28,9 @@ pub const MAX_REQUEST_BYTES: u64 = 4 * MIB;
 pub const SETTLE_SAMPLES: usize = 30;
 /// The environment variable that lowers [`CAP_BYTES`] (a fio size such as `64m`).
 pub const MAX_ENV: &str = "AGNOSTICS_SUSTAINED_MAX";
+/// The smallest cap [`MAX_ENV`] may give, bytes: 8 MiB, two units of [`DEFAULT_UNIT_BYTES`]
+/// (a card with a larger allocation unit still writes two of its units).
+pub const MIN_CAP_BYTES: u64 = 2 * DEFAULT_UNIT_BYTES;
 /// The speed the announced time assumes for writing, bytes per second: Class 10's 10 MB/s.
 pub const ASSUMED_WRITE: f64 = 10_000_000.0;
 /// The speed the announced time assumes for reading back, bytes per second.
@@ -46,8 +51,9 @@ pub struct Plan {
 
 impl Plan {
     /// The plan for `free_bytes` free before the test, the card's allocation unit `au_bytes`
-    /// (SD Status AU_SIZE, when reported) and a cap (`CAP_BYTES` or what [`MAX_ENV`] says).
-    /// `None` when half the free space does not hold two units.
+    /// (SD Status AU_SIZE, when reported) and a cap (`CAP_BYTES` or what [`MAX_ENV`] says;
+    /// a cap below two units counts as two). `None` when half the free space does not hold
+    /// two units.
     pub fn new(free_bytes: u64, au_bytes: Option<u64>, cap_bytes: u64) -> Option<Plan> {
         let unit_bytes = au_bytes
             .filter(|&au| {
@@ -59,7 +65,7 @@ impl Plan {
             .map_or(DEFAULT_UNIT_BYTES, |au| au.max(MIN_UNIT_BYTES));
         // Every AU above 4 MiB is a multiple of it (8, 12, 16, 24, 32, 64 MiB).
         let request_bytes = unit_bytes.min(MAX_REQUEST_BYTES);
-        let most = cap_bytes.min(free_bytes / 2);
+        let most = cap_bytes.max(2 * unit_bytes).min(free_bytes / 2);
         let max_bytes = most / unit_bytes * unit_bytes;
         (max_bytes >= 2 * unit_bytes).then_some(Plan {
             unit_bytes,
@@ -97,15 +103,79 @@ impl Plan {
     }
 }
 
-/// The cap: [`CAP_BYTES`], or the smaller size [`MAX_ENV`] gives. Err with the reason when
-/// the variable is set but is not a size.
-pub fn cap_bytes() -> Result<u64, String> {
-    match std::env::var(MAX_ENV) {
-        Ok(text) => crate::units::parse_size(&text)
-            .map(|b| b.min(CAP_BYTES))
-            .map_err(|e| format!("{MAX_ENV}={text}: {e}")),
-        Err(_) => Ok(CAP_BYTES),
+/// A value of [`MAX_ENV`] the test cannot use: not a size, or smaller than
+/// [`MIN_CAP_BYTES`] (`0`, `-5`, `12q`, `banana`, `1k`).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{MAX_ENV}={value}: not a size of at least 8 MiB ({reason})")]
+pub struct BadCap {
+    /// The variable's value as set.
+    pub value: String,
+    /// Why, in English (for logs): the size parser's reason, or "too small".
+    pub reason: String,
+}
+
+impl BadCap {
+    /// What is wrong, for people (translated).
+    pub fn message(&self) -> String {
+        use crate::i18n::{fill, gettext};
+        fill(
+            &gettext(
+                // Translators: {name} is an environment variable's name, {value} what it was
+                // set to.
+                "{name} is set to “{value}”, which is not a size the sustained write test can use",
+            ),
+            &[("name", &MAX_ENV), ("value", &self.value)],
+        )
     }
+
+    /// Which values are accepted, for people (translated).
+    pub fn hint(&self) -> String {
+        use crate::i18n::{fill, gettext};
+        fill(
+            // Translators: {name} is an environment variable's name; 64m and 1g are sizes as
+            // fio writes them, not translated.
+            &gettext("Set {name} to a size of at least 8 MiB, such as 64m or 1g (more than 4 GiB counts as 4 GiB), or unset it for the full test. Nothing was written."),
+            &[("name", &MAX_ENV)],
+        )
+    }
+}
+
+/// The cap from `value`, [`MAX_ENV`]'s value when it is set: [`CAP_BYTES`] without one, or
+/// the smaller size it gives. Err when it is set but is not a size of at least
+/// [`MIN_CAP_BYTES`].
+pub fn cap_from(value: Option<&str>) -> Result<u64, BadCap> {
+    let Some(text) = value else {
+        return Ok(CAP_BYTES);
+    };
+    let bad = |reason: String| BadCap {
+        value: text.to_owned(),
+        reason,
+    };
+    match crate::units::parse_size(text) {
+        Ok(b) if b >= MIN_CAP_BYTES => Ok(b.min(CAP_BYTES)),
+        Ok(_) => Err(bad("too small".to_owned())),
+        Err(e) => Err(bad(e)),
+    }
+}
+
+/// The cap as [`MAX_ENV`] sets it now ([`cap_from`]); a value that is not Unicode is not a
+/// size either.
+pub fn cap_bytes() -> Result<u64, BadCap> {
+    match std::env::var(MAX_ENV) {
+        Ok(text) => cap_from(Some(&text)),
+        Err(std::env::VarError::NotPresent) => cap_from(None),
+        Err(std::env::VarError::NotUnicode(raw)) => cap_from(Some(&raw.to_string_lossy())),
+    }
+}
+
+/// Why `profile` cannot run as [`MAX_ENV`] is set: the message and which values are accepted
+/// (translated), for the sustained test with a bad cap; `None` otherwise. Asked before
+/// anything is written.
+pub fn refusal(profile: &crate::profile::Profile) -> Option<(String, String)> {
+    if !super::is_sustained(profile) {
+        return None;
+    }
+    cap_bytes().err().map(|bad| (bad.message(), bad.hint()))
 }
 
 #[cfg(test)]
@@ -133,6 +203,31 @@ mod tests {
         assert!(!p.unit_from_card);
         assert_eq!(Plan::new(GIB, None, 40 * MIB).unwrap().max_bytes, 40 * MIB);
         assert_eq!(Plan::new(15 * MIB, None, CAP_BYTES), None);
+    }
+
+    #[test]
+    fn the_cap_is_a_size_of_at_least_8_mib() {
+        assert_eq!(cap_from(None), Ok(CAP_BYTES));
+        assert_eq!(cap_from(Some("64m")), Ok(64 * MIB));
+        assert_eq!(cap_from(Some("8m")), Ok(8 * MIB));
+        assert_eq!(cap_from(Some("10g")), Ok(CAP_BYTES));
+        for bad in ["banana", "0", "-5", "12q", "", "1k", "8388607"] {
+            let e = cap_from(Some(bad)).unwrap_err();
+            assert_eq!(e.value, bad);
+            assert_eq!(
+                e.message(),
+                format!(
+                    "AGNOSTICS_SUSTAINED_MAX is set to “{bad}”, which is not a size the \
+                     sustained write test can use"
+                )
+            );
+            assert!(e.hint().starts_with(
+                "Set AGNOSTICS_SUSTAINED_MAX to a size of at least 8 MiB, such as 64m or 1g"
+            ));
+        }
+        // A card whose allocation unit is larger than half the cap still writes two units.
+        let p = Plan::new(GIB, Some(16 * MIB), 8 * MIB).unwrap();
+        assert_eq!(p.max_bytes, 32 * MIB);
     }
 
     #[test]

@@ -1,6 +1,8 @@
 //! The sustained write test's result for people (translated): the cliff, the speeds either
 //! side of it in MB/s, the worst write latency, the blocks read back, and the markings met and
-//! claimed, with what the measurement is and is not.
+//! claimed, with what the measurement is and is not. An SD card is "this card", any other
+//! drive (a USB stick, an SSD, a virtual or loop disk) "this drive", as the report's
+//! `sd_graded` tells them apart.
 
 use crate::i18n::{fill, gettext, ngettext, number};
 use crate::units::{human_bytes, mb_per_s};
@@ -18,8 +20,9 @@ fn ms(us: f64) -> String {
     number(us / 1000.0, 1)
 }
 
-/// The lines for `r`, each without a trailing newline.
-pub fn lines(r: &SustainedResult) -> Vec<String> {
+/// The lines for `r`, each without a trailing newline; `sd`: the drive is an SD card (the
+/// report's `sd_graded`).
+pub fn lines(r: &SustainedResult, sd: bool) -> Vec<String> {
     let mut out = vec![speed_line(r)];
     out.push(fill(
         // xgettext:no-c-format
@@ -35,49 +38,59 @@ pub fn lines(r: &SustainedResult) -> Vec<String> {
             &[("bytes", &human_bytes(r.verified_bytes))],
         )
     } else {
-        fill(
-            &ngettext(
-                "{count} block of 4 KiB read back wrong without any error: this card loses \
-                 data. Copy off what matters and replace the card.",
-                "{count} blocks of 4 KiB read back wrong without any error: this card loses \
-                 data. Copy off what matters and replace the card.",
-                u32::try_from(r.corrupt_blocks).unwrap_or(u32::MAX),
-            ),
-            &[("count", &r.corrupt_blocks)],
-        )
+        corrupt_line(r.corrupt_blocks, sd)
     });
-    out.extend(marking_lines(r));
+    out.extend(marking_lines(r, sd));
     out
+}
+
+/// `count` blocks read back wrong, and what to do.
+fn corrupt_line(count: u64, sd: bool) -> String {
+    let n = u32::try_from(count).unwrap_or(u32::MAX);
+    let text = if sd {
+        ngettext(
+            "{count} block of 4 KiB read back wrong without any error: this card loses \
+             data. Copy off what matters and replace the card.",
+            "{count} blocks of 4 KiB read back wrong without any error: this card loses \
+             data. Copy off what matters and replace the card.",
+            n,
+        )
+    } else {
+        ngettext(
+            "{count} block of 4 KiB read back wrong without any error: this drive loses \
+             data. Copy off what matters and replace the drive.",
+            "{count} blocks of 4 KiB read back wrong without any error: this drive loses \
+             data. Copy off what matters and replace the drive.",
+            n,
+        )
+    };
+    fill(&text, &[("count", &count)])
 }
 
 /// One sentence a novice reads first (translated): blocks that read back wrong, loudly, before
 /// anything else; else the speed kept after the cliff (or over the whole run), what the card
 /// claims and does not keep up with, and which video it is enough for (SD Association: V6 HD,
-/// V10 Full HD, V30 4K, V60 and V90 8K).
-pub fn headline(r: &SustainedResult) -> String {
+/// V10 Full HD, V30 4K, V60 and V90 8K). `sd`: the drive is an SD card ("This card …"),
+/// else "This drive …".
+pub fn headline(r: &SustainedResult, sd: bool) -> String {
     if r.corrupt_blocks > 0 {
-        return fill(
-            &ngettext(
+        let n = u32::try_from(r.corrupt_blocks).unwrap_or(u32::MAX);
+        let text = if sd {
+            ngettext(
                 "{count} block read back wrong: this card loses data.",
                 "{count} blocks read back wrong: this card loses data.",
-                u32::try_from(r.corrupt_blocks).unwrap_or(u32::MAX),
-            ),
-            &[("count", &r.corrupt_blocks)],
-        );
+                n,
+            )
+        } else {
+            ngettext(
+                "{count} block read back wrong: this drive loses data.",
+                "{count} blocks read back wrong: this drive loses data.",
+                n,
+            )
+        };
+        return fill(&text, &[("count", &r.corrupt_blocks)]);
     }
-    let kept = match (r.cliff_bytes, r.after_bytes_per_second) {
-        (Some(cliff), Some(after)) => fill(
-            &gettext("This card slowed to {speed} MB/s after its first {cliff}"),
-            &[("speed", &mb(after)), ("cliff", &human_bytes(cliff))],
-        ),
-        _ => fill(
-            &gettext("This card kept {speed} MB/s for all {bytes} written"),
-            &[
-                ("speed", &mb(r.sustained_bytes_per_second)),
-                ("bytes", &human_bytes(r.written_bytes)),
-            ],
-        ),
-    };
+    let kept = kept(r, sd);
     let missed: Vec<&str> = best_claimed(&r.markings)
         .into_iter()
         .filter(|name| {
@@ -107,6 +120,31 @@ pub fn headline(r: &SustainedResult) -> String {
             &[("kept", &kept), ("video", &video)],
         ),
         (None, None) => fill(&gettext("{kept}."), &[("kept", &kept)]),
+    }
+}
+
+/// The speed kept: after the cliff, or over the whole run.
+fn kept(r: &SustainedResult, sd: bool) -> String {
+    match (r.cliff_bytes, r.after_bytes_per_second) {
+        (Some(cliff), Some(after)) => fill(
+            &if sd {
+                gettext("This card slowed to {speed} MB/s after its first {cliff}")
+            } else {
+                gettext("This drive slowed to {speed} MB/s after its first {cliff}")
+            },
+            &[("speed", &mb(after)), ("cliff", &human_bytes(cliff))],
+        ),
+        _ => fill(
+            &if sd {
+                gettext("This card kept {speed} MB/s for all {bytes} written")
+            } else {
+                gettext("This drive kept {speed} MB/s for all {bytes} written")
+            },
+            &[
+                ("speed", &mb(r.sustained_bytes_per_second)),
+                ("bytes", &human_bytes(r.written_bytes)),
+            ],
+        ),
     }
 }
 
@@ -168,15 +206,19 @@ fn speed_line(r: &SustainedResult) -> String {
 
 /// The markings kept up with and claimed, those this computer cannot show, and what the
 /// measurement is.
-fn marking_lines(r: &SustainedResult) -> Vec<String> {
+fn marking_lines(r: &SustainedResult, sd: bool) -> Vec<String> {
     let met = best_met(&r.markings);
-    let mut out = vec![if met.is_empty() {
-        gettext("This card kept up with none of the speed markings.")
-    } else {
-        fill(
-            &gettext("Speed markings this card kept up with: {met}."),
+    let mut out = vec![match (met.is_empty(), sd) {
+        (true, true) => gettext("This card kept up with none of the speed markings."),
+        (true, false) => gettext("This drive kept up with none of the speed markings."),
+        (false, sd) => fill(
+            &if sd {
+                gettext("Speed markings this card kept up with: {met}.")
+            } else {
+                gettext("Speed markings this drive kept up with: {met}.")
+            },
             &[("met", &met.join(", "))],
-        )
+        ),
     }];
     if r.markings.iter().any(|m| m.claimed.is_some()) {
         let claimed = best_claimed(&r.markings);
@@ -237,7 +279,7 @@ mod tests {
 
     #[test]
     fn the_lines_say_the_cliff_the_stall_and_the_markings() {
-        let l = lines(&result(Some(32 << 20), 0));
+        let l = lines(&result(Some(32 << 20), 0), true);
         assert_eq!(
             l,
             [
@@ -251,27 +293,65 @@ mod tests {
             ]
         );
         assert_eq!(
-            headline(&result(Some(32 << 20), 0)),
+            headline(&result(Some(32 << 20), 0), true),
             "This card slowed to 12.0 MB/s after its first 32 MiB: enough for Full HD video, \
              not for 4K."
         );
         let mut claims = result(None, 0);
         claims.markings[8].claimed = Some(true);
         assert_eq!(
-            headline(&claims),
+            headline(&claims, true),
             "This card kept 12.0 MB/s for all 64 MiB written: enough for Full HD video, not \
              for 4K; it claims V30 but does not keep up with it here."
         );
         assert_eq!(
-            headline(&result(None, 3)),
+            headline(&result(None, 3), true),
             "3 blocks read back wrong: this card loses data."
         );
-        let l = lines(&result(None, 3));
+        let l = lines(&result(None, 3), true);
         assert_eq!(l[0], "The write speed did not fall: 45.0 MB/s over 64 MiB.");
         assert!(
             l[2].starts_with("3 blocks of 4 KiB read back wrong"),
             "{}",
             l[2]
         );
+    }
+
+    #[test]
+    fn a_drive_that_is_not_an_sd_card_is_this_drive_not_this_card() {
+        let slowed = result(Some(32 << 20), 0);
+        assert_eq!(
+            headline(&slowed, false),
+            "This drive slowed to 12.0 MB/s after its first 32 MiB: enough for Full HD video, \
+             not for 4K."
+        );
+        assert_eq!(
+            headline(&result(None, 0), false),
+            "This drive kept 12.0 MB/s for all 64 MiB written: enough for Full HD video, not \
+             for 4K."
+        );
+        assert_eq!(
+            headline(&result(None, 1), false),
+            "1 block read back wrong: this drive loses data."
+        );
+        let l = lines(&result(None, 3), false);
+        assert_eq!(
+            l[2],
+            "3 blocks of 4 KiB read back wrong without any error: this drive loses data. Copy \
+             off what matters and replace the drive."
+        );
+        assert_eq!(
+            l[3],
+            "Speed markings this drive kept up with: C10, U1, V10."
+        );
+        let mut none = result(None, 0);
+        none.markings = markings::judge(1_000_000.0, None, None);
+        assert_eq!(
+            lines(&none, false)[3],
+            "This drive kept up with none of the speed markings."
+        );
+        for l in [lines(&slowed, false), lines(&none, false)] {
+            assert!(l.iter().all(|l| !l.contains("card kept")), "{l:?}");
+        }
     }
 }

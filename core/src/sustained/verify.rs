@@ -11,10 +11,11 @@ use std::sync::atomic::Ordering;
 use std::time::Instant;
 
 use crate::capacity::pattern::{self, Content, BLOCK_U64};
+use crate::engine::pause::PauseWatch;
 use crate::engine::{EngineError, Event, PhaseResult, RunContext};
 use crate::profile::Rw;
 
-use super::measure::{buffer, bytes_of_mut, index_at, latency, started};
+use super::measure::{buffer, bytes_of_mut, index_at, latency, not_paused, started};
 
 /// The read-back phase's job name.
 pub const VERIFY_PHASE: &str = "sustained-verify";
@@ -46,7 +47,9 @@ fn holds(block: &pattern::Block, key: u64, at: u64) -> bool {
 /// the phase's index for the events.
 ///
 /// Errors: [`EngineError::Cancelled`] when `ctx.cancel` is set (checked before each request);
-/// [`EngineError::Io`] (phase `sustained-verify`, op `read`) when a read fails.
+/// [`EngineError::Paused`] (phase `sustained-verify`) as soon as a read is done after this
+/// process was stopped, as in writing ([`super::measure::write`]); [`EngineError::Io`]
+/// (phase `sustained-verify`, op `read`) when a read fails.
 pub fn verify(
     file: &File,
     bytes: u64,
@@ -56,6 +59,7 @@ pub fn verify(
     index: usize,
 ) -> Result<Verified, EngineError> {
     started(ctx, index, 2, VERIFY_PHASE, Rw::Read, request_bytes);
+    let pauses = PauseWatch::start();
     let start = Instant::now();
     let mut last_progress = start;
     let mut buf = buffer(request_bytes);
@@ -70,6 +74,7 @@ pub fn verify(
         }
         let t = Instant::now();
         let got = read_fully(file, &mut buf, offset)?;
+        not_paused(&pauses, VERIFY_PHASE)?;
         latencies.push(t.elapsed().as_secs_f64() * 1e6);
         for (i, block) in buf.iter().enumerate() {
             let at = offset + i as u64 * BLOCK_U64;
@@ -85,18 +90,7 @@ pub fn verify(
             continue;
         }
         last_progress = Instant::now();
-        let busy = latencies.iter().sum::<f64>() / 1e6;
-        (ctx.on_event)(Event::Progress {
-            run: ctx.run,
-            index,
-            rw: Rw::Read,
-            fraction: offset as f64 / bytes as f64,
-            bytes: offset,
-            ios: latencies.len() as u64,
-            elapsed_s: start.elapsed().as_secs_f64(),
-            bw_bytes: offset as f64 / busy.max(1e-9),
-            iops: latencies.len() as f64 / busy.max(1e-9),
-        });
+        progress(ctx, index, (offset, bytes), &latencies, start);
     }
     let seconds = latencies.iter().sum::<f64>() / 1e6;
     let ios = latencies.len() as u64;
@@ -124,6 +118,29 @@ pub fn verify(
         first_corrupt,
         phase,
     })
+}
+
+/// Says how far reading back is: `done` of `bytes` read, with `latencies_us` the reads' so
+/// far, since `start`.
+fn progress(
+    ctx: &RunContext<'_>,
+    index: usize,
+    (done, bytes): (u64, u64),
+    latencies_us: &[f64],
+    start: Instant,
+) {
+    let busy = latencies_us.iter().sum::<f64>() / 1e6;
+    (ctx.on_event)(Event::Progress {
+        run: ctx.run,
+        index,
+        rw: Rw::Read,
+        fraction: done as f64 / bytes as f64,
+        bytes: done,
+        ios: latencies_us.len() as u64,
+        elapsed_s: start.elapsed().as_secs_f64(),
+        bw_bytes: done as f64 / busy.max(1e-9),
+        iops: latencies_us.len() as f64 / busy.max(1e-9),
+    });
 }
 
 /// Reads into all of `buf` from `offset`, short only at the end of the file; the bytes read.

@@ -174,7 +174,9 @@ impl ResultsView {
         imp.shown.replace(Some(report.clone()));
 
         self.show_summary(report);
-        let sustained = report.deciding_run().and_then(sustained::sustained_groups);
+        let sustained = report
+            .deciding_run()
+            .and_then(|run| sustained::sustained_groups(run, report.sd_graded));
         if let Some((groups, shown)) = sustained {
             groups.iter().for_each(|g| imp.groups.append(g));
             imp.sustained.replace(Some(shown));

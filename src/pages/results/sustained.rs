@@ -1,7 +1,8 @@
 //! The results page's "Sustained write" group, for a run of the sustained write test: the
 //! headline sentence (blocks that read back wrong first), the write speed over the bytes
 //! written with the cliff marked, the test's other lines, and each speed marking as a row:
-//! its minimum, whether this card kept up with it here, and whether the card claims it.
+//! its minimum, whether it was kept up with here, and whether the card claims it. An SD card is
+//! "this card", any other drive "this drive".
 
 use adw::prelude::*;
 use agnostics_core::i18n::{fill, gettext};
@@ -23,17 +24,26 @@ pub struct ShownSustained {
 }
 
 /// The groups for `run` (the result, then the markings) and what they show; `None` when the
-/// run is not a sustained write test.
-pub fn sustained_groups(run: &RunReport) -> Option<([adw::PreferencesGroup; 2], ShownSustained)> {
+/// run is not a sustained write test. `sd`: the drive is an SD card (the report's
+/// `sd_graded`): "This card …", else "This drive …".
+pub fn sustained_groups(
+    run: &RunReport,
+    sd: bool,
+) -> Option<([adw::PreferencesGroup; 2], ShownSustained)> {
     let r = run.sustained.as_deref()?;
-    let sustained = group(
-        &gettext("Sustained write"),
-        Some(&gettext(
+    let about = if sd {
+        gettext(
             "How fast the card kept writing once its cache was full, and whether it gave back \
              what it was given.",
-        )),
-    );
-    let headline = text::headline(r);
+        )
+    } else {
+        gettext(
+            "How fast the drive kept writing once its cache was full, and whether it gave back \
+             what it was given.",
+        )
+    };
+    let sustained = group(&gettext("Sustained write"), Some(&about));
+    let headline = text::headline(r, sd);
     let (icon, class) = if r.corrupt_blocks > 0 {
         ("agnostics-warning-symbolic", Some("warning"))
     } else {
@@ -46,11 +56,11 @@ pub fn sustained_groups(run: &RunReport) -> Option<([adw::PreferencesGroup; 2], 
     sustained.add(&chart);
     // The latency and the blocks read back (the headline says the speed; the markings are
     // the rows of their own group). The chart goes under the rows.
-    for line in text::lines(r).into_iter().skip(1).take(2) {
+    for line in text::lines(r, sd).into_iter().skip(1).take(2) {
         let row = marked_row(&line, "agnostics-info-symbolic", None);
         sustained.add(&row);
     }
-    let markings = markings_group(r);
+    let markings = markings_group(r, sd);
     let shown_rows: Vec<(String, String)> = r.markings.iter().map(marking_text).collect();
     for (name, value) in &shown_rows {
         markings.add(&fact_row(name, value));
@@ -65,16 +75,25 @@ pub fn sustained_groups(run: &RunReport) -> Option<([adw::PreferencesGroup; 2], 
     ))
 }
 
-/// The markings' own group, under the result's.
-fn markings_group(r: &SustainedResult) -> adw::PreferencesGroup {
+/// The markings' own group, under the result's; `sd` as for [`sustained_groups`].
+fn markings_group(r: &SustainedResult, sd: bool) -> adw::PreferencesGroup {
+    let about = if sd {
+        gettext(
+            "Each marking promises a minimum sustained write speed; this card kept {speed} \
+             here. Measured through the file system on this computer, not under the SD \
+             Association's test conditions.",
+        )
+    } else {
+        gettext(
+            "Each marking promises a minimum sustained write speed; this drive kept {speed} \
+             here. Measured through the file system on this computer, not under the SD \
+             Association's test conditions.",
+        )
+    };
     group(
         &gettext("Speed markings"),
         Some(&fill(
-            &gettext(
-                "Each marking promises a minimum sustained write speed; this card kept {speed} \
-                 here. Measured through the file system on this computer, not under the SD \
-                 Association's test conditions.",
-            ),
+            &about,
             &[(
                 "speed",
                 &crate::format::mb_per_s(r.sustained_bytes_per_second),
