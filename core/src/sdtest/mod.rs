@@ -73,15 +73,6 @@ impl TestOptions {
 /// this thread.
 pub fn run(opts: &TestOptions, cancel: &AtomicBool, on_event: &(dyn Fn(Event) + Sync)) -> Report {
     let mut report = new_report(opts);
-    if let Some((message, hint)) = crate::sustained::refusal(&opts.profile, opts.engine) {
-        report.error = Some(ErrorReport::new(
-            crate::error_kind::ErrorKind::Profile,
-            message,
-            hint,
-        ));
-        report.graded = false;
-        return report;
-    }
     // A profile that only measures is not held against A1/A2: no graded jobs to check.
     report.graded = opts.profile.graded();
     let gradable = !report.graded || check_profile(opts, &mut report);
@@ -218,8 +209,12 @@ fn run_once(
         let dev = info.device.as_ref().map(|d| d.dev.as_str());
         file.count_on(dev.and_then(|d| BlockDevice::of_maj_min(d, &opts.sysfs_root)));
     }
+    let card = report.card.as_ref();
     let (done, sustained) = if crate::sustained::is_sustained(&opts.profile) {
-        crate::sustained::run(&file, info.free_bytes, report.card.as_ref(), ctx)
+        match opts.engine {
+            EngineKind::Native => crate::sustained::run(&file, info.free_bytes, card, ctx),
+            EngineKind::Fio => crate::sustained::fio::run(&file, info.free_bytes, card, ctx),
+        }
     } else {
         (
             engine::run_profile(opts.engine, &opts.profile, &file, ctx),
