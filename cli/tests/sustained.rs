@@ -265,10 +265,60 @@ fn fio_counts_exactly_the_blocks_a_drive_lost() -> Ran {
     Ok(())
 }
 
+/// Ctrl+C while fio writes the sustained test's data: the run is cancelled (exit status 130),
+/// and the test file, its folder and fio's log folder (in the temporary directory the run was
+/// given) are gone.
+fn ctrl_c_during_fio_leaves_nothing() -> Ran {
+    use std::os::unix::fs::MetadataExt;
+    let drive = FakeDrive::builder(256 * MIB, Behaviour::Genuine)
+        .mounted()
+        .write_cache(WriteCache {
+            fast_bytes: 16 * MIB,
+            slow_bytes_per_second: 5_000_000,
+        })
+        .build()?;
+    let tmp = support::scratch();
+    let mount = drive.mount_dir().expect("mounted");
+    let child = on_drive(&drive, "64m")
+        .engine("fio")
+        .env("TMPDIR", tmp.path())
+        .arg("--json")
+        .command()
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Wait until fio has written past the cache (the file is sized before fio starts; its
+    // blocks are allocated as fio writes): the slow part takes seconds more.
+    let written = || {
+        agnostics_testkit::test_files(mount)
+            .iter()
+            .find(|f| f.ends_with("/test-file"))
+            .and_then(|f| std::fs::metadata(mount.join(f)).ok())
+            .map_or(0, |m| m.blocks() * 512)
+    };
+    let start = std::time::Instant::now();
+    while written() < 20 * MIB && start.elapsed() < std::time::Duration::from_secs(120) {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    assert!(written() >= 20 * MIB, "fio never wrote past the cache");
+    assert_eq!(support::entries(tmp.path()).len(), 1, "fio's log folder");
+    let pid = nix::unistd::Pid::from_raw(child.id() as i32);
+    nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGINT).unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(130));
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(doc["error"]["kind"], "cancelled", "{doc:#}");
+    assert!(agnostics_testkit::test_files(mount).is_empty());
+    assert!(support::entries(tmp.path()).is_empty());
+    Ok(())
+}
+
 agnostics_testkit::main!(
     the_cliff_is_where_the_cache_fills,
     blocks_a_drive_lost_fail_the_run,
     the_text_says_what_it_will_do_and_what_it_found,
     fio_finds_the_cliff_where_the_cache_fills,
     fio_counts_exactly_the_blocks_a_drive_lost,
+    ctrl_c_during_fio_leaves_nothing,
 );
