@@ -16,7 +16,9 @@
 //!   block whose header or checksum is wrong is one verify error, counted, and the pass goes
 //!   on. fio's JSON `total_err` is then the number of such blocks (fio counts one error per
 //!   failed request, and each request is one block), and the job's `error` is EILSEQ, which is
-//!   the count, not a failure; a read that fails still ends the test with its error.
+//!   the count, not a failure; a read that fails still ends the test with its error (fio's
+//!   `error` is the first error it met: after a block that failed its verify, a failed read
+//!   ends the pass, and the blocks not read count as corrupt).
 //!
 //! From the log, exactly as the built-in engine measures: each unit's time (the sum of its
 //! requests' latencies), each request's latency (max and p99 by nearest rank), and a sample at
