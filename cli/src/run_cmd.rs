@@ -100,7 +100,8 @@ pub fn main(args: &RunArgs) -> i32 {
 }
 
 /// Before the sustained write test: the most it writes and about how long it takes (on
-/// stdout with the text report, on stderr with `--json` or `--markdown`).
+/// stdout with the text report, on stderr with `--json` or `--markdown`). Not with fio, which
+/// writes the whole plan: the announcement says the test stops early once the speed settles.
 fn announce(args: &RunArgs, opts: &TestOptions) {
     if !agnostics_core::sustained::is_sustained(&opts.profile) || opts.engine != EngineKind::Native
     {

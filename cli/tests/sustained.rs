@@ -7,9 +7,11 @@
 //! still reported, and the run with lost blocks stays FAIL. On
 //! a folder of this machine's disk, the text says what the test will do before it starts and
 //! what it found (this drive, not "this card": it is not an SD card), led by its headline;
-//! with `--engine fio`, or a cap that is not a size, the test is refused with the reason before
-//! anything is written. Stopped with SIGSTOP while it writes, the run ends `paused`, with no
-//! result that counts the stop as a write. Every run writes
+//! a cap that is not a size is refused with the reason before anything is written. Stopped
+//! with SIGSTOP while it writes, the run ends `paused`, with no result that counts the stop as
+//! a write. With `--engine fio` the cliff is found in the same unit, and fio's verify counts
+//! exactly the blocks the lossy drive did not store (read from its backing file after the
+//! run). Every run writes
 //! tens of MiB ([`MAX_ENV`] lowers the test's 4 GiB). The fake drives need root; run under
 //! `flock /tmp/agnostics-drive.lock` (tests of others share drives).
 
@@ -161,21 +163,175 @@ fn the_text_says_what_it_will_do_and_what_it_found() -> Ran {
     Ok(())
 }
 
-fn fio_is_refused_with_the_reason() -> Ran {
-    let dir = support::scratch();
-    let doc = Run::new()
-        .profile("sustained")
-        .target(dir.path())
-        .engine("fio")
-        .expect_exit(2)
-        .json();
-    assert_eq!(doc["error"]["kind"], "profile");
-    assert!(doc["error"]["message"]
-        .as_str()
+/// The cache drive's run with `--engine fio`: fio writes the same plan through the same
+/// file, and the cliff is found in the same unit as the built-in engine finds it.
+fn fio_finds_the_cliff_where_the_cache_fills() -> Ran {
+    let cache = 16 * MIB;
+    let drive = FakeDrive::builder(256 * MIB, Behaviour::Genuine)
+        .mounted()
+        .write_cache(WriteCache {
+            fast_bytes: cache,
+            slow_bytes_per_second: 5_000_000,
+        })
+        .build()?;
+    let doc = on_drive(&drive, "40m").engine("fio").expect_exit(2).json();
+    let s = &doc["runs"][0]["sustained"];
+    println!("{s:#}");
+    assert_eq!(doc["error"]["kind"], "cached", "{doc:#}");
+    assert_eq!(doc["io_path"], "fio psync");
+    assert_eq!(
+        (s["unit_bytes"].as_u64(), s["written_bytes"].as_u64()),
+        (Some(4 * MIB), Some(40 * MIB))
+    );
+    assert_eq!(s["verified_bytes"], 40 * MIB);
+    assert_eq!(s["corrupt_blocks"], 0);
+    assert_eq!(s["settled_early"], false);
+    let cliff = s["cliff_bytes"].as_u64().expect("a cliff");
+    assert!(
+        cliff + 4 * MIB >= cache && cliff <= cache + 4 * MIB,
+        "{cliff}"
+    );
+    let after = s["after_bytes_per_second"].as_f64().unwrap();
+    let n = (40 * MIB - cliff) / (4 * MIB);
+    assert!(
+        after <= 5_000_000.0 * n as f64 / (n - 1) as f64,
+        "{after} over {n} units"
+    );
+    assert!(s["before_bytes_per_second"].as_f64().unwrap() > after / 0.6);
+    let phases = doc["runs"][0]["phases"].as_array().unwrap();
+    let names: Vec<&str> = phases.iter().map(|p| p["name"].as_str().unwrap()).collect();
+    assert_eq!(names, ["sustained-write", "sustained-verify"]);
+    // The write phase: ten requests of 4 MiB; the read-back: 10240 blocks of 4 KiB.
+    assert_eq!(
+        (phases[0]["ios"].as_u64(), phases[0]["bs"].as_u64()),
+        (Some(10), Some(4 * MIB))
+    );
+    assert_eq!(
+        (phases[1]["ios"].as_u64(), phases[1]["bs"].as_u64()),
+        (Some(10240), Some(4096))
+    );
+    // The worst latency from fio's per-request log is fio's own maximum (ns in both).
+    let max = s["max_latency_us"].as_f64().unwrap();
+    let fio_max = phases[0]["lat_us"]["max"].as_f64().unwrap();
+    assert!((max - fio_max).abs() < 0.001, "{max} against {fio_max}");
+    assert!(s["p99_latency_us"].as_f64().unwrap() <= max);
+    let samples = s["samples"].as_array().unwrap();
+    assert!(samples.len() >= 2, "{samples:?}");
+    assert_eq!(samples.last().unwrap()["bytes"], 40 * MIB);
+    assert!(samples
+        .windows(2)
+        .all(|w| w[0]["bytes"].as_u64() < w[1]["bytes"].as_u64()));
+    let c6 = s["markings"]
+        .as_array()
         .unwrap()
-        .contains("needs the built-in engine"));
-    assert_eq!(doc["runs"].as_array().unwrap().len(), 0);
-    assert!(support::entries(dir.path()).is_empty());
+        .iter()
+        .find(|m| m["name"] == "C6");
+    assert_eq!(c6.unwrap()["met"], false);
+    assert!(agnostics_testkit::test_files(drive.mount_dir().unwrap()).is_empty());
+    Ok(())
+}
+
+/// The file offsets named by fio's verify headers (fio 3.33 `verify.h`: magic 0xacca at byte
+/// 0, the length at 4, the block's offset at 16, little-endian here) in the 4 KiB blocks of
+/// `drive`'s backing file: the blocks of the test file the drive really stored.
+fn stored_fio_blocks(drive: &FakeDrive) -> std::collections::BTreeSet<u64> {
+    let mut found = std::collections::BTreeSet::new();
+    let chunk = 4 * MIB;
+    for at in (0..drive.real_bytes()).step_by(chunk as usize) {
+        let data = drive.read_backing(at, chunk as usize);
+        for block in data.chunks_exact(4096) {
+            let word = |at: usize, n: usize| {
+                block[at..at + n]
+                    .iter()
+                    .rev()
+                    .fold(0u64, |v, &b| v << 8 | u64::from(b))
+            };
+            if word(0, 2) == 0xacca && word(4, 4) == 4096 {
+                found.insert(word(16, 8));
+            }
+        }
+    }
+    found
+}
+
+/// On a drive that silently drops writes to some blocks, fio's verify finds exactly the test
+/// file's blocks the drive did not store: each 4 KiB block of the file whose fio header is
+/// nowhere on the drive's backing file afterwards (the deleted file's blocks keep their
+/// data) is one corrupt block, and the first of them is the first corrupt offset.
+fn fio_counts_exactly_the_blocks_a_drive_lost() -> Ran {
+    let drive = FakeDrive::builder(
+        256 * MIB,
+        Behaviour::Lossy {
+            seed: 38,
+            lost_per_million: 2000,
+        },
+    )
+    .mounted()
+    .build()?;
+    let doc = on_drive(&drive, "16m").engine("fio").expect_exit(2).json();
+    let s = &doc["runs"][0]["sustained"];
+    assert_eq!(doc["error"]["kind"], "cached", "{doc:#}");
+    let stored = stored_fio_blocks(&drive);
+    assert!(stored.iter().all(|&o| o < 16 * MIB && o % 4096 == 0));
+    let lost: Vec<u64> = (0..16 * MIB)
+        .step_by(4096)
+        .filter(|o| !stored.contains(o))
+        .collect();
+    println!("lost blocks of the file: {lost:?}");
+    assert!(!lost.is_empty(), "seed 38 loses some of 4096 blocks");
+    assert_eq!(s["corrupt_blocks"], lost.len() as u64, "{s:#}");
+    assert_eq!(s["verified_bytes"], 16 * MIB - 4096 * lost.len() as u64);
+    assert_eq!(s["first_corrupt_bytes"], lost[0]);
+    assert_eq!(doc["runs"][0]["verdict"], "FAIL");
+    Ok(())
+}
+
+/// Ctrl+C while fio writes the sustained test's data: the run is cancelled (exit status 130),
+/// and the test file, its folder and fio's log folder (in the temporary directory the run was
+/// given) are gone.
+fn ctrl_c_during_fio_leaves_nothing() -> Ran {
+    use std::os::unix::fs::MetadataExt;
+    let drive = FakeDrive::builder(256 * MIB, Behaviour::Genuine)
+        .mounted()
+        .write_cache(WriteCache {
+            fast_bytes: 16 * MIB,
+            slow_bytes_per_second: 5_000_000,
+        })
+        .build()?;
+    let tmp = support::scratch();
+    let mount = drive.mount_dir().expect("mounted");
+    let child = on_drive(&drive, "64m")
+        .engine("fio")
+        .env("TMPDIR", tmp.path())
+        .arg("--json")
+        .command()
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Wait until fio has written past the cache (the file is sized before fio starts; its
+    // blocks are allocated as fio writes): the slow part takes seconds more.
+    let written = || {
+        agnostics_testkit::test_files(mount)
+            .iter()
+            .find(|f| f.ends_with("/test-file"))
+            .and_then(|f| std::fs::metadata(mount.join(f)).ok())
+            .map_or(0, |m| m.blocks() * 512)
+    };
+    let start = std::time::Instant::now();
+    while written() < 20 * MIB && start.elapsed() < std::time::Duration::from_secs(120) {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    assert!(written() >= 20 * MIB, "fio never wrote past the cache");
+    assert_eq!(support::entries(tmp.path()).len(), 1, "fio's log folder");
+    let pid = nix::unistd::Pid::from_raw(child.id() as i32);
+    nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGINT).unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(130));
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(doc["error"]["kind"], "cancelled", "{doc:#}");
+    assert!(agnostics_testkit::test_files(mount).is_empty());
+    assert!(support::entries(tmp.path()).is_empty());
     Ok(())
 }
 
@@ -326,7 +482,9 @@ agnostics_testkit::main!(
     the_cliff_is_where_the_cache_fills,
     blocks_a_drive_lost_fail_the_run,
     the_text_says_what_it_will_do_and_what_it_found,
-    fio_is_refused_with_the_reason,
     a_bad_cap_is_refused_before_anything_is_written,
     a_stopped_run_is_paused_not_a_stall,
+    fio_finds_the_cliff_where_the_cache_fills,
+    fio_counts_exactly_the_blocks_a_drive_lost,
+    ctrl_c_during_fio_leaves_nothing,
 );

@@ -121,7 +121,7 @@ pub const ALL: [Builtin; 5] = [
         title: gettext_noop("Sustained write"),
         description: gettext_noop(
             "writes up to 4 GiB in a row to find where the speed falls once the card's write \
-             cache is full, then reads every byte back to check it; the built-in engine only",
+             cache is full, then reads every byte back to check it",
         ),
         graded: false,
         text: include_str!("../../../data/profiles/sustained.fio"),

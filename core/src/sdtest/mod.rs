@@ -73,11 +73,8 @@ impl TestOptions {
 /// this thread.
 pub fn run(opts: &TestOptions, cancel: &AtomicBool, on_event: &(dyn Fn(Event) + Sync)) -> Report {
     let mut report = new_report(opts);
-    // Refused before a byte is written: an engine that cannot run the sustained test, or a
-    // cap on it that is not a size.
-    let refused = crate::sustained::refusal(&opts.profile, opts.engine)
-        .or_else(|| crate::sustained::plan::refusal(&opts.profile));
-    if let Some((message, hint)) = refused {
+    // Refused before a byte is written: a cap on the sustained test that is not a size.
+    if let Some((message, hint)) = crate::sustained::plan::refusal(&opts.profile) {
         report.error = Some(ErrorReport::new(
             crate::error_kind::ErrorKind::Profile,
             message,
@@ -222,8 +219,12 @@ fn run_once(
         let dev = info.device.as_ref().map(|d| d.dev.as_str());
         file.count_on(dev.and_then(|d| BlockDevice::of_maj_min(d, &opts.sysfs_root)));
     }
+    let card = report.card.as_ref();
     let (done, sustained) = if crate::sustained::is_sustained(&opts.profile) {
-        crate::sustained::run(&file, info.free_bytes, report.card.as_ref(), ctx)
+        match opts.engine {
+            EngineKind::Native => crate::sustained::run(&file, info.free_bytes, card, ctx),
+            EngineKind::Fio => crate::sustained::fio::run(&file, info.free_bytes, card, ctx),
+        }
     } else {
         (
             engine::run_profile(opts.engine, &opts.profile, &file, ctx),

@@ -10,10 +10,11 @@
 //! latency, the [`markings`] met and claimed, and the run's verdict (FAIL when a block read back
 //! wrong, else NOT_GRADED). [`text`] says it for people.
 //!
-//! Only the built-in engine runs it ([`refusal`] says why for fio). Its I/O path is reported as
-//! `threads`: one thread writes and reads with `pwrite`/`pread`, one request at a time, while a
-//! second makes the next blocks. Memory: two buffers of one request (at most 4 MiB each), the
-//! samples and one latency per request.
+//! The built-in engine ([`run`]) reports its I/O path as `threads`: one thread writes and reads
+//! with `pwrite`/`pread`, one request at a time, while a second makes the next blocks. Memory:
+//! two buffers of one request (at most 4 MiB each), the samples and one latency per request.
+//! With `--engine fio`, [`fio::run`] has fio write the same plan and check it with its own
+//! `verify`, and judges what it measured by the same rules.
 //!
 //! JSON (`runs[].sustained`, [`SustainedResult`]): `cliff_bytes`, `before_bytes_per_second`,
 //! `after_bytes_per_second`, `max_latency_us`, `p99_latency_us`, `verified_bytes`,
@@ -21,6 +22,7 @@
 //! `family`, `min_bytes_per_second`, `met`, `claimed`} ], and how it ran.
 
 pub mod cliff;
+pub mod fio;
 pub mod markings;
 pub mod measure;
 pub mod plan;
@@ -33,7 +35,7 @@ use serde::{Deserialize, Serialize};
 use crate::card::CardInfo;
 use crate::engine::device_io::PhaseCounters;
 use crate::engine::testfile::TestFile;
-use crate::engine::{EngineError, EngineKind, EngineRun, IoPath, RunContext};
+use crate::engine::{EngineError, EngineRun, IoPath, RunContext};
 use crate::profile::builtin::BuiltinProfile;
 use crate::profile::Profile;
 
@@ -96,22 +98,6 @@ pub fn is_sustained(profile: &Profile) -> bool {
     profile.builtin == Some(BuiltinProfile::Sustained)
 }
 
-/// Why `engine` cannot run `profile`, when it is the sustained test and the engine is fio:
-/// the message and what to do (translated).
-pub fn refusal(profile: &Profile, engine: EngineKind) -> Option<(String, String)> {
-    use crate::i18n::gettext;
-    (is_sustained(profile) && engine == EngineKind::Fio).then(|| {
-        (
-            gettext("the sustained write test needs the built-in engine, not fio"),
-            gettext(
-                "Run it without --engine fio: fio cannot write blocks that carry their own \
-                 address and checksum, stop once the speed has settled, or count the blocks \
-                 that read back wrong.",
-            ),
-        )
-    })
-}
-
 /// The plan a test of `target` would follow, from its free space and its card's allocation
 /// unit as they are now (under `sysfs_root`), for saying before the test what it will do;
 /// `None` when the target cannot be inspected, the cap variable is not a size, or the space is
@@ -151,12 +137,13 @@ pub fn run(
     }
 }
 
-fn run_phases(
-    file: &TestFile,
-    free_bytes: u64,
-    card: Option<&CardInfo>,
-    ctx: &RunContext<'_>,
-) -> Result<(Vec<crate::engine::PhaseResult>, SustainedResult), EngineError> {
+/// The plan of a run with `free_bytes` free before it on `card` (its SD Status's AU_SIZE), the
+/// cap from [`plan::cap_bytes`]: what both engines write.
+///
+/// Errors: [`EngineError::Io`] (phase `sustained-write`, op `open`, invalid input) when the cap
+/// variable is not a size; [`EngineError::NoSpace`] when half the free space does not hold
+/// two units.
+pub fn plan_of(free_bytes: u64, card: Option<&CardInfo>) -> Result<Plan, EngineError> {
     let cap = plan::cap_bytes().map_err(|reason| {
         EngineError::from_io(
             measure::WRITE_PHASE,
@@ -167,9 +154,18 @@ fn run_phases(
     let au = card
         .and_then(|c| c.ssr.as_ref())
         .and_then(|s| s.au_size_bytes);
-    let plan = Plan::new(free_bytes, au, cap).ok_or_else(|| EngineError::NoSpace {
+    Plan::new(free_bytes, au, cap).ok_or_else(|| EngineError::NoSpace {
         phase: measure::WRITE_PHASE.to_owned(),
-    })?;
+    })
+}
+
+fn run_phases(
+    file: &TestFile,
+    free_bytes: u64,
+    card: Option<&CardInfo>,
+    ctx: &RunContext<'_>,
+) -> Result<(Vec<crate::engine::PhaseResult>, SustainedResult), EngineError> {
+    let plan = plan_of(free_bytes, card)?;
     let handle = file.open(true)?;
     let key = rand::random::<u64>();
     // What the drive itself did in each phase, by its own counters, as the engines count it.

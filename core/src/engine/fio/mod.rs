@@ -9,6 +9,7 @@
 //! `error`, a missing job or a missing value all end the run with an error carrying fio's own
 //! message, never with a result (upstream printed PASS when fio failed).
 
+pub mod iolog;
 pub mod jobfile;
 pub mod output;
 
@@ -19,7 +20,7 @@ mod results;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-pub use self::results::results_from_output;
+pub use self::results::{results_from_output, results_from_parsed};
 
 use self::jobfile::{job_file_counting, JobFile};
 use self::live::Live;
@@ -115,17 +116,12 @@ fn run_fio(
     // it or putting a symlink in its place changes nothing) on names the program chose.
     let device = file.block_device();
     let text = job_file_counting(profile, device.map(|d| d.maj_min));
-    let job_file = JobFile::create(file.run_dir_fd(), &text)
-        .map_err(|e| EngineError::from_io("setup", "write job file", e))?;
-    let mut command = fio_command(program, job_file.name(), file);
-    let mut group = spawn(program, &mut command)?;
-    let readers = Readers::start(&mut group);
-    let mut live = Live::new(profile, ctx);
-    let (status, stdout_text, stderr_text) = watch(group, readers, &mut live, ctx, file)?;
-    drop(job_file);
-    // fio may have re-created the file (it does when it lays one out): keep it ours, so that
-    // it is removed.
-    let _ = file.reclaim();
+    let Ran {
+        status,
+        stdout: stdout_text,
+        stderr: stderr_text,
+        live,
+    } = run_job_text(program, profile, &text, file, ctx)?;
 
     let results = match results_from_output(profile, &stdout_text, &stderr_text, status) {
         Ok(results) => results,
@@ -148,12 +144,81 @@ fn run_fio(
         Err(e) => return Err(e),
     };
     let mut results = live.finish(results);
-    if let Some(device) = device {
-        for (index, result) in results.iter_mut().enumerate() {
-            result.device_io = counted(file, index, &device.name).map(Box::new);
-        }
+    for (index, result) in results.iter_mut().enumerate() {
+        result.device_io = device_io_of(file, index).map(Box::new);
     }
     Ok(results)
+}
+
+/// How fio ran one job file: its exit, its whole stdout and stderr (the first
+/// 1 MiB of it), and the live events it gave so far.
+pub struct Ran<'a> {
+    /// How fio exited.
+    pub status: std::process::ExitStatus,
+    /// Its whole stdout (the status snapshots and the final JSON).
+    pub stdout: String,
+    /// Its stderr, the first 1 MiB.
+    pub stderr: String,
+    live: Live<'a>,
+}
+
+impl std::fmt::Debug for Ran<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Ran")
+            .field("status", &self.status)
+            .field("stdout", &self.stdout)
+            .field("stderr", &self.stderr)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Ran<'_> {
+    /// Announces the phases fio finished, with the samples its snapshots gave, and returns
+    /// `results` (one per job of the profile run, in order) with those samples.
+    pub fn finish(self, results: Vec<PhaseResult>) -> Vec<PhaseResult> {
+        self.live.finish(results)
+    }
+}
+
+/// Runs `program` on the job file `text`, whose sections are `profile`'s jobs in order
+/// ([`jobfile::section_name`] of each index), in `file`'s private directory (the job file is
+/// written there as [`JOB_FILE_NAME`](super::testfile::JOB_FILE_NAME) and removed after),
+/// giving live events as fio's status snapshots come. `text` must name nothing from the user
+/// or the filesystem (see [`jobfile`]).
+///
+/// Errors: [`EngineError::Io`] when the job file cannot be written; [`EngineError::FioMissing`],
+/// [`EngineError::Cancelled`], [`EngineError::FioHung`], [`EngineError::Paused`] or
+/// [`EngineError::FioFailed`] as for [`run_profile`].
+pub fn run_job_text<'a>(
+    program: &Path,
+    profile: &'a Profile,
+    text: &str,
+    file: &TestFile,
+    ctx: &'a RunContext<'a>,
+) -> Result<Ran<'a>, EngineError> {
+    let job_file = JobFile::create(file.run_dir_fd(), text)
+        .map_err(|e| EngineError::from_io("setup", "write job file", e))?;
+    let mut command = fio_command(program, job_file.name(), file);
+    let mut group = spawn(program, &mut command)?;
+    let readers = Readers::start(&mut group);
+    let mut live = Live::new(profile, ctx);
+    let (status, stdout, stderr) = watch(group, readers, &mut live, ctx, file)?;
+    drop(job_file);
+    // fio may have re-created the file (it does when it lays one out): keep it ours, so that
+    // it is removed.
+    let _ = file.reclaim();
+    Ok(Ran {
+        status,
+        stdout,
+        stderr,
+        live,
+    })
+}
+
+/// What `file`'s drive did in job `index` of a job file with the counting hooks (see
+/// [`job_file_counting`]); `None` when the file has no drive or the hooks left no counters.
+pub fn device_io_of(file: &TestFile, index: usize) -> Option<DeviceIo> {
+    counted(file, index, &file.block_device()?.name)
 }
 
 /// The error for a run whose job fio skipped because its `exec_prerun` hook failed: the first

@@ -27,6 +27,9 @@ pub struct FioJob {
     /// Milliseconds the job ran (0 before it starts, in snapshots).
     #[serde(default)]
     pub job_runtime: u64,
+    /// Errors fio went on after (`continue_on_error`); fio prints it with that option only.
+    #[serde(default)]
+    pub total_err: Option<u64>,
     /// Read statistics.
     pub read: Option<FioDirection>,
     /// Write statistics.

@@ -128,11 +128,7 @@ impl Readers {
         let stdout = group.child_mut().stdout.take().expect("piped stdout");
         let stderr = group.child_mut().stderr.take().expect("piped stderr");
         let stdout = std::thread::spawn(move || read_stdout(stdout, &heard_tx));
-        let stderr = std::thread::spawn(move || {
-            let mut text = String::new();
-            let _ = BufReader::new(stderr).read_to_string(&mut text);
-            text
-        });
+        let stderr = std::thread::spawn(move || read_stderr(stderr));
         Readers {
             stdout,
             stderr,
@@ -227,6 +223,20 @@ pub(super) fn watch(
         });
     }
     Ok((status, stdout, stderr))
+}
+
+/// The most of fio's stderr kept, bytes: 1 MiB. fio prints one line (about 150 bytes) per
+/// block that fails a verify pass; a card that returns wrong data everywhere must not make the
+/// program hold them all.
+pub(super) const STDERR_KEEP: u64 = 1 << 20;
+
+/// Reads fio's stderr to the end; the first [`STDERR_KEEP`] bytes of it, as text.
+fn read_stderr(stderr: impl Read) -> String {
+    let mut reader = BufReader::new(stderr);
+    let mut kept = Vec::new();
+    let _ = (&mut reader).take(STDERR_KEEP).read_to_end(&mut kept);
+    let _ = std::io::copy(&mut reader, &mut std::io::sink());
+    String::from_utf8_lossy(&kept).into_owned()
 }
 
 /// Reads fio's stdout to the end, telling of each line and sending each complete JSON

@@ -2,7 +2,7 @@
 //! wrong (a job's errno, fio's exit, a job or value missing from its JSON).
 
 use super::jobfile::section_name;
-use super::output::{final_output, JobProblem};
+use super::output::{final_output, FioOutput, JobProblem};
 use crate::engine::{EngineError, PhaseResult};
 use crate::profile::Profile;
 
@@ -43,6 +43,20 @@ pub fn results_from_output(
     stderr: &str,
     status: std::process::ExitStatus,
 ) -> Result<Vec<PhaseResult>, EngineError> {
+    results_from_parsed(profile, final_output(stdout), stdout, stderr, status)
+}
+
+/// [`results_from_output`] with fio's final JSON already read from `stdout` (`parsed`, or why
+/// it could not be), for a caller that looks at it first.
+///
+/// Errors: as [`results_from_output`].
+pub fn results_from_parsed(
+    profile: &Profile,
+    parsed: Result<FioOutput, String>,
+    stdout: &str,
+    stderr: &str,
+    status: std::process::ExitStatus,
+) -> Result<Vec<PhaseResult>, EngineError> {
     let messages = fio_messages(stdout, stderr);
     let failed = |what: String| EngineError::FioFailed {
         message: if messages.is_empty() {
@@ -51,7 +65,6 @@ pub fn results_from_output(
             format!("{what}: {messages}")
         },
     };
-    let parsed = final_output(stdout);
     // A job's own error says most about what happened; look at those first.
     if let Ok(out) = &parsed {
         for (index, job) in profile.jobs.iter().enumerate() {
