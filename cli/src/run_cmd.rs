@@ -100,11 +100,10 @@ pub fn main(args: &RunArgs) -> i32 {
 }
 
 /// Before the sustained write test: the most it writes and about how long it takes (on
-/// stdout with the text report, on stderr with `--json` or `--markdown`). Not with fio, which
-/// writes the whole plan: the announcement says the test stops early once the speed settles.
+/// stdout with the text report, on stderr with `--json` or `--markdown`). With fio, which
+/// writes the whole plan, the words say so instead of that it stops early.
 fn announce(args: &RunArgs, opts: &TestOptions) {
-    if !agnostics_core::sustained::is_sustained(&opts.profile) || opts.engine != EngineKind::Native
-    {
+    if !agnostics_core::sustained::is_sustained(&opts.profile) {
         return;
     }
     if let Some(plan) = agnostics_core::sustained::plan_for(&opts.target, &opts.sysfs_root) {
@@ -113,7 +112,11 @@ fn announce(args: &RunArgs, opts: &TestOptions) {
         } else {
             To::Stdout
         };
-        emit(to, format!("{}\n", plan.announce()));
+        let words = match opts.engine {
+            EngineKind::Native => plan.announce(),
+            EngineKind::Fio => plan.announce_whole(),
+        };
+        emit(to, format!("{words}\n"));
     }
 }
 

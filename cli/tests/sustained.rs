@@ -174,10 +174,21 @@ fn fio_finds_the_cliff_where_the_cache_fills() -> Ran {
             slow_bytes_per_second: 5_000_000,
         })
         .build()?;
-    let doc = on_drive(&drive, "40m").engine("fio").expect_exit(2).json();
+    let out = on_drive(&drive, "40m")
+        .engine("fio")
+        .arg("--json")
+        .expect_exit(2)
+        .output();
+    let doc = support::json(&out);
     let s = &doc["runs"][0]["sustained"];
     println!("{s:#}");
     assert_eq!(doc["error"]["kind"], "cached", "{doc:#}");
+    // Announced as fio runs it: the whole plan, no early stop.
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("Sustained write with fio: writes all of 40 MiB in units of 4 MiB"),
+        "{stderr}"
+    );
     assert_eq!(doc["io_path"], "fio psync");
     assert_eq!(
         (s["unit_bytes"].as_u64(), s["written_bytes"].as_u64()),

@@ -101,6 +101,24 @@ impl Plan {
             ],
         )
     }
+    /// [`Plan::announce`] for fio, which writes the whole plan (it cannot stop once the speed
+    /// has settled): the bytes it writes and about how long that takes at 10 MB/s, translated.
+    pub fn announce_whole(&self) -> String {
+        use crate::i18n::{fill, gettext};
+        use crate::units::human_bytes;
+        let minutes = self.estimate_seconds().div_ceil(60);
+        fill(
+            &gettext(
+                "Sustained write with fio: writes all of {bytes} in units of {unit}, then reads \
+                 it all back to check it; about {minutes} min on a card that writes 10 MB/s.",
+            ),
+            &[
+                ("bytes", &human_bytes(self.max_bytes)),
+                ("unit", &human_bytes(self.unit_bytes)),
+                ("minutes", &minutes),
+            ],
+        )
+    }
 }
 
 /// A value of [`MAX_ENV`] the test cannot use: not a size, or smaller than
