@@ -1,7 +1,7 @@
 //! Agnostics core: the measuring engine behind the desktop app and `agnostics-cli`.
 //!
 //! Nothing here knows of GTK. Every module, roughly from the foundations to what the user
-//! interfaces call (the floors are listed once, and checked, in `core/tests/layers/main.rs`):
+//! interfaces call (the floors are listed once, and checked, in `core/tests/it/layers/mod.rs`):
 //!
 //! - [`units`]: fio's size and time suffixes and the conversions between bytes per second,
 //!   KiB/s and MB/s.

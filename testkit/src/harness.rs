@@ -102,6 +102,8 @@ impl Outcome for Ran {
 pub struct Test {
     name: String,
     body: Box<dyn FnOnce() -> Ran + Send>,
+    /// Run in a process of its own, with this environment added ([`Test::in_own_process`]).
+    own_process: Option<Vec<(String, String)>>,
 }
 
 impl std::fmt::Debug for Test {
@@ -119,11 +121,52 @@ impl Test {
         Test {
             name: name.into(),
             body: Box::new(move || body().into_ran()),
+            own_process: None,
+        }
+    }
+
+    /// The test's name, as `--list` prints it and filters match it.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// This test, run in a process of its own: this test program again, with `env` added to
+    /// its environment, running this test alone (`--exact NAME --test-threads 1`); its output
+    /// is shown here, a skip it reports is this test's skip, a failure this test's failure.
+    /// For a test that changes what the whole process shares (`std::env::set_var`, the locale)
+    /// in a program whose other tests run beside it. In that child (it has [`OWN_PROCESS_ENV`]
+    /// set to the test's name, as the harness runs it) the test's own body runs.
+    pub fn in_own_process(mut self, env: &[(&str, &str)]) -> Test {
+        self.own_process = Some(
+            env.iter()
+                .map(|&(k, v)| (k.to_owned(), v.to_owned()))
+                .collect(),
+        );
+        self
+    }
+
+    /// This test with `module::` before its name (`native_engine::cancel_stops_promptly`), for
+    /// a program that gathers the tests of several modules: a filter selects by module.
+    pub fn in_module(self, module: &str) -> Test {
+        Test {
+            name: format!("{module}::{}", self.name),
+            ..self
         }
     }
 
     fn into_trial(self, strict: bool) -> libtest_mimic::Trial {
-        let body = self.body;
+        let own = std::env::var_os(OWN_PROCESS_ENV).is_some_and(|n| n == *self.name);
+        let body: Box<dyn FnOnce() -> Ran + Send> = match (self.own_process, own) {
+            (Some(env), false) => {
+                let name = self.name.clone();
+                Box::new(move || run_in_own_process(&name, &env))
+            }
+            (Some(_), true) => {
+                let body = self.body;
+                Box::new(move || run_as_own_process(body))
+            }
+            (None, _) => self.body,
+        };
         libtest_mimic::Trial::ignorable_test(self.name, move || match body() {
             Ok(()) => Ok(libtest_mimic::Completion::Completed),
             Err(Skip(reason)) if strict => Err(format!(
@@ -133,6 +176,66 @@ impl Test {
             Err(Skip(reason)) => Ok(libtest_mimic::Completion::ignored_with(reason)),
         })
     }
+}
+
+/// The environment variable naming the one test a child started by
+/// [`Test::in_own_process`] runs.
+pub const OWN_PROCESS_ENV: &str = "AGNOSTICS_TEST_OWN_PROCESS";
+
+/// The environment variable naming the file in which that child writes its test's outcome:
+/// `ok`, or `skip` and the reason on the next line.
+const OWN_PROCESS_OUTCOME_ENV: &str = "AGNOSTICS_TEST_OWN_PROCESS_OUTCOME";
+
+/// The parent's side of [`Test::in_own_process`]: runs the test named `name` alone in this
+/// program started again, and reads its outcome from the file the child writes.
+fn run_in_own_process(name: &str, env: &[(String, String)]) -> Ran {
+    let exe = std::env::current_exe().expect("the test program's path");
+    let outcome = tempfile::NamedTempFile::new().expect("a file for the child's outcome");
+    let out = std::process::Command::new(&exe)
+        .args(["--exact", name, "--test-threads", "1"])
+        .env(OWN_PROCESS_ENV, name)
+        .env(OWN_PROCESS_OUTCOME_ENV, outcome.path())
+        .envs(env.iter().map(|(k, v)| (k, v)))
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap_or_else(|e| panic!("{name}: start {}: {e}", exe.display()));
+    // The test's own output; libtest's lines about the one test are this process's to print.
+    let line = format!("test {name} ... ");
+    for l in String::from_utf8_lossy(&out.stdout).lines() {
+        if !(l.starts_with("test result: ") || l.starts_with("running 1 test")) {
+            println!("{}", l.strip_prefix(&line).unwrap_or(l));
+        }
+    }
+    eprint!("{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{name} in a process of its own: {}",
+        out.status
+    );
+    let written = std::fs::read_to_string(outcome.path()).expect("the child's outcome");
+    match written.split_once('\n') {
+        Some(("skip", reason)) => skip(reason),
+        _ if written == "ok" => Ok(()),
+        _ => panic!("{name}: its process did not run it"),
+    }
+}
+
+/// The child's side: runs `body` and writes its outcome where the parent reads it.
+fn run_as_own_process(body: Box<dyn FnOnce() -> Ran + Send>) -> Ran {
+    let ran = body();
+    if let Some(path) = std::env::var_os(OWN_PROCESS_OUTCOME_ENV) {
+        let text = match &ran {
+            Ok(()) => "ok".to_owned(),
+            Err(Skip(reason)) => format!("skip\n{reason}"),
+        };
+        std::fs::write(&path, text).expect("write the outcome for the parent");
+    }
+    ran
+}
+
+/// `tests` with `module::` before each name ([`Test::in_module`]).
+pub fn in_module(module: &str, tests: Vec<Test>) -> Vec<Test> {
+    tests.into_iter().map(|t| t.in_module(module)).collect()
 }
 
 /// Runs `tests` with the command line's libtest flags and exits with libtest's status.
@@ -189,6 +292,18 @@ macro_rules! tests {
                 $test,
             )),+
         ]
+    };
+}
+
+/// `pub(crate) fn tests() -> Vec<Test>` listing the named test functions (each returning `()`
+/// or [`Ran`]), for a module of a program that gathers several: its `main` runs every
+/// module's list, each under the module's name ([`in_module`]).
+#[macro_export]
+macro_rules! test_list {
+    ($($test:path),+ $(,)?) => {
+        pub(crate) fn tests() -> Vec<$crate::harness::Test> {
+            $crate::tests![$($test),+]
+        }
     };
 }
 
