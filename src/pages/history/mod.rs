@@ -361,6 +361,11 @@ impl HistoryView {
         self.imp().stack.set_visible_child_name(page.name());
     }
 
+    /// The **Compare** bar at the bottom, shown while a run is ticked.
+    pub fn compare_bar(&self) -> gtk::ActionBar {
+        self.imp().compare_bar.clone()
+    }
+
     /// How many runs are ticked for **Compare** (0 to 2).
     pub fn chosen_count(&self) -> usize {
         self.imp().chosen.borrow().len()
