@@ -349,10 +349,18 @@ impl HistoryView {
         self.imp().chooser.borrow().clone()
     }
 
-    /// **Save Report…** of the stored run shown (Ctrl+S on its page); nothing without one.
+    /// True when a stored capacity check's page is shown, with its check.
+    pub fn shows_a_check(&self) -> bool {
+        self.visible_page() == HistoryPage::Check && self.shown_check().is_some()
+    }
+
+    /// **Save Report…** of the stored run or capacity check shown (Ctrl+S on its page);
+    /// nothing without one.
     pub fn save_shown(&self) {
         if self.shows_a_run() {
             self.ask_save_run();
+        } else if self.shows_a_check() {
+            self.ask_save_check();
         }
     }
 
