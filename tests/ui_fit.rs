@@ -1,9 +1,10 @@
 //! Geometry of the window in English, German and Japanese (run under `xvfb-run -a cargo test -p
 //! agnostics --test ui_fit`): the window narrows to 360 px, the HIG's narrowest adaptive width;
 //! at 800×480 (a Raspberry Pi touchscreen) and at 360×480 every page (SD card test with its
-//! problem message, results, All Tests, History, a drive, a stored run) needs no more width
-//! than that, no text shown is ellipsised or clipped, and the primary action (Run SD Card Test,
-//! Run Tests) and the results' verdict lie wholly inside the window.
+//! problem message, results, All Tests, History, a drive, a stored run, a drive found fake and
+//! its stored capacity check) needs no more width than that, no text shown is ellipsised or
+//! clipped, and the primary action (Run SD Card Test, Run Tests) and the results' verdict lie
+//! wholly inside the window.
 //!
 //! Its own test binary (`harness = false`). The language is chosen once per process, before
 //! GTK starts, so without `AGNOSTICS_FIT_LANGUAGE` the binary runs itself once per language
@@ -15,6 +16,10 @@
 
 #[path = "ui_support/mod.rs"]
 mod support;
+// Only the History fixture with a stored fake check is used here.
+#[allow(dead_code)]
+#[path = "ui_capacity/fixture.rs"]
+mod capacity_fixture;
 
 use std::process::Command;
 
@@ -338,6 +343,16 @@ fn the_history_pages_fit(app: &Application) {
     // "Als Markdown kopieren".
     history_fixture::compare_card_runs(&window, 1, 0);
     assert_fits(&window, "a comparison", |_| {});
+    // A drive found fake, with its Found fake line, and its stored check's page with Save
+    // Report… and Forget Check beside the title: the German header once needed 439 px.
+    let f = capacity_fixture::fake_fixture();
+    window.set_history_path(&f.path);
+    view.open_drive(&history_fixture::key(history_fixture::CARD));
+    settle(&window);
+    assert_fits(&window, "a drive found fake", |_| {});
+    view.open_check(capacity_fixture::FAKE_CHECK_ID);
+    settle(&window);
+    assert_fits(&window, "a stored capacity check", |_| {});
 }
 
 /// With `AGNOSTICS_SCREENSHOTS=DIR`: the pages at 360×480, to look at (see the module's docs).
