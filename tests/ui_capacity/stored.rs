@@ -1,6 +1,7 @@
 //! A capacity check stored in the history, on its page: **Save Report…** writes it as JSON,
 //! text or a picture, and **Forget Check** removes it from the history file (and the Found
-//! fake mark it gave), with **Undo** putting it back, as a stored run's own buttons do.
+//! fake mark it gave, which passes to a later check that found the drive fake too), with
+//! **Undo** putting it back, as a stored run's own buttons do.
 
 use std::path::Path;
 
@@ -76,6 +77,17 @@ pub fn a_stored_check_is_saved_and_forgotten_with_undo(app: &Application) {
     assert_eq!(fake_mark(&f.path).as_deref(), Some(FAKE_CHECK_ID));
     assert!(fake_row(view.check_rows()), "{:?}", view.check_rows());
     assert!(view.shows_found_fake());
+    // With a later check that found the card fake too, the mark passes to it.
+    let mut later = fake_check("2026-08-02T10:00:00+00:00");
+    later.check_id = format!("{:032x}", 0xfa4f);
+    History::open(&f.path)
+        .unwrap()
+        .record_capacity(&later)
+        .unwrap();
+    view.forget_check(FAKE_CHECK_ID);
+    settle(&window);
+    assert_eq!(fake_mark(&f.path), Some(later.check_id));
+    assert!(view.shows_found_fake(), "still found fake");
 }
 
 /// The fixture's fake check as the history file holds it, if it does.
