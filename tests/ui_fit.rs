@@ -353,6 +353,28 @@ fn the_history_pages_fit(app: &Application) {
     view.open_check(capacity_fixture::FAKE_CHECK_ID);
     settle(&window);
     assert_fits(&window, "a stored capacity check", |_| {});
+    // Finding: German could not narrow below 439 px on a drive's page with runs of several
+    // tests: "Test shown in the chart" and its menu of tests stood side by side.
+    record_other_tests(&f.path);
+    view.open_drive(&history_fixture::key(history_fixture::CARD));
+    settle(&window);
+    assert!(view.profile_drop_down().is_some_and(|d| d.is_mapped()));
+    assert_fits(&window, "a drive with runs of several tests", |_| {});
+}
+
+/// Records a run of each other built-in test of the fixture's SD card in `history`.
+fn record_other_tests(history: &std::path::Path) {
+    use agnostics_core::profile::builtin;
+    let card = history_fixture::drive(IdentityBasis::Cid, history_fixture::CARD);
+    let mut h = agnostics_core::history::History::open(history).unwrap();
+    for (i, b) in builtin::ALL.iter().enumerate().skip(1) {
+        let id = format!("{:032x}", 0xabc0 + i);
+        let started = format!("2026-12-0{}T05:15:00+00:00", i + 3);
+        let figures = (14.2e6, 42e6, 900.0, 2400.0);
+        let mut run = history_fixture::report_of(&card, &id, &started, figures, Transport::Sd);
+        run.profile = agnostics_core::report::ProfileInfo::of(&b.profile(), 1 << 20);
+        h.record(&run).expect("the run is kept");
+    }
 }
 
 /// With `AGNOSTICS_SCREENSHOTS=DIR`: the pages at 360×480, to look at (see the module's docs).
