@@ -390,6 +390,17 @@ impl HistoryView {
         self.show(HistoryPage::Check);
     }
 
+    /// The check `report` finished and was kept in the history: when its page here shows it
+    /// running (a check started from a drive's page), it is a stored check now, with **Save
+    /// Report…** and **Forget Check**.
+    pub fn live_check_kept(&self, report: CapacityReport) {
+        let parts = &self.imp().capacity;
+        if self.visible_page() == HistoryPage::Check && parts.check.borrow().is_none() {
+            parts.check.replace(Some(report));
+            self.show_check_buttons(true);
+        }
+    }
+
     /// Which drives are connected now (by their history id, with the folder to check each
     /// through): **Check Capacity…** works for those.
     pub fn set_connected(&self, connected: Vec<Connected>) {
