@@ -19,6 +19,8 @@ mod fixture;
 mod flow;
 #[path = "ui_capacity/headline.rs"]
 mod headline;
+#[path = "ui_capacity/stored.rs"]
+mod stored;
 #[allow(dead_code)]
 #[path = "ui_a11y/tree.rs"]
 mod tree;
@@ -40,6 +42,7 @@ use agnostics_testkit::{Behaviour, FakeDrive, LoopFs, Ran};
 use fixture::*;
 use flow::*;
 use headline::*;
+use stored::*;
 use support::history_fixture::*;
 use support::*;
 
@@ -62,6 +65,7 @@ fn main() {
         a_fake_that_wraps_is_called_fake_and_marked_in_the_history,
         a_drive_that_drops_writes_loses_data,
         a_stored_fake_verdict_and_the_found_fake_mark_show,
+        a_stored_check_is_saved_and_forgotten_with_undo,
         the_check_button_of_a_drive_not_connected_is_off_with_the_reason,
         a_screen_reader_hears_the_names_and_the_verdict,
         a_drive_found_fake_has_one_word_and_its_runs_are_headed_fake,

@@ -1,9 +1,10 @@
 //! Geometry of the window in English, German and Japanese (run under `xvfb-run -a cargo test -p
 //! agnostics --test ui_fit`): the window narrows to 360 px, the HIG's narrowest adaptive width;
 //! at 800×480 (a Raspberry Pi touchscreen) and at 360×480 every page (SD card test with its
-//! problem message, results, All Tests, History, a drive, a stored run) needs no more width
-//! than that, no text shown is ellipsised or clipped, and the primary action (Run SD Card Test,
-//! Run Tests) and the results' verdict lie wholly inside the window.
+//! problem message, results, All Tests, History, a drive, a stored run, a drive found fake and
+//! its stored capacity check) needs no more width than that, no text shown is ellipsised or
+//! clipped, and the primary action (Run SD Card Test, Run Tests) and the results' verdict lie
+//! wholly inside the window.
 //!
 //! Its own test binary (`harness = false`). The language is chosen once per process, before
 //! GTK starts, so without `AGNOSTICS_FIT_LANGUAGE` the binary runs itself once per language
@@ -15,6 +16,10 @@
 
 #[path = "ui_support/mod.rs"]
 mod support;
+// Only the History fixture with a stored fake check is used here.
+#[allow(dead_code)]
+#[path = "ui_capacity/fixture.rs"]
+mod capacity_fixture;
 
 use std::process::Command;
 
@@ -338,6 +343,38 @@ fn the_history_pages_fit(app: &Application) {
     // "Als Markdown kopieren".
     history_fixture::compare_card_runs(&window, 1, 0);
     assert_fits(&window, "a comparison", |_| {});
+    // A drive found fake, with its Found fake line, and its stored check's page with Save
+    // Report… and Forget Check beside the title: the German header once needed 439 px.
+    let f = capacity_fixture::fake_fixture();
+    window.set_history_path(&f.path);
+    view.open_drive(&history_fixture::key(history_fixture::CARD));
+    settle(&window);
+    assert_fits(&window, "a drive found fake", |_| {});
+    view.open_check(capacity_fixture::FAKE_CHECK_ID);
+    settle(&window);
+    assert_fits(&window, "a stored capacity check", |_| {});
+    // Finding: German could not narrow below 439 px on a drive's page with runs of several
+    // tests: "Test shown in the chart" and its menu of tests stood side by side.
+    record_other_tests(&f.path);
+    view.open_drive(&history_fixture::key(history_fixture::CARD));
+    settle(&window);
+    assert!(view.profile_drop_down().is_some_and(|d| d.is_mapped()));
+    assert_fits(&window, "a drive with runs of several tests", |_| {});
+}
+
+/// Records a run of each other built-in test of the fixture's SD card in `history`.
+fn record_other_tests(history: &std::path::Path) {
+    use agnostics_core::profile::builtin;
+    let card = history_fixture::drive(IdentityBasis::Cid, history_fixture::CARD);
+    let mut h = agnostics_core::history::History::open(history).unwrap();
+    for (i, b) in builtin::ALL.iter().enumerate().skip(1) {
+        let id = format!("{:032x}", 0xabc0 + i);
+        let started = format!("2026-12-0{}T05:15:00+00:00", i + 3);
+        let figures = (14.2e6, 42e6, 900.0, 2400.0);
+        let mut run = history_fixture::report_of(&card, &id, &started, figures, Transport::Sd);
+        run.profile = agnostics_core::report::ProfileInfo::of(&b.profile(), 1 << 20);
+        h.record(&run).expect("the run is kept");
+    }
 }
 
 /// With `AGNOSTICS_SCREENSHOTS=DIR`: the pages at 360×480, to look at (see the module's docs).

@@ -46,6 +46,7 @@ fn main() {
         a_drive_page_says_the_drives_kind_once,
         ctrl_s_saves_the_stored_run_shown,
         another_drives_page_starts_at_its_top,
+        ticking_a_run_keeps_the_page_where_it_is,
         a_quick_checks_chart_has_no_a1_line,
         a_drives_charts_have_its_points_and_say_what_they_show,
         a_drive_with_one_run_has_a_one_point_chart,
@@ -213,6 +214,33 @@ fn another_drives_page_starts_at_its_top(app: &Application) {
         0.0,
         "the stick's page starts at its top"
     );
+}
+
+/// Finding: ticking a run scrolled the list under the pointer (the Compare bar moved the
+/// clicked row at the bottom edge into view). With the pointer, the page stays.
+fn ticking_a_run_keeps_the_page_where_it_is(app: &Application) {
+    let f = fixture();
+    let window = history_window(app, &f.path);
+    let view = window.history_view();
+    view.open_drive(&key(CARD));
+    settle(&window);
+    let row = view.run_list_rows().last().expect("a run").clone();
+    let scroller = row.ancestor(gtk::ScrolledWindow::static_type()).unwrap();
+    let b = row.compute_bounds(&scroller).expect("the row's bounds");
+    view.scroll_drive_by(f64::from(b.y() + b.height()) - f64::from(scroller.height()));
+    iterate_briefly();
+    row.grab_focus();
+    agnostics::focus_ring::set_keyboard(window.upcast_ref(), false);
+    let before = view.drive_scrolled();
+    let ticks = descendants(row.upcast_ref()).into_iter();
+    let mut ticks = ticks.filter_map(|w| w.downcast::<gtk::CheckButton>().ok());
+    ticks.next().expect("the run's tick").set_active(true);
+    let bar = view.compare_bar();
+    wait_until("the Compare bar shown", || {
+        bar.height() > 0 && bar.height() == bar.measure(gtk::Orientation::Vertical, -1).1
+    });
+    iterate_briefly();
+    assert_eq!(view.drive_scrolled(), before, "the page did not move");
 }
 
 /// Finding: the A1 target was drawn on the chart of ungraded Quick checks. Only the standard

@@ -3,6 +3,7 @@
 //! drive mounted after launch appears in the chooser, an unmounted one goes (a chosen one is
 //! said to be gone, and another chosen), and the free space is followed as a file fills the
 //! drive and is deleted: **Run** goes off, and on again, with no other drive chosen between.
+//! A drive of the history mounted after launch has History's **Check Capacity…** turn on.
 
 #[path = "ui_support/mod.rs"]
 mod support;
@@ -10,6 +11,7 @@ mod support;
 use adw::prelude::*;
 use agnostics::testing::WindowProbe;
 use agnostics::{Application, Window};
+use agnostics_core::target_dir::Transport;
 use agnostics_testkit::{LoopFs, Ran};
 
 use support::*;
@@ -21,6 +23,7 @@ fn main() {
     let tests = crate::ui_tests![
         a_drive_mounted_after_launch_appears_and_goes_when_unmounted,
         run_follows_the_free_space_as_a_file_fills_and_frees_the_drive,
+        history_s_check_capacity_turns_on_for_a_drive_mounted_after_launch,
     ];
     let conclusion = agnostics_testkit::harness::conclude_on_this_thread(tests);
     drop(scratch);
@@ -120,6 +123,56 @@ fn run_follows_the_free_space_as_a_file_fills_and_frees_the_drive(app: &Applicat
     settle(&window, "the chooser's free space back", || {
         window.drive_row().selected_choice().map(|c| c.label) == Some(before.clone())
     });
+    Ok(())
+}
+
+/// Finding: a drive mounted after launch kept **Check Capacity…** off on its History page
+/// until the app was started again. It turns on once the drive is mounted.
+fn history_s_check_capacity_turns_on_for_a_drive_mounted_after_launch(app: &Application) -> Ran {
+    use agnostics::model::history_store::DriveKey;
+    use support::history_fixture::report_of;
+    agnostics_testkit::require_root("a loop-mounted ext4")?;
+    let fs = LoopFs::builder(64).no_reserved_blocks().mount();
+    // The drive (its filesystem's UUID) in the history, then unmounted before the app starts.
+    let sysfs = std::path::Path::new("/sys");
+    let info = agnostics_core::target_dir::inspect(&fs.mount, sysfs).expect("inspect");
+    let drive = agnostics_core::drive::identify(None, &info, sysfs).expect("its identity");
+    let dir = scratch_dir();
+    let history = dir.path().join("history.sqlite3");
+    let figures = (14.2e6, 42e6, 900.0, 2400.0);
+    let run = report_of(
+        &drive,
+        &format!("{:032x}", 0x11fe),
+        "2026-12-01T10:00:00+00:00",
+        figures,
+        Transport::Usb,
+    );
+    agnostics_core::history::History::open(&history)
+        .and_then(|mut h| h.record(&run))
+        .expect("the run is kept");
+    let umount = std::process::Command::new("umount").arg(&fs.mount).status();
+    assert!(umount.is_ok_and(|s| s.success()), "umount");
+
+    let window = new_window(app);
+    window.set_history_path(&history);
+    window.set_tab(agnostics::window::Tab::History);
+    let view = window.history_view();
+    view.open_drive(&DriveKey::Identified(drive.id));
+    let button = view.check_capacity_button();
+    settle(&window, "the drive's page, not connected", || {
+        !view.is_loading() && window.connected_known() && view.drive_title().contains("Flash")
+    });
+    assert!(!button.is_sensitive(), "off while the drive is not mounted");
+    let mount = std::process::Command::new("mount")
+        .arg(&fs.device)
+        .arg(&fs.mount)
+        .status();
+    assert!(mount.is_ok_and(|s| s.success()), "mount");
+    settle(
+        &window,
+        "Check Capacity on once the drive is mounted",
+        || button.is_sensitive(),
+    );
     Ok(())
 }
 

@@ -497,8 +497,8 @@ fn offers_the_built_in_profiles_standard_first(app: &Application) {
         [
             "Standard test",
             "Quick check",
-            "One at a Time (Queue Depth 1)",
-            "CrystalDiskMark set",
+            "One request at a time",
+            "Like CrystalDiskMark",
             "Sustained write"
         ]
     );

@@ -584,6 +584,29 @@ fn results_show_published_figures_on_a_pi_4_only(app: &Application) {
         .filter_map(|w| w.downcast::<gtk::LinkButton>().ok())
         .collect();
     assert_eq!(links.iter().filter(|l| l.uri() == url).count(), 2);
+    // Finding: the published figures sat below everything else (the trend against earlier
+    // runs included), as sentences with no conclusion. They follow the A1 and A2 rows they
+    // are set beside, their conclusion first, and the trend comes after them.
+    results.show_trend(Some(&support::history_fixture::one_earlier_run()));
+    let groups = results.shown_groups();
+    let titles: Vec<&str> = groups.iter().map(|(t, _)| t.as_str()).collect();
+    assert_eq!(
+        titles[..3],
+        [
+            "Application Performance Class A1",
+            "Faster cards",
+            "Published figures"
+        ],
+        "{titles:?}"
+    );
+    assert_eq!(titles[3], "Compared with earlier runs", "{titles:?}");
+    assert!(
+        groups[2]
+            .1
+            .starts_with("Your drive is slower than the published figures. "),
+        "{groups:?}"
+    );
+    results.show_trend(None);
     assert!(labels(results.upcast_ref())
         .iter()
         .any(|l| l.label() == "Published figures"));

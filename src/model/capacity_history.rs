@@ -44,3 +44,11 @@ pub fn stored_report(path: &Path, check: &str) -> Result<CapacityReport, String>
         .and_then(|h| h.capacity_report(check))
         .map_err(|e| e.to_string())
 }
+
+/// Removes the check `check` (its id) from the history at `path`; its report, for
+/// [`record`] to put back (**Undo**). A drive's Found fake mark that this check gave it goes
+/// with it, unless another check found it fake too.
+pub fn forget(path: &Path, check: &str) -> Result<CapacityReport, String> {
+    let mut h = History::open(path).map_err(|e| e.warning())?;
+    h.forget_capacity(check).map_err(|e| e.to_string())
+}

@@ -2,10 +2,12 @@
 //! three forms: the JSON report, the Markdown report for a forum post, or a PNG picture of the
 //! results card as shown. None of them holds a serial number: the JSON is the report
 //! redacted the way the history stores it, the Markdown names the model only, and the picture
-//! shows what the page shows (which has no serials).
+//! shows what the page shows (which has no serials). A stored capacity check is saved the same
+//! way, as its JSON, its text (the CLI's words) or a picture of its page.
 
 use std::path::{Path, PathBuf};
 
+use agnostics_core::capacity::{self, CapacityReport};
 use agnostics_core::i18n::{fill, gettext};
 use agnostics_core::report::{self, Report};
 use gtk::prelude::*;
@@ -20,15 +22,21 @@ pub enum ReportFormat {
     Markdown,
     /// A PNG picture of the results card.
     Png,
+    /// The text the CLI prints (a capacity check's).
+    Text,
 }
 
 impl ReportFormat {
-    /// All forms, in the order the save dialog offers them.
+    /// A run's forms, in the order the save dialog offers them.
     pub const ALL: [ReportFormat; 3] = [
         ReportFormat::Json,
         ReportFormat::Markdown,
         ReportFormat::Png,
     ];
+
+    /// A capacity check's forms, in the order the save dialog offers them.
+    pub const CHECK: [ReportFormat; 3] =
+        [ReportFormat::Json, ReportFormat::Text, ReportFormat::Png];
 
     /// The file name extension, without the dot.
     pub fn extension(self) -> &'static str {
@@ -36,6 +44,7 @@ impl ReportFormat {
             ReportFormat::Json => "json",
             ReportFormat::Markdown => "md",
             ReportFormat::Png => "png",
+            ReportFormat::Text => "txt",
         }
     }
 
@@ -46,6 +55,7 @@ impl ReportFormat {
             "json" => Some(ReportFormat::Json),
             "md" | "markdown" => Some(ReportFormat::Markdown),
             "png" => Some(ReportFormat::Png),
+            "txt" => Some(ReportFormat::Text),
             _ => None,
         }
     }
@@ -56,6 +66,7 @@ impl ReportFormat {
             ReportFormat::Json => gettext("JSON report (.json)"),
             ReportFormat::Markdown => gettext("Markdown report (.md)"),
             ReportFormat::Png => gettext("Picture of the results (.png)"),
+            ReportFormat::Text => gettext("Text report (.txt)"),
         }
     }
 
@@ -69,10 +80,51 @@ impl ReportFormat {
 
 /// The file name offered for `report`: `agnostics-YYYY-MM-DD-HHMM.EXT` from its start time.
 pub fn suggested_name(report: &Report, format: ReportFormat) -> String {
-    let stamp = chrono::DateTime::parse_from_rfc3339(&report.started)
+    name_for(&report.started, "agnostics", format)
+}
+
+/// `{prefix}-YYYY-MM-DD-HHMM.EXT` from `started` (RFC 3339; `{prefix}-report.EXT` when it
+/// cannot be read).
+fn name_for(started: &str, prefix: &str, format: ReportFormat) -> String {
+    let stamp = chrono::DateTime::parse_from_rfc3339(started)
         .map(|t| t.format("%Y-%m-%d-%H%M").to_string())
         .unwrap_or_else(|_| "report".to_owned());
-    format!("agnostics-{stamp}.{}", format.extension())
+    format!("{prefix}-{stamp}.{}", format.extension())
+}
+
+/// The file name offered for the capacity check `check`:
+/// `agnostics-capacity-YYYY-MM-DD-HHMM.EXT` from its start time.
+pub fn suggested_check_name(check: &CapacityReport, format: ReportFormat) -> String {
+    name_for(&check.started, "agnostics-capacity", format)
+}
+
+/// Writes the capacity check `check` to `path` in `format`: its JSON (the CLI's `--json`
+/// shape), its text (what the CLI prints) or a PNG of `page` as shown; Markdown is its text.
+///
+/// Errors: the file could not be written (the error says which and why), or the page could
+/// not be drawn.
+pub fn write_check(
+    check: &CapacityReport,
+    format: ReportFormat,
+    path: &Path,
+    page: &gtk::Widget,
+) -> Result<(), String> {
+    let failed = |e: &dyn std::fmt::Display| {
+        fill(
+            &gettext("Could not write {path}: {error}"),
+            &[("path", &path.display()), ("error", e)],
+        )
+    };
+    let text = match format {
+        ReportFormat::Png => return render_png(page, path),
+        ReportFormat::Json => {
+            let mut json = serde_json::to_string_pretty(check).map_err(|e| failed(&e))?;
+            json.push('\n');
+            json
+        }
+        ReportFormat::Text | ReportFormat::Markdown => capacity::text::to_text(check),
+    };
+    std::fs::write(path, text).map_err(|e| failed(&e))
 }
 
 /// Writes `report` to `path` in `format`; `drive_name` is the name the person gave the drive
@@ -103,6 +155,10 @@ pub fn write_report(
         }
         ReportFormat::Markdown => {
             let text = report::table::to_markdown_named(&report.redacted(), drive_name);
+            std::fs::write(path, text).map_err(|e| failed(&e))
+        }
+        ReportFormat::Text => {
+            let text = report::to_text(&report.redacted());
             std::fs::write(path, text).map_err(|e| failed(&e))
         }
         ReportFormat::Png => render_png(card, path),
@@ -165,6 +221,45 @@ pub fn ask_and_save(
     card: gtk::Widget,
     done: impl Fn(Result<PathBuf, String>) + 'static,
 ) -> gtk::FileChooserNative {
+    let name_report = report.clone();
+    ask_and_write(
+        parent,
+        &ReportFormat::ALL,
+        move |format| suggested_name(&name_report, format),
+        move |format, path| write_report(&report, drive_name.as_deref(), format, path, &card),
+        done,
+    )
+}
+
+/// Asks where to save the capacity check `check` (a save dialog with its three forms,
+/// [`ReportFormat::CHECK`]) and saves it (see [`write_check`]; `page` is what its picture
+/// shows); `done` gets the file written, or the error. The caller keeps the returned dialog
+/// until it answers. The form is chosen as [`ask_and_save`] chooses it.
+pub fn ask_and_save_check(
+    parent: &impl IsA<gtk::Window>,
+    check: CapacityReport,
+    page: gtk::Widget,
+    done: impl Fn(Result<PathBuf, String>) + 'static,
+) -> gtk::FileChooserNative {
+    let name_check = check.clone();
+    ask_and_write(
+        parent,
+        &ReportFormat::CHECK,
+        move |format| suggested_check_name(&name_check, format),
+        move |format, path| write_check(&check, format, path, &page),
+        done,
+    )
+}
+
+/// The save dialog offering `forms` (the first chosen), the name `name` gives each form;
+/// `write` writes the chosen form to the chosen file, and `done` gets it or the error.
+fn ask_and_write(
+    parent: &impl IsA<gtk::Window>,
+    forms: &'static [ReportFormat],
+    name: impl Fn(ReportFormat) -> String + 'static,
+    write: impl Fn(ReportFormat, &Path) -> Result<(), String> + 'static,
+    done: impl Fn(Result<PathBuf, String>) + 'static,
+) -> gtk::FileChooserNative {
     let chooser = gtk::FileChooserNative::new(
         Some(&gettext("Save Report")),
         Some(parent),
@@ -173,16 +268,13 @@ pub fn ask_and_save(
         Some(&gettext("_Cancel")),
     );
     chooser.set_modal(true);
-    let filters: Vec<gtk::FileFilter> = ReportFormat::ALL.iter().map(|f| f.filter()).collect();
+    let filters: Vec<gtk::FileFilter> = forms.iter().map(|f| f.filter()).collect();
     for filter in &filters {
         chooser.add_filter(filter);
     }
     chooser.set_filter(&filters[0]);
     // The name as offered: while the file's name is still this, the filter decides the form.
-    let offered = std::rc::Rc::new(std::cell::RefCell::new(suggested_name(
-        &report,
-        ReportFormat::Json,
-    )));
+    let offered = std::rc::Rc::new(std::cell::RefCell::new(name(forms[0])));
     chooser.set_current_name(&offered.borrow());
     if let Some(docs) = glib::user_special_dir(glib::UserDirectory::Documents) {
         let _ = chooser.set_current_folder(Some(&gio::File::for_path(docs)));
@@ -193,7 +285,7 @@ pub fn ask_and_save(
             chooser
                 .filter()
                 .and_then(|f| filters.iter().position(|g| *g == f))
-                .map_or(ReportFormat::Json, |i| ReportFormat::ALL[i])
+                .map_or(forms[0], |i| forms[i])
         }
     };
     chooser.connect_filter_notify(glib::clone!(
@@ -201,13 +293,11 @@ pub fn ask_and_save(
         offered,
         #[strong]
         format_of,
-        #[strong]
-        report,
         move |chooser| {
             let shown = chooser.current_name().map(|n| n.to_string());
             // A name the person typed is theirs; only the name offered follows the filter.
             if shown.is_none() || shown.as_deref() == Some(offered.borrow().as_str()) {
-                let name = suggested_name(&report, format_of(chooser));
+                let name = name(format_of(chooser));
                 chooser.set_current_name(&name);
                 offered.replace(name);
             }
@@ -221,23 +311,25 @@ pub fn ask_and_save(
             return;
         };
         let as_offered = path.file_name().and_then(|n| n.to_str()) == Some(&*offered.borrow());
-        let (format, path) = chosen_form(path, format_of(chooser), as_offered);
-        done(write_report(&report, drive_name.as_deref(), format, &path, &card).map(|()| path));
+        let (format, path) = chosen_form(path, format_of(chooser), as_offered, forms);
+        done(write(format, &path).map(|()| path));
     });
     chooser.show();
     chooser
 }
 
-/// The form and the file for `path`, picked with the filter `chosen`: the extension decides,
-/// unless the name is the one offered (`as_offered`: then the filter does) or has no known
-/// extension (then the filter's is added).
+/// The form and the file for `path`, picked with the filter `chosen` among `forms`: the
+/// extension decides, unless the name is the one offered (`as_offered`: then the filter does)
+/// or has no extension of `forms` (then the filter's is added, or replaces one of the other
+/// forms').
 pub fn chosen_form(
     mut path: PathBuf,
     chosen: ReportFormat,
     as_offered: bool,
+    forms: &[ReportFormat],
 ) -> (ReportFormat, PathBuf) {
     match ReportFormat::from_path(&path) {
-        Some(format) if !as_offered => (format, path),
+        Some(format) if !as_offered && forms.contains(&format) => (format, path),
         _ => {
             if ReportFormat::from_path(&path).is_some() {
                 path.set_extension(chosen.extension());
@@ -258,7 +350,8 @@ mod tests {
     use super::*;
 
     fn form(name: &str, chosen: ReportFormat, as_offered: bool) -> (ReportFormat, String) {
-        let (format, path) = chosen_form(PathBuf::from("/d").join(name), chosen, as_offered);
+        let path = PathBuf::from("/d").join(name);
+        let (format, path) = chosen_form(path, chosen, as_offered, &ReportFormat::ALL);
         (
             format,
             path.file_name().unwrap().to_str().unwrap().to_owned(),
@@ -288,5 +381,7 @@ mod tests {
             form("card.v2", Markdown, false),
             (Markdown, "card.v2.md".to_owned())
         );
+        // A form not offered here: the filter's form, its extension in place of the other.
+        assert_eq!(form("card.txt", Png, false), (Png, "card.png".to_owned()));
     }
 }

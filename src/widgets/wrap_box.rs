@@ -110,6 +110,13 @@ impl WrapBox {
         child.set_parent(self);
     }
 
+    /// Takes `child` out (nothing when it is not one of this box's).
+    pub fn remove(&self, child: &impl IsA<gtk::Widget>) {
+        if child.parent().as_ref() == Some(self.upcast_ref()) {
+            child.unparent();
+        }
+    }
+
     fn shown_children(&self) -> Vec<gtk::Widget> {
         let mut found = Vec::new();
         let mut child = self.first_child();

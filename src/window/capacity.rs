@@ -72,8 +72,11 @@ impl Window {
             #[weak(rename_to = win)]
             self,
             move |check| {
-                if let Some(Some(why)) = check.recorded() {
-                    win.toast(&why);
+                match (check.recorded(), check.report()) {
+                    (Some(Some(why)), _) => win.toast(&why),
+                    // A check run from a drive's History page is now a stored one there.
+                    (Some(None), Some(report)) => win.imp().history_view.live_check_kept(report),
+                    _ => {}
                 }
                 win.imp().history_view.reload();
                 // What the check found now heads the SD Card page's chosen drive.

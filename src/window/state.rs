@@ -95,8 +95,9 @@ impl Window {
         );
         let results = imp.test_run.report().is_some_and(|r| r.error.is_none());
         self.action_set_enabled(Action::CopyResults.name(), results);
-        // On History, Save Report saves the stored run shown there.
-        let stored = self.tab() == Tab::History && imp.history_view.shows_a_run();
+        // On History, Save Report saves the stored run or capacity check shown there.
+        let stored = self.tab() == Tab::History
+            && (imp.history_view.shows_a_run() || imp.history_view.shows_a_check());
         self.action_set_enabled(
             Action::SaveReport.name(),
             if self.tab() == Tab::History {

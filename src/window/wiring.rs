@@ -26,7 +26,8 @@ impl Window {
         imp.test_run.connect_warning(glib::clone!(
             #[weak(rename_to = win)]
             self,
-            move |_, text| win.toast(text)
+            // The engine's warnings are made to follow "warning: ": a toast is a sentence.
+            move |_, text| win.toast(&crate::format::capitalized(text))
         ));
     }
 
@@ -66,7 +67,8 @@ impl Window {
         ready.connect_toast(glib::clone!(
             #[weak(rename_to = win)]
             self,
-            move |_, text| win.toast(text)
+            // The engine's warnings are made to follow "warning: ": a toast is a sentence.
+            move |_, text| win.toast(&crate::format::capitalized(text))
         ));
         ready.connect_run_requested(glib::clone!(
             #[weak(rename_to = win)]

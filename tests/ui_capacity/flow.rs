@@ -137,6 +137,9 @@ pub fn a_check_from_a_drive_s_history_page_runs_and_ends_there(app: &Application
         !check_view.done_button().is_mapped(),
         "the page's Back leads on"
     );
+    // Kept in the history, it is a stored check there: it can be saved or forgotten.
+    wait_until("the check kept", || view.shown_check().is_some());
+    assert_eq!(view.shown_check(), window.capacity_check().report());
 
     // Declined from there: nothing checked, the focus back on the drive page's button.
     view.go_back();

@@ -192,3 +192,22 @@ pub fn quick_check_of(run_id: &str, started: &str) -> Report {
     }
     quick
 }
+
+/// For the results page: a trend of the random 4K read against one earlier run, about the same.
+pub fn one_earlier_run() -> agnostics_core::history::trend::Trend {
+    use agnostics_core::history::trend::{Change, FigureTrend, Trend};
+    Trend {
+        figures: vec![FigureTrend {
+            phase: "rand-4k-read".into(),
+            unit: agnostics_core::figure::Unit::Iops,
+            now: 2400.0,
+            before: 2400.0,
+            before_started: "2026-12-01T05:15:00+00:00".into(),
+            earlier_runs: 1,
+            change_ratio: 0.0,
+            change: Change::Same,
+        }],
+        earlier_runs: 1,
+        decline: false,
+    }
+}

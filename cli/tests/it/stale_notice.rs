@@ -83,6 +83,18 @@ fn a_killed_runs_file_is_removed_and_reported_once() {
         String::from_utf8_lossy(&out.stderr)
     );
     assert_eq!(test_files(&target), Vec::<String>::new());
+    // The note names the folder chosen, not the program's hidden folder in it.
+    assert_eq!(mentions(&out, ".agnostics-run."), 0);
+    assert_eq!(
+        mentions(
+            &out,
+            &format!(
+                "removed the test folder left by an earlier run in {}",
+                target.display()
+            )
+        ),
+        1
+    );
 
     // The JSON report: one warning, while the report has three runs.
     leave_a_stale_file(&target, &log, &slow);

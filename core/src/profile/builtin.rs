@@ -96,10 +96,10 @@ pub const ALL: [Builtin; 5] = [
     Builtin {
         which: BuiltinProfile::Qd1,
         name: "qd1",
-        title: gettext_noop("One at a Time (Queue Depth 1)"),
+        title: gettext_noop("One request at a time"),
         description: gettext_noop(
-            "reads and writes one request at a time, as Jeff Geerling's and PiBenchmarks' \
-             tables publish them (1 MiB sequential, 4 KiB random, queue depth 1)",
+            "reads and writes with one request at a time (queue depth 1), 1 MiB sequential and \
+             4 KiB random, as Jeff Geerling's and PiBenchmarks' tables publish them",
         ),
         graded: false,
         text: include_str!("../../../data/profiles/qd1.fio"),
@@ -107,10 +107,11 @@ pub const ALL: [Builtin; 5] = [
     Builtin {
         which: BuiltinProfile::Matrix,
         name: "matrix",
-        title: gettext_noop("CrystalDiskMark set"),
+        title: gettext_noop("Like CrystalDiskMark"),
         description: gettext_noop(
-            "CrystalDiskMark's SEQ1M Q8T1, SEQ1M Q1T1, RND4K Q32T1 and RND4K Q1T1, reads and \
-             writes",
+            "the four tests of the PC program CrystalDiskMark, reads and writes, to set beside \
+             its figures: 1 MiB sequential with 8 requests at a time and with one, 4 KiB random \
+             with 32 and with one (SEQ1M Q8T1, SEQ1M Q1T1, RND4K Q32T1, RND4K Q1T1)",
         ),
         graded: false,
         text: include_str!("../../../data/profiles/matrix.fio"),

@@ -100,6 +100,9 @@ fn write_references(out: &mut String, report: &Report) {
         "{}",
         gettext("Published figures (for comparison, not a grade):")
     );
+    if let Some(conclusion) = super::published::conclusion(&report.references) {
+        let _ = writeln!(out, "{conclusion}");
+    }
     let mut sources: Vec<&str> = Vec::new();
     for line in &report.references {
         let _ = writeln!(out, "• {}", line.text());

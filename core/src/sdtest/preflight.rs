@@ -39,26 +39,29 @@ pub(super) fn check_profile(opts: &TestOptions, report: &mut Report) -> bool {
 }
 
 /// What killed runs left in the target: removed when provably ours and unused, else named;
-/// both as warnings.
+/// both as warnings. What was removed, and another test running there, name the folder the
+/// person chose, not the program's hidden folders in it; what is left names its own path (for
+/// the person to delete it).
 pub(super) fn sweep_leftovers(opts: &TestOptions, report: &mut Report) {
     let swept = engine::testfile::sweep(&opts.target);
-    for path in &swept.removed {
+    let folder = opts.target.display();
+    if !swept.removed.is_empty() {
         report.warnings.push(crate::i18n::fill(
-            &crate::i18n::gettext("removed the test folder left by an earlier run: {path}"),
-            &[("path", &path.display())],
+            &crate::i18n::gettext("removed the test folder left by an earlier run in {folder}"),
+            &[("folder", &folder)],
         ));
     }
     report
         .warnings
         .extend(swept.left.iter().map(|left| left.message()));
     // Two tests at once share the drive: each one's figures are a part of what it can do.
-    for path in &swept.busy {
+    if !swept.busy.is_empty() {
         report.warnings.push(crate::i18n::fill(
             &crate::i18n::gettext(
-                "another test is running in this folder at the same time ({path}): both share \
-                 the drive, so the figures are lower than the drive's own; run one test at a time",
+                "another test is running in {folder} at the same time: both share the drive, so \
+                 the figures are lower than the drive's own; run one test at a time",
             ),
-            &[("path", &path.display())],
+            &[("folder", &folder)],
         ));
     }
 }

@@ -71,6 +71,13 @@ fn a_standard_run_on_a_pi_4_shows_raspberry_pis_own_figures() {
         ]
     );
     assert!(after.contains("https://www.raspberrypi.com/documentation/accessories/sd-cards.html"));
+    assert!(
+        after.contains(
+            "Published figures (for comparison, not a grade):\n\
+             Your drive is slower than the published figures.\n"
+        ),
+        "{text}"
+    );
     assert!(!text.contains("5000"), "{text}");
     let json = serde_json::to_value(&report).unwrap();
     let refs = json["references"].as_array().expect("references");

@@ -7,10 +7,10 @@
 //! [`HistoryView::set_connected`].
 
 use std::cell::RefCell;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use adw::prelude::*;
-use agnostics_core::capacity::text;
+use agnostics_core::capacity::{text, CapacityReport};
 use agnostics_core::history::{CapacitySummary, CheckedDrive};
 use agnostics_core::i18n::{fill, gettext, ngettext};
 use gtk::glib;
@@ -24,6 +24,7 @@ use crate::model::connected::Connected;
 use crate::model::history_store::{DriveKey, DrivePage};
 use crate::pages::capacity::verdict::{shown, summary_line};
 use crate::pages::CapacityView;
+use crate::widgets::save_report::{self, ReportFormat};
 use crate::widgets::Badge;
 
 /// The capacity parts of a drive's page, and the page of one stored check.
@@ -40,6 +41,10 @@ pub struct CapacityParts {
     /// The stored check's page.
     pub(super) check_title: gtk::Label,
     pub(super) check_view: CapacityView,
+    /// The stored check shown on its page (none while a check runs).
+    pub(super) check: RefCell<Option<CapacityReport>>,
+    /// The stored check's **Save Report…** and **Forget Check**.
+    pub(super) check_buttons: RefCell<Vec<gtk::Button>>,
 }
 
 impl HistoryView {
@@ -99,11 +104,29 @@ impl HistoryView {
     pub(super) fn build_check_page(&self) {
         let imp = self.imp();
         let page = gtk::Box::new(gtk::Orientation::Vertical, 0);
+        let save = gtk::Button::with_mnemonic(&gettext("Save _Report…"));
+        save.set_tooltip_text(Some(&gettext(
+            "Save this check as JSON, text or a picture of its page",
+        )));
+        save.connect_clicked(glib::clone!(
+            #[weak(rename_to = view)]
+            self,
+            move |_| view.ask_save_check()
+        ));
+        let forget = gtk::Button::with_mnemonic(&gettext("_Forget Check"));
+        forget.add_css_class("destructive-action");
+        forget.set_tooltip_text(Some(&gettext("Remove this check from the history")));
+        forget.connect_clicked(glib::clone!(
+            #[weak(rename_to = view)]
+            self,
+            move |_| view.ask_forget_check()
+        ));
         let (bar, back) = wrapping_top_bar(
             &gettext("Back to the drive"),
             &imp.capacity.check_title,
-            &[],
+            &[&save, &forget],
         );
+        imp.capacity.check_buttons.replace(vec![save, forget]);
         back.connect_clicked(glib::clone!(
             #[weak(rename_to = view)]
             self,
@@ -195,9 +218,162 @@ impl HistoryView {
                     ));
                     parts.check_view.reset(&view.drive_title());
                     parts.check_view.show_verdict(&shown(&report));
+                    parts.check.replace(Some(report));
+                    view.show_check_buttons(true);
                     view.show(HistoryPage::Check);
                 }
                 Err(e) => view.toast(&e),
+            },
+        );
+    }
+
+    fn show_check_buttons(&self, shown: bool) {
+        for button in self.imp().capacity.check_buttons.borrow().iter() {
+            button.set_visible(shown);
+        }
+    }
+
+    /// The stored check shown on its page, if any.
+    pub fn shown_check(&self) -> Option<CapacityReport> {
+        self.imp().capacity.check.borrow().clone()
+    }
+
+    /// Saves the stored check shown to `path` in `format` (what **Save Report…** does once a
+    /// file is chosen).
+    pub fn save_shown_check(&self, format: ReportFormat, path: &Path) -> Result<(), String> {
+        let check = self
+            .shown_check()
+            .ok_or_else(|| gettext("No check is shown"))?;
+        save_report::write_check(&check, format, path, &self.check_picture())
+    }
+
+    /// What a picture of the stored check shows: its page's content, all of it.
+    fn check_picture(&self) -> gtk::Widget {
+        let pane = self.imp().capacity.check_view.pane();
+        let viewport = pane.child();
+        viewport
+            .as_ref()
+            .and_then(|v| v.first_child())
+            .or(viewport)
+            .unwrap_or_else(|| pane.upcast())
+    }
+
+    pub(super) fn ask_save_check(&self) {
+        let Some(check) = self.shown_check() else {
+            return;
+        };
+        let Some(window) = self.root().and_downcast::<gtk::Window>() else {
+            return;
+        };
+        let chooser = save_report::ask_and_save_check(
+            &window,
+            check,
+            self.check_picture(),
+            glib::clone!(
+                #[weak(rename_to = view)]
+                self,
+                move |result| {
+                    view.imp().chooser.replace(None);
+                    match result {
+                        Ok(path) => view.toast(&fill(
+                            &gettext("Saved {file}"),
+                            &[("file", &path.display())],
+                        )),
+                        Err(e) => view.toast(&e),
+                    }
+                }
+            ),
+        );
+        self.imp().chooser.replace(Some(chooser));
+    }
+
+    fn ask_forget_check(&self) {
+        let Some(check) = self.shown_check() else {
+            return;
+        };
+        let heading = gettext("Forget This Check?");
+        let dialog = adw::MessageDialog::new(
+            self.root().and_downcast_ref::<gtk::Window>(),
+            Some(&heading),
+            Some(&gettext(
+                "The check is removed from the history, and with it the Found fake mark it gave the drive, unless another check found it fake too.",
+            )),
+        );
+        crate::widgets::message_dialog::steady_heading(&dialog, &heading);
+        dialog.add_responses(&[
+            ("cancel", &gettext("_Cancel")),
+            ("forget", &gettext("_Forget")),
+        ]);
+        dialog.set_response_appearance("forget", adw::ResponseAppearance::Destructive);
+        dialog.set_default_response(Some("cancel"));
+        dialog.set_close_response("cancel");
+        dialog.connect_response(
+            None,
+            glib::clone!(
+                #[weak(rename_to = view)]
+                self,
+                move |_, response| {
+                    view.imp().dialog.replace(None);
+                    if response == "forget" {
+                        view.forget_check(&check.check_id);
+                    }
+                }
+            ),
+        );
+        crate::a11y::name_mnemonic_buttons(&dialog);
+        dialog.present();
+        self.imp().dialog.replace(Some(dialog));
+    }
+
+    /// Removes the check `id` from the history, then shows its drive's page again (or the
+    /// drives); the toast saying so offers **Undo** ([`HistoryView::undo_forget_check`]).
+    pub fn forget_check(&self, id: &str) {
+        let id = id.to_owned();
+        self.background(
+            move |path| capacity_history::forget(path, &id),
+            |view, result| {
+                match result {
+                    Ok(check) => view.toast_check_forgotten(check),
+                    Err(e) => view.toast(&e),
+                }
+                view.imp().capacity.check.replace(None);
+                let on_drive = view.imp().drive.shown.borrow().is_some();
+                view.show(if on_drive {
+                    HistoryPage::Drive
+                } else {
+                    HistoryPage::Drives
+                });
+                view.reload();
+            },
+        );
+    }
+
+    /// "Check forgotten", with **Undo** putting `check` back.
+    fn toast_check_forgotten(&self, check: CapacityReport) {
+        let toast = adw::Toast::new(&glib::markup_escape_text(&gettext("Check forgotten")));
+        toast.set_button_label(Some(&gettext("_Undo")));
+        toast.connect_button_clicked(glib::clone!(
+            #[weak(rename_to = view)]
+            self,
+            move |_| view.undo_forget_check(check.clone())
+        ));
+        self.imp().undo_toast.replace(Some(toast.clone()));
+        self.add_toast(toast);
+    }
+
+    /// **Undo** of "Check forgotten": `check` goes back into the history (with the Found
+    /// fake mark it gave), and the lists show it.
+    pub fn undo_forget_check(&self, check: CapacityReport) {
+        if let Some(toast) = self.imp().undo_toast.take() {
+            toast.dismiss();
+        }
+        self.background(
+            move |path| capacity_history::record(path, &check),
+            |view, result| {
+                if let Err(e) = result {
+                    view.toast(&e);
+                }
+                view.reload();
             },
         );
     }
@@ -209,7 +385,20 @@ impl HistoryView {
         parts.check_title.set_label(&gettext("Capacity Check"));
         parts.check_view.set_stored(false);
         parts.check_view.reset(drive);
+        parts.check.replace(None);
+        self.show_check_buttons(false);
         self.show(HistoryPage::Check);
+    }
+
+    /// The check `report` finished and was kept in the history: when its page here shows it
+    /// running (a check started from a drive's page), it is a stored check now, with **Save
+    /// Report…** and **Forget Check**.
+    pub fn live_check_kept(&self, report: CapacityReport) {
+        let parts = &self.imp().capacity;
+        if self.visible_page() == HistoryPage::Check && parts.check.borrow().is_none() {
+            parts.check.replace(Some(report));
+            self.show_check_buttons(true);
+        }
     }
 
     /// Which drives are connected now (by their history id, with the folder to check each

@@ -29,7 +29,8 @@ pub struct DrivePage {
     pub(super) unidentified_note: gtk::Label,
     pub(super) trend_heading: RefCell<Option<gtk::Label>>,
     pub(super) profile_drop: RefCell<Option<gtk::DropDown>>,
-    pub(super) profile_box: gtk::Box,
+    /// "Test shown in the chart" and its menu, the menu under it when both do not fit.
+    pub(super) profile_box: crate::widgets::WrapBox,
     pub(super) rate_chart: TrendChart,
     pub(super) iops_chart: TrendChart,
     pub(super) runs_list: gtk::ListBox,
@@ -74,7 +75,6 @@ impl HistoryView {
         page.append(&bar);
         page.append(&gtk::Separator::new(gtk::Orientation::Horizontal));
 
-        imp.drive.profile_box.set_spacing(12);
         imp.drive.profile_box.set_visible(false);
         content.append(&imp.drive.profile_box);
         imp.drive.unidentified_note.set_label(&gettext(
@@ -302,6 +302,8 @@ impl HistoryView {
             return;
         }
         let label = gtk::Label::new(Some(&gettext("Test shown in the chart")));
+        label.set_hexpand(true);
+        label.set_xalign(0.0);
         imp.drive.profile_box.append(&label);
         let titles: Vec<String> = page.profiles.iter().map(|p| profile_title(p)).collect();
         let refs: Vec<&str> = titles.iter().map(String::as_str).collect();

@@ -23,7 +23,8 @@ pub(super) fn scrolled(child: &impl IsA<gtk::Widget>) -> gtk::ScrolledWindow {
         .vexpand(true)
         .child(&clamp)
         .build();
-    // The Compare bar coming up below shrinks the page: the focused row stays in view.
+    // The Compare bar coming up below shrinks the page: the row focused with the keyboard
+    // stays in view. A row ticked with the pointer stays where it is, under the pointer.
     scrolled
         .vadjustment()
         .connect_page_size_notify(glib::clone!(
@@ -41,11 +42,18 @@ pub(super) fn scrolled(child: &impl IsA<gtk::Widget>) -> gtk::ScrolledWindow {
 }
 
 /// Scrolls `scrolled` so that the focused widget inside it is wholly in view (nothing when
-/// the focus is elsewhere).
+/// the focus is elsewhere, or when the pointer was used last).
 fn keep_focus_in_view(scrolled: &gtk::ScrolledWindow) {
     let Some(viewport) = scrolled.child() else {
         return;
     };
+    let keyboard = scrolled
+        .root()
+        .and_downcast::<gtk::Window>()
+        .is_some_and(|w| crate::focus_ring::keyboard_last(&w));
+    if !keyboard {
+        return;
+    }
     let Some(focus) = scrolled.root().and_then(|r| r.focus()) else {
         return;
     };

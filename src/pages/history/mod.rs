@@ -349,16 +349,29 @@ impl HistoryView {
         self.imp().chooser.borrow().clone()
     }
 
-    /// **Save Report…** of the stored run shown (Ctrl+S on its page); nothing without one.
+    /// True when a stored capacity check's page is shown, with its check.
+    pub fn shows_a_check(&self) -> bool {
+        self.visible_page() == HistoryPage::Check && self.shown_check().is_some()
+    }
+
+    /// **Save Report…** of the stored run or capacity check shown (Ctrl+S on its page);
+    /// nothing without one.
     pub fn save_shown(&self) {
         if self.shows_a_run() {
             self.ask_save_run();
+        } else if self.shows_a_check() {
+            self.ask_save_check();
         }
     }
 
     /// Shows `page`.
     pub(super) fn show(&self, page: HistoryPage) {
         self.imp().stack.set_visible_child_name(page.name());
+    }
+
+    /// The **Compare** bar at the bottom, shown while a run is ticked.
+    pub fn compare_bar(&self) -> gtk::ActionBar {
+        self.imp().compare_bar.clone()
     }
 
     /// How many runs are ticked for **Compare** (0 to 2).

@@ -191,13 +191,14 @@ impl ResultsView {
             self.add_a1_group(report, run, &mut placed);
             self.add_a2_group(run);
         }
-        // The trend against earlier runs goes here, after the verdict's rows and advice, so
-        // that these stay on the first screen.
-        imp.trend_after.replace(imp.groups.last_child());
+        // The published figures stand right after the figures they are set beside.
         if let Some((figures, shown)) = references::references_group(report) {
             imp.groups.append(&figures);
             imp.references.replace(shown);
         }
+        // The trend against earlier runs goes here, after the verdict's rows and advice, so
+        // that these stay on the first screen.
+        imp.trend_after.replace(imp.groups.last_child());
         if let Some(run) = report.deciding_run().filter(|_| report.graded) {
             self.add_info_group(run);
         }
@@ -455,6 +456,21 @@ impl ResultsView {
             notes.add(&advice_row(&note, "agnostics-warning-symbolic"));
         }
         self.imp().groups.append(&notes);
+    }
+
+    /// The page's groups top to bottom, as shown: each one's title and description (for
+    /// tests: what comes after what).
+    pub fn shown_groups(&self) -> Vec<(String, String)> {
+        let mut shown = Vec::new();
+        let mut child = self.imp().groups.first_child();
+        while let Some(widget) = child {
+            if let Some(g) = widget.downcast_ref::<adw::PreferencesGroup>() {
+                let description = g.description().map(|d| d.to_string()).unwrap_or_default();
+                shown.push((g.title().to_string(), description));
+            }
+            child = widget.next_sibling();
+        }
+        shown
     }
 
     /// The A1 rows as shown: title, value, badge text and the advice under each.

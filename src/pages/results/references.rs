@@ -1,10 +1,10 @@
 //! The results page's "Published figures" group: the published figures beside the card's own
-//! ([`Report::references`]), a row each with the source's site as a link. Facts side by
-//! side, never a grade; no group when there are none.
+//! ([`Report::references`]), their conclusion in words, then a row each with the source's
+//! site as a link. Facts side by side, never a grade; no group when there are none.
 
 use adw::prelude::*;
 use agnostics_core::i18n::gettext;
-use agnostics_core::report::Report;
+use agnostics_core::report::{published, Report};
 
 use crate::widgets::results_rows::group;
 
@@ -14,12 +14,15 @@ pub fn references_group(report: &Report) -> Option<(adw::PreferencesGroup, Vec<(
     if report.references.is_empty() {
         return None;
     }
+    // The conclusion first, in words; then what the figures are.
+    let conclusion = published::conclusion(&report.references).unwrap_or_default();
+    let about = gettext(
+        "What others published for cards on this Raspberry Pi model, for the figures this test \
+         measures. For comparison, not a grade.",
+    );
     let figures = group(
         &gettext("Published figures"),
-        Some(&gettext(
-            "What others published for cards on this Raspberry Pi model, for the figures this test \
-             measures. For comparison, not a grade.",
-        )),
+        Some(&format!("{conclusion} {about}")),
     );
     let mut shown = Vec::new();
     for line in &report.references {
