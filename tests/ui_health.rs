@@ -30,25 +30,14 @@ use support::*;
 const SCREENSHOTS_ENV: &str = "AGNOSTICS_SCREENSHOTS";
 
 fn main() {
-    // Keep the tester's own ~/rpdiags.txt and history out of it (set before any thread starts).
-    let scratch = scratch_dir();
-    std::env::set_var("AGNOSTICS_LOG", scratch.path().join("rpdiags.txt"));
-    std::env::set_var(
-        "AGNOSTICS_HISTORY",
-        scratch.path().join("default-history.sqlite3"),
-    );
-    let mut tests = crate::ui_tests![
-        the_chosen_drive_shows_its_health_and_follows_the_choice,
-        a_history_drive_whose_writes_fell_is_worn_with_its_trend,
-        a_connected_history_drive_is_looked_at_with_its_runs,
-    ];
-    if std::env::var_os(SCREENSHOTS_ENV).is_some() {
-        bind_screenshot_language();
-        tests.extend(crate::ui_tests![renders_health_screenshots]);
-    }
-    let conclusion = agnostics_testkit::harness::conclude_on_this_thread(tests);
-    drop(scratch);
-    conclusion.exit()
+    crate::support::run_with_scratch_log_and_history(
+        crate::ui_tests![
+            the_chosen_drive_shows_its_health_and_follows_the_choice,
+            a_history_drive_whose_writes_fell_is_worn_with_its_trend,
+            a_connected_history_drive_is_looked_at_with_its_runs,
+        ],
+        crate::ui_tests![renders_health_screenshots],
+    )
 }
 
 /// Waits until the group has shown the end of a look (not the look under way).

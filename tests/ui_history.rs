@@ -32,37 +32,26 @@ use support::*;
 const SCREENSHOTS_ENV: &str = "AGNOSTICS_SCREENSHOTS";
 
 fn main() {
-    // Keep the tester's own ~/rpdiags.txt and history out of it (set before any thread starts).
-    let scratch = scratch_dir();
-    std::env::set_var("AGNOSTICS_LOG", scratch.path().join("rpdiags.txt"));
-    std::env::set_var(
-        "AGNOSTICS_HISTORY",
-        scratch.path().join("default-history.sqlite3"),
-    );
-    let mut tests = crate::ui_tests![
-        lists_the_drives_with_their_runs_and_last_verdict,
-        a_quick_check_since_does_not_hide_the_last_grade,
-        a_run_another_test_spoiled_is_not_graded_not_an_error,
-        a_drive_page_says_the_drives_kind_once,
-        ctrl_s_saves_the_stored_run_shown,
-        another_drives_page_starts_at_its_top,
-        ticking_a_run_keeps_the_page_where_it_is,
-        a_quick_checks_chart_has_no_a1_line,
-        a_drives_charts_have_its_points_and_say_what_they_show,
-        a_drive_with_one_run_has_a_one_point_chart,
-        rename_gives_the_drive_a_name,
-        compare_of_two_runs_shows_each_figure_with_its_ratio,
-        compare_reads_forward_in_time_with_each_run_s_verdict,
-        save_report_writes_json_markdown_and_png_of_a_stored_run,
-        forget_run_removes_it_from_the_drive,
-    ];
-    if std::env::var_os(SCREENSHOTS_ENV).is_some() {
-        bind_screenshot_language();
-        tests.extend(crate::ui_tests![renders_history_screenshots]);
-    }
-    let conclusion = agnostics_testkit::harness::conclude_on_this_thread(tests);
-    drop(scratch);
-    conclusion.exit()
+    crate::support::run_with_scratch_log_and_history(
+        crate::ui_tests![
+            lists_the_drives_with_their_runs_and_last_verdict,
+            a_quick_check_since_does_not_hide_the_last_grade,
+            a_run_another_test_spoiled_is_not_graded_not_an_error,
+            a_drive_page_says_the_drives_kind_once,
+            ctrl_s_saves_the_stored_run_shown,
+            another_drives_page_starts_at_its_top,
+            ticking_a_run_keeps_the_page_where_it_is,
+            a_quick_checks_chart_has_no_a1_line,
+            a_drives_charts_have_its_points_and_say_what_they_show,
+            a_drive_with_one_run_has_a_one_point_chart,
+            rename_gives_the_drive_a_name,
+            compare_of_two_runs_shows_each_figure_with_its_ratio,
+            compare_reads_forward_in_time_with_each_run_s_verdict,
+            save_report_writes_json_markdown_and_png_of_a_stored_run,
+            forget_run_removes_it_from_the_drive,
+        ],
+        crate::ui_tests![renders_history_screenshots],
+    )
 }
 
 fn lists_the_drives_with_their_runs_and_last_verdict(app: &Application) {

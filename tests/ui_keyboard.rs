@@ -18,23 +18,17 @@ use support::history_fixture::*;
 use support::*;
 
 fn main() {
-    let scratch = scratch_dir();
-    std::env::set_var("AGNOSTICS_LOG", scratch.path().join("rpdiags.txt"));
-    std::env::set_var(
-        "AGNOSTICS_HISTORY",
-        scratch.path().join("default-history.sqlite3"),
-    );
-    let tests = crate::ui_tests![
-        a_run_of_a_drive_s_list_is_one_tab_stop,
-        ticking_a_run_keeps_its_row_in_view,
-        shortcuts_switch_the_pages_with_the_focus_ring_shown,
-        the_focus_ring_stays_after_a_choice_in_the_chart_menu,
-        the_focus_ring_comes_back_when_the_shortcuts_window_closes,
-        show_log_works_from_every_page,
-    ];
-    let conclusion = agnostics_testkit::harness::conclude_on_this_thread(tests);
-    drop(scratch);
-    conclusion.exit()
+    crate::support::run_with_scratch_log_and_history(
+        crate::ui_tests![
+            a_run_of_a_drive_s_list_is_one_tab_stop,
+            ticking_a_run_keeps_its_row_in_view,
+            shortcuts_switch_the_pages_with_the_focus_ring_shown,
+            the_focus_ring_stays_after_a_choice_in_the_chart_menu,
+            the_focus_ring_comes_back_when_the_shortcuts_window_closes,
+            show_log_works_from_every_page,
+        ],
+        Vec::new(),
+    )
 }
 
 /// The widget with the focus.

@@ -23,22 +23,15 @@ use support::history_fixture::*;
 use support::*;
 
 fn main() {
-    // Keep the tester's own ~/rpdiags.txt and history out of it (set before any thread starts).
-    let scratch = scratch_dir();
-    std::env::set_var("AGNOSTICS_LOG", scratch.path().join("rpdiags.txt"));
-    std::env::set_var(
-        "AGNOSTICS_HISTORY",
-        scratch.path().join("default-history.sqlite3"),
-    );
-    let tests = crate::ui_tests![
-        a_run_in_the_app_is_recorded_and_the_next_shows_its_trend,
-        a_history_that_cannot_be_written_still_shows_the_results,
-        results_show_the_trend_and_the_decline_advice,
-        the_verdict_and_its_advice_stay_on_the_first_screen_above_the_trend,
-    ];
-    let conclusion = agnostics_testkit::harness::conclude_on_this_thread(tests);
-    drop(scratch);
-    conclusion.exit()
+    crate::support::run_with_scratch_log_and_history(
+        crate::ui_tests![
+            a_run_in_the_app_is_recorded_and_the_next_shows_its_trend,
+            a_history_that_cannot_be_written_still_shows_the_results,
+            results_show_the_trend_and_the_decline_advice,
+            the_verdict_and_its_advice_stay_on_the_first_screen_above_the_trend,
+        ],
+        Vec::new(),
+    )
 }
 
 /// Runs the small profile in `dir` in `window` and waits for its end and its recording.

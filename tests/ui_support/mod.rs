@@ -476,3 +476,28 @@ pub fn labels(widget: &gtk::Widget) -> Vec<gtk::Label> {
         .filter_map(|w| w.downcast::<gtk::Label>().ok())
         .collect()
 }
+
+/// The `main` of a UI test program whose tests read and write the default log and history:
+/// points `AGNOSTICS_LOG` and `AGNOSTICS_HISTORY` into a scratch folder (the tester's own
+/// `~/rpdiags.txt` and history stay out of it; set before any thread starts, so call it first),
+/// runs `tests` one after another on this thread (GTK's), and `screenshots` too when
+/// `AGNOSTICS_SCREENSHOTS` is set (in the language bound for them). Exits with the harness's
+/// status; the scratch folder is removed first.
+pub fn run_with_scratch_log_and_history(
+    mut tests: Vec<agnostics_testkit::harness::Test>,
+    screenshots: Vec<agnostics_testkit::harness::Test>,
+) -> ! {
+    let scratch = scratch_dir();
+    std::env::set_var("AGNOSTICS_LOG", scratch.path().join("rpdiags.txt"));
+    std::env::set_var(
+        "AGNOSTICS_HISTORY",
+        scratch.path().join("default-history.sqlite3"),
+    );
+    if std::env::var_os("AGNOSTICS_SCREENSHOTS").is_some() {
+        bind_screenshot_language();
+        tests.extend(screenshots);
+    }
+    let conclusion = agnostics_testkit::harness::conclude_on_this_thread(tests);
+    drop(scratch);
+    conclusion.exit()
+}
