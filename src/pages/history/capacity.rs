@@ -326,54 +326,17 @@ impl HistoryView {
     }
 
     /// Removes the check `id` from the history, then shows its drive's page again (or the
-    /// drives); the toast saying so offers **Undo** ([`HistoryView::undo_forget_check`]).
+    /// drives); the toast saying so offers **Undo**, which puts the check back (with the Found
+    /// fake mark it gave).
     pub fn forget_check(&self, id: &str) {
         let id = id.to_owned();
         self.background(
             move |path| capacity_history::forget(path, &id),
             |view, result| {
-                match result {
-                    Ok(check) => view.toast_check_forgotten(check),
-                    Err(e) => view.toast(&e),
-                }
                 view.imp().capacity.check.replace(None);
-                let on_drive = view.imp().drive.shown.borrow().is_some();
-                view.show(if on_drive {
-                    HistoryPage::Drive
-                } else {
-                    HistoryPage::Drives
+                view.after_forget(result, &gettext("Check forgotten"), |view, check| {
+                    view.put_back(move |path| capacity_history::record(path, &check));
                 });
-                view.reload();
-            },
-        );
-    }
-
-    /// "Check forgotten", with **Undo** putting `check` back.
-    fn toast_check_forgotten(&self, check: CapacityReport) {
-        let toast = adw::Toast::new(&glib::markup_escape_text(&gettext("Check forgotten")));
-        toast.set_button_label(Some(&gettext("_Undo")));
-        toast.connect_button_clicked(glib::clone!(
-            #[weak(rename_to = view)]
-            self,
-            move |_| view.undo_forget_check(check.clone())
-        ));
-        self.imp().undo_toast.replace(Some(toast.clone()));
-        self.add_toast(toast);
-    }
-
-    /// **Undo** of "Check forgotten": `check` goes back into the history (with the Found
-    /// fake mark it gave), and the lists show it.
-    pub fn undo_forget_check(&self, check: CapacityReport) {
-        if let Some(toast) = self.imp().undo_toast.take() {
-            toast.dismiss();
-        }
-        self.background(
-            move |path| capacity_history::record(path, &check),
-            |view, result| {
-                if let Err(e) = result {
-                    view.toast(&e);
-                }
-                view.reload();
             },
         );
     }

@@ -2,7 +2,7 @@
 //! runs, **Rename** ([`drive`]); a stored run's results with **Save report** and **Forget
 //! Run** ([`run`]); and **Compare** of two chosen runs, from one drive or two ([`compare`]).
 //! A drive's capacity checks, its **Found fake** mark and a stored check's page are in
-//! [`capacity`]. Each page keeps its own widgets and state; [`HistoryView`] holds them in a stack, moves
+//! [`capacity`]; forgetting a run or a check, with **Undo**, in `forgotten`. Each page keeps its own widgets and state; [`HistoryView`] holds them in a stack, moves
 //! between them by [`HistoryPage`], and keeps what they share: the history's path, the runs
 //! ticked for **Compare** (the bar at the bottom) and the loads under way. Everything the
 //! history stores is read and written off the main loop ([`crate::model::history_store`] in
@@ -22,6 +22,7 @@ pub mod capacity;
 pub mod compare;
 pub mod drive;
 pub mod drives;
+mod forgotten;
 mod health;
 pub mod labels;
 mod layout;

@@ -187,54 +187,17 @@ impl HistoryView {
     }
 
     /// Removes `run` from the history, then shows its drive's page again (or the drives); the
-    /// toast saying so offers **Undo** ([`HistoryView::undo_forget`]).
+    /// toast saying so offers **Undo**, which puts the run back.
     pub fn forget_run(&self, run: &str) {
         let run = run.to_owned();
         self.background(
             move |path| history_store::forget_run(path, &run),
             |view, result| {
-                match result {
-                    Ok(report) => view.toast_forgotten(report),
-                    Err(e) => view.toast(&e),
-                }
                 view.imp().chosen.borrow_mut().clear();
                 view.sync_chosen();
-                let on_drive = view.imp().drive.shown.borrow().is_some();
-                view.show(if on_drive {
-                    HistoryPage::Drive
-                } else {
-                    HistoryPage::Drives
+                view.after_forget(result, &gettext("Run forgotten"), |view, report| {
+                    view.put_back(move |path| history_store::restore_run(path, &report));
                 });
-                view.reload();
-            },
-        );
-    }
-
-    /// "Run forgotten", with **Undo** putting `report` back.
-    fn toast_forgotten(&self, report: Report) {
-        let toast = adw::Toast::new(&glib::markup_escape_text(&gettext("Run forgotten")));
-        toast.set_button_label(Some(&gettext("_Undo")));
-        toast.connect_button_clicked(glib::clone!(
-            #[weak(rename_to = view)]
-            self,
-            move |_| view.undo_forget(report.clone())
-        ));
-        self.imp().undo_toast.replace(Some(toast.clone()));
-        self.add_toast(toast);
-    }
-
-    /// **Undo** of "Run forgotten": `report` goes back into the history, and the lists show it.
-    pub fn undo_forget(&self, report: Report) {
-        if let Some(toast) = self.imp().undo_toast.take() {
-            toast.dismiss();
-        }
-        self.background(
-            move |path| history_store::restore_run(path, &report),
-            |view, result| {
-                if let Err(e) = result {
-                    view.toast(&e);
-                }
-                view.reload();
             },
         );
     }
