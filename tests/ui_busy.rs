@@ -5,9 +5,16 @@
 //! Start** waits, with **Cancel**, and starts the test by itself once the drive is free. A
 //! drive unmounted after it was listed is refused with why, before anything is written in the
 //! folder it leaves behind.
+//!
+//! `AGNOSTICS_SCREENSHOTS=DIR` also renders the question and the wait over the ready page at
+//! 800×480 and 360×480 to `DIR/busy{,-waiting}{,-360}-LANG.png`, LANG from `LANGUAGE`.
 
 #[path = "ui_support/mod.rs"]
 mod support;
+// Its picture of a window with a dialog over it.
+#[allow(dead_code)]
+#[path = "ui_capacity/fixture.rs"]
+mod fixture;
 
 use adw::prelude::*;
 use agnostics::testing::WindowProbe;
@@ -27,12 +34,15 @@ fn main() {
         "AGNOSTICS_LOCK_DIR",
         agnostics_testkit::private_lock_dir(scratch.path()),
     );
-    let tests = crate::ui_tests![
+    let mut tests = crate::ui_tests![
         a_busy_drive_is_told_before_the_test_and_nothing_starts,
         waiting_starts_the_test_once_the_drive_is_free,
         waiting_can_be_cancelled,
         a_drive_unmounted_after_it_was_listed_is_refused_before_anything_is_written,
     ];
+    if std::env::var_os("AGNOSTICS_SCREENSHOTS").is_some() {
+        tests.extend(crate::ui_tests![renders_busy_screenshots]);
+    }
     let conclusion = agnostics_testkit::harness::conclude_on_this_thread(tests);
     drop(scratch);
     conclusion.exit()
@@ -242,5 +252,27 @@ fn a_drive_unmounted_after_it_was_listed_is_refused_before_anything_is_written(
     scene.assert_nothing_started("after the refusal");
     dialog.response("close");
     wait_until("the drives listed again", || scene.window.drives_loaded());
+    Ok(())
+}
+
+/// With `AGNOSTICS_SCREENSHOTS`: the question on a busy drive, then the wait, over the ready
+/// page, at both widths.
+fn renders_busy_screenshots(app: &Application) -> Ran {
+    agnostics_testkit::require_root("a loop-mounted ext4")?;
+    let (lang, _catalogue) = screenshot_language();
+    let scene = Scene::new(app);
+    let dialog = scene.ask();
+    shoot_both_widths(&scene.window, "busy", &lang, |png| {
+        fixture::save_with_dialog(&scene.window, &dialog, png)
+    });
+    dialog.response("wait");
+    wait_until("the wait", || scene.window.waiting_for_drive());
+    wait_until("its dialog", || {
+        scene.window.open_dialog().is_some_and(|d| d != dialog)
+    });
+    let waiting = scene.window.open_dialog().unwrap();
+    shoot_both_widths(&scene.window, "busy-waiting", &lang, |png| {
+        fixture::save_with_dialog(&scene.window, &waiting, png)
+    });
     Ok(())
 }

@@ -8,7 +8,8 @@
 //!
 //! `AGNOSTICS_SCREENSHOTS=DIR` also renders the SD Card page with the button, the question,
 //! a check in progress (on a throttled disk), a genuine verdict and a stored fake one at
-//! 800×480, and the same at 360×480, to `DIR/capacity-*.png`.
+//! 800×480, and the same at 360×480, to `DIR/capacity-*.png`; and, in the language of
+//! `LANGUAGE`, a drive found fake and a check from History ([`shots`]).
 
 #[path = "ui_support/mod.rs"]
 mod support;
@@ -19,6 +20,8 @@ mod fixture;
 mod flow;
 #[path = "ui_capacity/headline.rs"]
 mod headline;
+#[path = "ui_capacity/shots.rs"]
+mod shots;
 #[path = "ui_capacity/stored.rs"]
 mod stored;
 #[allow(dead_code)]
@@ -42,6 +45,7 @@ use agnostics_testkit::{Behaviour, FakeDrive, LoopFs, Ran};
 use fixture::*;
 use flow::*;
 use headline::*;
+use shots::*;
 use stored::*;
 use support::history_fixture::*;
 use support::*;
@@ -75,7 +79,11 @@ fn main() {
         the_question_has_one_check_and_one_cancel_for_a_screen_reader,
     ];
     if std::env::var_os(SCREENSHOTS_ENV).is_some() {
-        tests.extend(crate::ui_tests![renders_capacity_screenshots]);
+        tests.extend(crate::ui_tests![
+            renders_capacity_screenshots,
+            renders_fake_results_screenshots,
+            renders_capacity_history_screenshots,
+        ]);
     }
     let conclusion = agnostics_testkit::harness::conclude_on_this_thread(tests);
     drop(bus);

@@ -4,6 +4,9 @@
 //! said to be gone, and another chosen), and the free space is followed as a file fills the
 //! drive and is deleted: **Run** goes off, and on again, with no other drive chosen between.
 //! A drive of the history mounted after launch has History's **Check Capacity…** turn on.
+//!
+//! `AGNOSTICS_SCREENSHOTS=DIR` also renders the ready page after a full drive's space was
+//! freed, at 800×480 and 360×480, to `DIR/ready-freed{,-360}-LANG.png`, LANG from `LANGUAGE`.
 
 #[path = "ui_support/mod.rs"]
 mod support;
@@ -20,11 +23,14 @@ fn main() {
     let scratch = scratch_dir();
     std::env::set_var("AGNOSTICS_LOG", scratch.path().join("rpdiags.txt"));
     std::env::set_var("AGNOSTICS_HISTORY", scratch.path().join("history.sqlite3"));
-    let tests = crate::ui_tests![
+    let mut tests = crate::ui_tests![
         a_drive_mounted_after_launch_appears_and_goes_when_unmounted,
         run_follows_the_free_space_as_a_file_fills_and_frees_the_drive,
         history_s_check_capacity_turns_on_for_a_drive_mounted_after_launch,
     ];
+    if std::env::var_os("AGNOSTICS_SCREENSHOTS").is_some() {
+        tests.extend(crate::ui_tests![renders_freed_space_screenshots]);
+    }
     let conclusion = agnostics_testkit::harness::conclude_on_this_thread(tests);
     drop(scratch);
     conclusion.exit()
@@ -173,6 +179,30 @@ fn history_s_check_capacity_turns_on_for_a_drive_mounted_after_launch(app: &Appl
         "Check Capacity on once the drive is mounted",
         || button.is_sensitive(),
     );
+    Ok(())
+}
+
+/// With `AGNOSTICS_SCREENSHOTS`: the ready page of a drive filled (Run off) and then freed
+/// (Run on again), at both widths.
+fn renders_freed_space_screenshots(app: &Application) -> Ran {
+    agnostics_testkit::require_root("a loop-mounted ext4")?;
+    let (lang, _catalogue) = screenshot_language();
+    let fs = LoopFs::builder(64).no_reserved_blocks().mount();
+    let profiles = scratch_dir();
+    let profile = profile_file(profiles.path(), "small.fio", SMALL_PROFILE);
+    let window = new_window(app);
+    aim(&window, &fs.mount, Some(profile));
+    settle(&window, "Run on", || window.run_button().is_sensitive());
+    let filler = fs.mount.join("filler");
+    write_zeros(&filler, free_bytes(&fs) - (8 << 20));
+    settle(&window, "Run off once the drive is full", || {
+        !window.run_button().is_sensitive() && window.ready_problem().is_some()
+    });
+    std::fs::remove_file(&filler).expect("removing the filler");
+    settle(&window, "Run on once space is freed", || {
+        window.run_button().is_sensitive() && window.ready_problem().is_none()
+    });
+    shoot_both_widths(&window, "ready-freed", &lang, |png| save_png(&window, png));
     Ok(())
 }
 

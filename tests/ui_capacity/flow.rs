@@ -73,7 +73,7 @@ pub fn the_question_names_the_drive_and_states_the_plan_with_nothing_behind_it(
 
 /// A first check of the window's drive from the SD Card page, then that drive's History page
 /// open, the connected drives found: the history view.
-fn open_checked_drive(window: &Window) -> HistoryView {
+pub fn open_checked_drive(window: &Window) -> HistoryView {
     // A first check from the SD Card page puts the drive in the history.
     ask(window).response("check");
     wait_until("the first verdict", || !window.capacity_check().is_busy());

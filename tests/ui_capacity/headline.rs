@@ -101,7 +101,10 @@ pub fn a_drive_found_fake_is_warned_of_before_a_test_and_headed_fake_after(
     aim(&window, &fs.mount, Some(profile));
     wait_until("the warning", || ready.drive_warning().is_some());
     let warning = ready.drive_warning().unwrap();
-    assert!(warning.starts_with(FAKE), "{warning}");
+    assert!(
+        warning.starts_with(&format!("{FAKE}\n")),
+        "the headline, then on its own line what to do: {warning:?}"
+    );
     assert!(warning.contains("Copy your files off it"), "{warning}");
 
     run_to_results(&window);
@@ -119,7 +122,7 @@ pub fn a_drive_found_fake_is_warned_of_before_a_test_and_headed_fake_after(
 }
 
 /// Runs the SD card test from **Run** to its results, recorded in the history; its report.
-fn run_to_results(window: &agnostics::Window) -> agnostics_core::report::Report {
+pub fn run_to_results(window: &agnostics::Window) -> agnostics_core::report::Report {
     WidgetExt::activate_action(window, agnostics::window::Action::Run.name(), None)
         .expect("win.run");
     wait_until("the test to start", || {

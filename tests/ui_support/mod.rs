@@ -379,6 +379,64 @@ pub fn bind_screenshot_language() {
     }
 }
 
+/// For a renderer's screenshots in the language `LANGUAGE` names (`en` when unset): that
+/// language, and for any other its catalogue compiled from `po/` and bound, so that windows
+/// built after this speak it (the folder returned holds the catalogue: keep it). Only for a
+/// renderer run alone (`-- renders_…`, as tools/screenshots does): the tests read English.
+pub fn screenshot_language() -> (String, Option<tempfile::TempDir>) {
+    let lang = std::env::var("LANGUAGE")
+        .ok()
+        .and_then(|l| l.split([':', '_', '.']).next().map(str::to_owned))
+        .filter(|l| !l.is_empty() && l != "C")
+        .unwrap_or_else(|| "en".into());
+    if lang == "en" {
+        return (lang, None);
+    }
+    let scratch = scratch_dir();
+    let catalogues = agnostics_testkit::locale::catalogue_dir(scratch.path());
+    agnostics_testkit::locale::compile_catalogues(&catalogues, &[lang.as_str()]);
+    agnostics_core::i18n::init(&catalogues);
+    (lang, Some(scratch))
+}
+
+/// Saves the window as it is now at 800×480 and at 360×480 (its content), with `save`, to
+/// `$AGNOSTICS_SCREENSHOTS/NAME-LANG.png` and `NAME-360-LANG.png`; the window is left at
+/// 800×480.
+pub fn shoot_both_widths(window: &Window, name: &str, lang: &str, save: impl Fn(&Path)) {
+    let out = PathBuf::from(std::env::var_os("AGNOSTICS_SCREENSHOTS").expect("the folder"));
+    for (width, infix) in [(800, String::new()), (360, "-360".to_owned())] {
+        let content = window.content().expect("the window has content");
+        let (frame_w, frame_h) = (
+            window.default_width() - content.width(),
+            window.default_height() - content.height(),
+        );
+        window.set_default_size(width + frame_w.max(0), 480 + frame_h.max(0));
+        let fits = try_wait_until(Duration::from_secs(30), || {
+            content.width() == width && content.height() == 480
+        });
+        let (min_w, _, _, _) = content.measure(gtk::Orientation::Horizontal, -1);
+        assert!(
+            fits,
+            "{name}: the window's content is {}×{}, not {width}×480 (it needs {min_w} px)",
+            content.width(),
+            content.height()
+        );
+        wait_until("the page transition to end", || window.page_settled());
+        for _ in 0..3 {
+            iterate_briefly();
+        }
+        // Laid out now, as [`save_png`] does, for pictures drawn another way (a dialog over
+        // the window): GTK skips drawing a widget whose layout is pending.
+        let _ = content.measure(gtk::Orientation::Vertical, width);
+        content.allocate(width, 480, -1, None);
+        save(&out.join(format!("{name}{infix}-{lang}.png")));
+    }
+    let content = window.content().expect("the window has content");
+    let frame_w = window.default_width() - content.width();
+    window.set_default_size(800 + frame_w.max(0), window.default_height());
+    wait_until("the window back at 800", || content.width() == 800);
+}
+
 /// `widget` and everything inside it, depth first (popovers included: they are children of
 /// their parent).
 pub fn descendants(widget: &gtk::Widget) -> Vec<gtk::Widget> {

@@ -34,7 +34,7 @@ impl ReadyView {
             .unwrap_or_default();
         let weighed = headline(known, None);
         let text = match weighed.action() {
-            Some(action) if !weighed.is_speed() => format!("{} {}", weighed.title(), action),
+            Some(action) if !weighed.is_speed() => format!("{}\n{}", weighed.title(), action),
             _ => String::new(),
         };
         let label = &imp.drive_warning_label;
