@@ -114,7 +114,8 @@ pub fn a_drive_found_fake_is_warned_of_before_a_test_and_headed_fake_after(
     assert!(
         results
             .reference_note_text()
-            .is_some_and(|n| n.contains("Copy your files off it")),
+            .is_some_and(|n| n.contains("Copy your files off it")
+                && n.contains("\nThe speeds below were measured, but a drive that loses data")),
         "{:?}",
         results.reference_note_text()
     );

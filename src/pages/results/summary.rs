@@ -113,7 +113,15 @@ impl ResultsView {
         self.set_icon(icon, class);
         let title = weighed.title();
         imp.title_label.set_label(&title);
-        let action = weighed.action().unwrap_or_default();
+        let mut action = weighed.action().unwrap_or_default();
+        if weighed == Headline::FoundFake {
+            // The A1 rows below may say PASS: their speeds are real, and they are not a
+            // reason to keep the drive.
+            action.push('\n');
+            action.push_str(&gettext(
+                "The speeds below were measured, but a drive that loses data is not safe to use, however fast it is.",
+            ));
+        }
         imp.reference_label.set_label(&action);
         imp.reference_label.set_visible(!action.is_empty());
         if action.is_empty() {
