@@ -159,7 +159,7 @@ impl SustainedChart {
             .margin_right(14)
             .margin_left(4)
             .margin_bottom(2)
-            .x_label_area_size(26)
+            .x_label_area_size(34)
             .y_label_area_size(44)
             .build_cartesian_2d(0.0..x_top, 0.0..axis.top)
             .map_err(|e| err(&e))?;
