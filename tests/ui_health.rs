@@ -43,12 +43,31 @@ fn main() {
         a_connected_history_drive_is_looked_at_with_its_runs,
     ];
     if std::env::var_os(SCREENSHOTS_ENV).is_some() {
+        use_screenshot_locale(scratch.path());
         bind_screenshot_language();
         tests.extend(crate::ui_tests![renders_health_screenshots]);
     }
     let conclusion = agnostics_testkit::harness::conclude_on_this_thread(tests);
     drop(scratch);
     conclusion.exit()
+}
+
+/// For screenshots in German or Japanese (`LANGUAGE`): that language's glibc locale, built with
+/// `localedef` into `dir`, for its numbers (a decimal comma in German); before any thread starts.
+fn use_screenshot_locale(dir: &std::path::Path) {
+    let lang = screenshot_suffix();
+    let built = match lang.as_str() {
+        "-de" => agnostics_testkit::locale::german_locale(dir),
+        "-ja" => agnostics_testkit::locale::japanese_locale(dir),
+        _ => return,
+    };
+    match built {
+        Ok(name) => {
+            std::env::set_var("LOCPATH", dir);
+            std::env::set_var("LC_ALL", name);
+        }
+        Err(skip) => eprintln!("numbers as in English: {}", skip.0),
+    }
 }
 
 /// Waits until the group has shown the end of a look (not the look under way).

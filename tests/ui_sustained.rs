@@ -32,12 +32,31 @@ fn main() {
     std::env::set_var(sustained::plan::MAX_ENV, "24m");
     let mut tests = crate::ui_tests![runs_the_sustained_profile_and_shows_its_result];
     if std::env::var_os("AGNOSTICS_SCREENSHOTS").is_some() {
+        use_screenshot_locale(log_dir.path());
         bind_screenshot_language();
         tests.extend(crate::ui_tests![renders_sustained_screenshots]);
     }
     let conclusion = agnostics_testkit::harness::conclude_on_this_thread(tests);
     drop(log_dir);
     conclusion.exit()
+}
+
+/// For screenshots in German or Japanese (`LANGUAGE`): that language's glibc locale, built with
+/// `localedef` into `dir`, for its numbers (a decimal comma in German); before any thread starts.
+fn use_screenshot_locale(dir: &std::path::Path) {
+    let lang = screenshot_suffix();
+    let built = match lang.as_str() {
+        "-de" => agnostics_testkit::locale::german_locale(dir),
+        "-ja" => agnostics_testkit::locale::japanese_locale(dir),
+        _ => return,
+    };
+    match built {
+        Ok(name) => {
+            std::env::set_var("LOCPATH", dir);
+            std::env::set_var("LC_ALL", name);
+        }
+        Err(skip) => eprintln!("numbers as in English: {}", skip.0),
+    }
 }
 
 /// Runs the built-in sustained profile on `dir` in `window` until its results show; the
