@@ -238,6 +238,8 @@ fn shows_a_cliff_and_a_missed_claim(window: &agnostics::Window, report: &Report)
     assert!(chart.drew_cliff());
     let drawn: Vec<String> = chart.drawn_text().into_iter().map(|d| d.text).collect();
     assert!(drawn.contains(&"MB/s".to_owned()), "{drawn:?}");
+    // The cliff's line is labelled with where the speed fell.
+    assert!(drawn.contains(&"8 MiB".to_owned()), "{drawn:?}");
     // The page with the chart and the eleven marking rows fits the narrowest window.
     let (min_w, _, _, _) = results.measure(gtk::Orientation::Horizontal, -1);
     assert!(min_w <= 360, "the sustained results need {min_w} px");

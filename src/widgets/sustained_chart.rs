@@ -1,6 +1,6 @@
 //! The sustained write test's chart: the write speed (MB/s, or GB/s) over the bytes written
 //! (MB, or GB from 2 GB), a dot a second joined by a line, and the cliff (where the speed
-//! fell for good) as a dashed upright line. Drawn with plotters on cairo, its text with Pango
+//! fell for good) as a dashed upright line labelled with the bytes written before it. Drawn with plotters on cairo, its text with Pango
 //! ([`super::chart_text`]); its accessible label says in words what it shows.
 
 use std::cell::{Cell, RefCell};
@@ -206,6 +206,17 @@ impl SustainedChart {
         drop(root);
         if let Some((bottom, top)) = cliff {
             draw_cliff(cr, palette, bottom, top);
+            // Where it fell, in words, beside the line's top (left of it near the right edge).
+            let label = human_bytes(imp.cliff.get().unwrap_or(0));
+            let (w, _) = text.size(&label, 10.0);
+            let x = f64::from(top.0);
+            let x = if x + 4.0 + w <= f64::from(width) {
+                x + 4.0
+            } else {
+                x - 4.0 - w
+            };
+            set_color(cr, &palette.text.rgba(), 0.8);
+            text.show(cr, &label, 10.0, (x, f64::from(top.1)));
         }
         Ok(cliff.is_some())
     }
