@@ -206,17 +206,8 @@ impl SustainedChart {
         drop(root);
         if let Some((bottom, top)) = cliff {
             draw_cliff(cr, palette, bottom, top);
-            // Where it fell, in words, beside the line's top (left of it near the right edge).
             let label = human_bytes(imp.cliff.get().unwrap_or(0));
-            let (w, _) = text.size(&label, 10.0);
-            let x = f64::from(top.0);
-            let x = if x + 4.0 + w <= f64::from(width) {
-                x + 4.0
-            } else {
-                x - 4.0 - w
-            };
-            set_color(cr, &palette.text.rgba(), 0.8);
-            text.show(cr, &label, 10.0, (x, f64::from(top.1)));
+            label_cliff(cr, text, palette, &label, top, width);
         }
         Ok(cliff.is_some())
     }
@@ -233,6 +224,27 @@ fn draw_cliff(cr: &cairo::Context, palette: &ChartPalette, bottom: (i32, i32), t
     cr.line_to(f64::from(top.0), f64::from(top.1));
     let _ = cr.stroke();
     let _ = cr.restore();
+}
+
+/// The cliff's `label` (the bytes written before it) beside the top of its line, `top` in the
+/// drawing's pixels; left of the line when it would pass the drawing's `width`.
+fn label_cliff(
+    cr: &cairo::Context,
+    text: &ChartText,
+    palette: &ChartPalette,
+    label: &str,
+    top: (i32, i32),
+    width: u32,
+) {
+    let (w, _) = text.size(label, 10.0);
+    let x = f64::from(top.0);
+    let x = if x + 4.0 + w <= f64::from(width) {
+        x + 4.0
+    } else {
+        x - 4.0 - w
+    };
+    set_color(cr, &palette.text.rgba(), 0.8);
+    text.show(cr, label, 10.0, (x, f64::from(top.1)));
 }
 
 /// The chart's accessible label: what the axes show, the highest and last speed, and where
