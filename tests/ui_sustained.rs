@@ -3,8 +3,10 @@
 //! on disk (capped at 24 MiB), and the results page's headline, chart and marking rows
 //! compared with the engine's own report.
 //!
-//! With `AGNOSTICS_SCREENSHOTS=DIR` it also renders the results page to
-//! `DIR/results-sustained.png`.
+//! With `AGNOSTICS_SCREENSHOTS=DIR`, `renders_sustained_screenshots` (alone, in the language of
+//! `LANGUAGE`) renders the results page at 800×480 to `DIR/results-sustained{,-LANG}.png`, and
+//! a result with a cliff and a missed claim, its chart and its markings, at 800×480 and
+//! 360×480 to `DIR/results-sustained-{cliff,markings}{,-360}{,-LANG}.png`.
 
 #[path = "ui_support/mod.rs"]
 mod support;
@@ -22,23 +24,18 @@ use agnostics_core::sustained::{self, markings, text, SpeedSample};
 use support::*;
 
 fn main() {
-    // Keep the tester's own ~/rpdiags.txt and history of runs out of it, and the test short
-    // (set before any thread starts).
-    let log_dir = scratch_dir();
-    std::env::set_var("AGNOSTICS_LOG", log_dir.path().join("rpdiags.txt"));
-    std::env::set_var("AGNOSTICS_HISTORY", log_dir.path().join("history.sqlite"));
+    // The test short (set before any thread starts).
     std::env::set_var(sustained::plan::MAX_ENV, "24m");
-    let tests = crate::ui_tests![runs_the_sustained_profile_and_shows_its_result];
-    let conclusion = agnostics_testkit::harness::conclude_on_this_thread(tests);
-    drop(log_dir);
-    conclusion.exit()
+    crate::support::run_with_scratch_log_and_history(
+        crate::ui_tests![runs_the_sustained_profile_and_shows_its_result],
+        crate::ui_tests![renders_sustained_screenshots],
+    )
 }
 
-fn runs_the_sustained_profile_and_shows_its_result(app: &Application) {
-    let dir = scratch_dir();
-    let window = new_window(app);
-    let _stop = StopOnDrop(window.clone());
-    aim(&window, dir.path(), None);
+/// Runs the built-in sustained profile on `dir` in `window` until its results show; the
+/// engine's report.
+fn run_sustained(window: &agnostics::Window, dir: &std::path::Path) -> Report {
+    aim(window, dir, None);
     let index = builtin::ALL
         .iter()
         .position(|b| b.which == builtin::BuiltinProfile::Sustained)
@@ -51,6 +48,14 @@ fn runs_the_sustained_profile_and_shows_its_result(app: &Application) {
     assert!(window.open_dialog().is_none(), "no error dialog");
     let report = window.last_report().expect("the engine's report");
     assert!(report.error.is_none(), "{:?}", report.error);
+    report
+}
+
+fn runs_the_sustained_profile_and_shows_its_result(app: &Application) {
+    let dir = scratch_dir();
+    let window = new_window(app);
+    let _stop = StopOnDrop(window.clone());
+    let report = run_sustained(&window, dir.path());
     let result = report
         .deciding_run()
         .and_then(|r| r.sustained.as_deref())
@@ -106,7 +111,6 @@ fn runs_the_sustained_profile_and_shows_its_result(app: &Application) {
         chart.drawn_text()
     );
 
-    save_screenshots(&window, &chart);
     shows_a_cliff_and_a_missed_claim(&window, &report);
 }
 
@@ -153,55 +157,14 @@ fn marking_rows_say_what_was_found(rows: &[(String, String)], result: &sustained
 
 /// Scrolls the results page so that `chart` is at the top of its view.
 fn scroll_to(chart: &agnostics::widgets::sustained_chart::SustainedChart) {
-    let scroller = chart
-        .ancestor(gtk::ScrolledWindow::static_type())
-        .and_downcast::<gtk::ScrolledWindow>()
-        .expect("the page scrolls");
-    #[allow(deprecated)] // compute_point is GTK 4.12; translate_coordinates is 4.0's.
-    let (_, y) = chart
-        .translate_coordinates(&scroller, 0.0, 0.0)
-        .expect("the chart is in the page");
-    let adjustment = scroller.vadjustment();
-    adjustment.set_value(adjustment.value() + y - 8.0);
-    iterate_briefly();
-}
-
-/// With AGNOSTICS_SCREENSHOTS set: the results page, then scrolled down to the chart and the
-/// markings.
-fn save_screenshots(
-    window: &agnostics::window::Window,
-    chart: &agnostics::widgets::sustained_chart::SustainedChart,
-) {
-    if let Some(out) = std::env::var_os("AGNOSTICS_SCREENSHOTS").map(PathBuf::from) {
-        save_png(window, &out.join("results-sustained.png"));
-        // Then scrolled down to the chart and the markings.
-        scroll_to(chart);
-        save_png(window, &out.join("results-sustained-chart.png"));
-    }
+    scroll_to_widget(chart.upcast_ref());
 }
 
 /// The same report with a cliff after 8 MiB (45 MB/s, then 12 MB/s) and V30 claimed: the
 /// headline says the claim missed, the chart marks the cliff, the V30 row says claimed: yes.
 /// As on an SD card (whose SD Status gives the claims): "This card …".
 fn shows_a_cliff_and_a_missed_claim(window: &agnostics::Window, report: &Report) {
-    let mut report = report.clone();
-    report.sd_graded = true;
-    let run = report.runs.last_mut().expect("a run");
-    let r = run.sustained.as_deref_mut().expect("the sustained result");
-    r.cliff_bytes = Some(8 << 20);
-    r.before_bytes_per_second = 45e6;
-    r.after_bytes_per_second = Some(12e6);
-    r.sustained_bytes_per_second = 12e6;
-    r.samples = (1..=6)
-        .map(|i| SpeedSample {
-            bytes: i * (4 << 20),
-            bytes_per_second: if i <= 2 { 45e6 } else { 12e6 },
-        })
-        .collect();
-    r.markings = markings::judge(12e6, Some(50e6), None);
-    r.markings
-        .iter_mut()
-        .for_each(|m| m.claimed = Some(m.name == "V30"));
+    let report = with_a_cliff(report);
     let results = window.results_view();
     results.show_report(&report);
     let shown = results.shown_sustained().expect("the sustained groups");
@@ -248,8 +211,99 @@ fn shows_a_cliff_and_a_missed_claim(window: &agnostics::Window, report: &Report)
     assert!(chart.drew_cliff());
     let drawn: Vec<String> = chart.drawn_text().into_iter().map(|d| d.text).collect();
     assert!(drawn.contains(&"MB/s".to_owned()), "{drawn:?}");
-    if let Some(out) = std::env::var_os("AGNOSTICS_SCREENSHOTS").map(PathBuf::from) {
-        scroll_to(&chart);
-        save_png(window, &out.join("results-sustained-cliff.png"));
+    // The cliff's line is labelled with where the speed fell.
+    assert!(drawn.contains(&"8 MiB".to_owned()), "{drawn:?}");
+    // The page with the chart and the eleven marking rows fits the narrowest window.
+    let (min_w, _, _, _) = results.measure(gtk::Orientation::Horizontal, -1);
+    assert!(min_w <= 360, "the sustained results need {min_w} px");
+}
+
+/// `report` with a cliff after 8 MiB (45 MB/s, then 12 MB/s) and V30 claimed, as on an SD
+/// card.
+fn with_a_cliff(report: &Report) -> Report {
+    let mut report = report.clone();
+    report.sd_graded = true;
+    let run = report.runs.last_mut().expect("a run");
+    let r = run.sustained.as_deref_mut().expect("the sustained result");
+    r.cliff_bytes = Some(8 << 20);
+    r.before_bytes_per_second = 45e6;
+    r.after_bytes_per_second = Some(12e6);
+    r.sustained_bytes_per_second = 12e6;
+    r.samples = (1..=6)
+        .map(|i| SpeedSample {
+            bytes: i * (4 << 20),
+            bytes_per_second: if i <= 2 { 45e6 } else { 12e6 },
+        })
+        .collect();
+    r.markings = markings::judge(12e6, Some(50e6), None);
+    r.markings
+        .iter_mut()
+        .for_each(|m| m.claimed = Some(m.name == "V30"));
+    report
+}
+
+/// Scrolls the results page so that `widget` is at the top of its view.
+fn scroll_to_widget(widget: &gtk::Widget) {
+    let scroller = widget
+        .ancestor(gtk::ScrolledWindow::static_type())
+        .and_downcast::<gtk::ScrolledWindow>()
+        .expect("the page scrolls");
+    #[allow(deprecated)] // compute_point is GTK 4.12; translate_coordinates is 4.0's.
+    let (_, y) = widget
+        .translate_coordinates(&scroller, 0.0, 0.0)
+        .expect("the widget is in the page");
+    let adjustment = scroller.vadjustment();
+    adjustment.set_value(adjustment.value() + y - 8.0);
+    iterate_briefly();
+}
+
+/// The results of a real run (the top of the page), then the same with a cliff and a missed
+/// claim: its chart and its markings, at 800×480 and at 360×480, in the language of
+/// `LANGUAGE` (the file names end in `-LANG` but for English).
+fn renders_sustained_screenshots(app: &Application) {
+    let out = PathBuf::from(std::env::var_os("AGNOSTICS_SCREENSHOTS").unwrap());
+    let lang = screenshot_suffix();
+    let dir = scratch_dir();
+    let window = new_window(app);
+    let _stop = StopOnDrop(window.clone());
+    let report = run_sustained(&window, dir.path());
+    window.show_page_for_test(Page::Results);
+    save_png(&window, &out.join(format!("results-sustained{lang}.png")));
+    let results = window.results_view();
+    results.show_report(&with_a_cliff(&report));
+    let shown = results.shown_sustained().expect("the sustained groups");
+    let markings = markings_group_of(&results);
+    for width in ["", "-360"] {
+        if !width.is_empty() {
+            let content = window.content().expect("the window has content");
+            let frame_w = window.default_width() - content.width();
+            let frame_h = window.default_height() - content.height();
+            // Every page in the window's stack, the running page with this run's last
+            // figure too, fits 360 px in this language.
+            let (min_w, _, _, _) = content.measure(gtk::Orientation::Horizontal, -1);
+            assert!(min_w <= 360, "the window needs {min_w} px");
+            window.set_default_size(360 + frame_w.max(0), 480 + frame_h.max(0));
+            wait_until("a 360 px window", || content.width() == 360);
+        }
+        iterate_briefly();
+        scroll_to(&shown.chart);
+        wait_until("the chart drawn", || !shown.chart.drawn_text().is_empty());
+        save_png(
+            &window,
+            &out.join(format!("results-sustained-cliff{width}{lang}.png")),
+        );
+        scroll_to_widget(&markings);
+        save_png(
+            &window,
+            &out.join(format!("results-sustained-markings{width}{lang}.png")),
+        );
     }
+}
+
+/// The "Speed markings" group of the results page: the group with the V30 row.
+fn markings_group_of(results: &impl IsA<gtk::Widget>) -> gtk::Widget {
+    descendants(results.upcast_ref())
+        .into_iter()
+        .find(|w| w.is::<adw::PreferencesGroup>() && labels(w).iter().any(|l| l.label() == "V30"))
+        .expect("the markings group (its V30 row)")
 }

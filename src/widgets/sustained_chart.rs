@@ -1,6 +1,6 @@
 //! The sustained write test's chart: the write speed (MB/s, or GB/s) over the bytes written
 //! (MB, or GB from 2 GB), a dot a second joined by a line, and the cliff (where the speed
-//! fell for good) as a dashed upright line. Drawn with plotters on cairo, its text with Pango
+//! fell for good) as a dashed upright line labelled with the bytes written before it. Drawn with plotters on cairo, its text with Pango
 //! ([`super::chart_text`]); its accessible label says in words what it shows.
 
 use std::cell::{Cell, RefCell};
@@ -159,7 +159,7 @@ impl SustainedChart {
             .margin_right(14)
             .margin_left(4)
             .margin_bottom(2)
-            .x_label_area_size(26)
+            .x_label_area_size(34)
             .y_label_area_size(44)
             .build_cartesian_2d(0.0..x_top, 0.0..axis.top)
             .map_err(|e| err(&e))?;
@@ -206,6 +206,8 @@ impl SustainedChart {
         drop(root);
         if let Some((bottom, top)) = cliff {
             draw_cliff(cr, palette, bottom, top);
+            let label = human_bytes(imp.cliff.get().unwrap_or(0));
+            label_cliff(cr, text, palette, &label, top, width);
         }
         Ok(cliff.is_some())
     }
@@ -222,6 +224,27 @@ fn draw_cliff(cr: &cairo::Context, palette: &ChartPalette, bottom: (i32, i32), t
     cr.line_to(f64::from(top.0), f64::from(top.1));
     let _ = cr.stroke();
     let _ = cr.restore();
+}
+
+/// The cliff's `label` (the bytes written before it) beside the top of its line, `top` in the
+/// drawing's pixels; left of the line when it would pass the drawing's `width`.
+fn label_cliff(
+    cr: &cairo::Context,
+    text: &ChartText,
+    palette: &ChartPalette,
+    label: &str,
+    top: (i32, i32),
+    width: u32,
+) {
+    let (w, _) = text.size(label, 10.0);
+    let x = f64::from(top.0);
+    let x = if x + 4.0 + w <= f64::from(width) {
+        x + 4.0
+    } else {
+        x - 4.0 - w
+    };
+    set_color(cr, &palette.text.rgba(), 0.8);
+    text.show(cr, label, 10.0, (x, f64::from(top.1)));
 }
 
 /// The chart's accessible label: what the axes show, the highest and last speed, and where

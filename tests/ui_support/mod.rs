@@ -552,10 +552,29 @@ pub fn run_with_scratch_log_and_history(
         scratch.path().join("default-history.sqlite3"),
     );
     if std::env::var_os("AGNOSTICS_SCREENSHOTS").is_some() {
+        use_screenshot_locale(scratch.path());
         bind_screenshot_language();
         tests.extend(screenshots);
     }
     let conclusion = agnostics_testkit::harness::conclude_on_this_thread(tests);
     drop(scratch);
     conclusion.exit()
+}
+
+/// For screenshots in German or Japanese (`LANGUAGE`): that language's glibc locale, built with
+/// `localedef` into `dir`, for its numbers (a decimal comma in German); before any thread starts.
+pub fn use_screenshot_locale(dir: &std::path::Path) {
+    let lang = screenshot_suffix();
+    let built = match lang.as_str() {
+        "-de" => agnostics_testkit::locale::german_locale(dir),
+        "-ja" => agnostics_testkit::locale::japanese_locale(dir),
+        _ => return,
+    };
+    match built {
+        Ok(name) => {
+            std::env::set_var("LOCPATH", dir);
+            std::env::set_var("LC_ALL", name);
+        }
+        Err(skip) => eprintln!("numbers as in English: {}", skip.0),
+    }
 }
