@@ -136,13 +136,20 @@ fn kernel_lines(r: &HealthReport) -> Vec<String> {
     if !k.readable {
         return vec![k.reason.clone().unwrap_or_default()];
     }
-    let mut out = vec![if k.lines.is_empty() {
-        gettext("nothing about this drive since boot")
-    } else {
-        fill(
+    let appeared = k.counted_from.is_some();
+    let mut out = vec![match (k.lines.is_empty(), appeared) {
+        (true, false) => gettext("nothing about this drive since boot"),
+        (true, true) => gettext("nothing about this drive since it appeared"),
+        (false, false) => fill(
             &gettext("messages about trouble with this drive since boot: {count}; the newest:"),
             &[("count", &total(r))],
-        )
+        ),
+        (false, true) => fill(
+            &gettext(
+                "messages about trouble with this drive since it appeared: {count}; the newest:",
+            ),
+            &[("count", &total(r))],
+        ),
     }];
     out.extend(
         k.lines
@@ -151,7 +158,7 @@ fn kernel_lines(r: &HealthReport) -> Vec<String> {
             .take(3)
             .map(|l| format!("  {}", visible(l))),
     );
-    if !k.from_boot {
+    if !k.from_boot && !appeared {
         out.push(gettext(
             "(the oldest messages since boot are no longer in the log)",
         ));

@@ -213,7 +213,7 @@ fn report_rows(r: &HealthReport) -> Vec<adw::ActionRow> {
     let why = [own.clone(), first_line(&errors), first_line(&speed)].join("; ");
     let mut rows = vec![
         verdict_row(r.verdict, Some(why)),
-        wrapped(&gettext("Errors since the system started"), &errors),
+        wrapped(&errors_title(r), &errors),
         wrapped(&gettext("The card's own wear report"), &own),
         wrapped(&gettext("Speed against its first tests"), &speed),
     ];
@@ -221,6 +221,16 @@ fn report_rows(r: &HealthReport) -> Vec<adw::ActionRow> {
         rows.push(advice_row(&finding.text, "agnostics-warning-symbolic"));
     }
     rows
+}
+
+/// The kernel log row's title: counted since the drive appeared (the kernel's announcement of
+/// it was in the log) or since the system started.
+fn errors_title(r: &HealthReport) -> String {
+    if r.kernel_log.counted_from.is_some() {
+        gettext("Errors since the drive appeared")
+    } else {
+        gettext("Errors since the system started")
+    }
 }
 
 /// The kernel log's counts for the drive, or why it could not be read.
@@ -236,7 +246,9 @@ fn kernel_text(r: &HealthReport) -> String {
         + c.cqe_recoveries
         + c.timeouts
         + c.mmc_errors;
-    let mut text = if total == 0 {
+    let mut text = if total == 0 && k.counted_from.is_some() {
+        gettext("no errors seen since the drive appeared")
+    } else if total == 0 {
         gettext("no errors seen since the system started")
     } else {
         fill(
@@ -251,7 +263,7 @@ fn kernel_text(r: &HealthReport) -> String {
             ],
         )
     };
-    if !k.from_boot {
+    if !k.from_boot && k.counted_from.is_none() {
         text.push('\n');
         text.push_str(&gettext(
             "(the oldest messages since boot are no longer in the log)",

@@ -260,6 +260,36 @@ fn data_errors_in_the_kernel_log_are_failing() -> Ran {
     Ok(())
 }
 
+fn an_earlier_medium_under_the_drives_name_is_not_counted() -> Ran {
+    let env = Env::new()?;
+    let disk = env.disk();
+    let attach = format!("{disk}: detected capacity change from 0 to 131072");
+    let log = env.kernel_log(
+        &[
+            format!("I/O error, dev {disk}, sector 2048 op 0x1:(WRITE) flags 0x800 phys_seg 1 prio class 2"),
+            format!("EXT4-fs ({disk}): Remounting filesystem read-only"),
+            format!("{disk}: detected capacity change from 131072 to 0"),
+            attach.clone(),
+        ],
+        &[],
+    );
+    let out = env.health(Some(&log), &["--json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
+    let j = support::json(&out);
+    assert_eq!(j["verdict"], "unknown");
+    assert_eq!(j["kernel_log"]["counted_from"], attach.as_str());
+    assert_eq!(j["kernel_log"]["messages"], 5);
+    assert_eq!(j["kernel_log"]["counts"]["io_errors"], 0);
+    assert_eq!(j["kernel_log"]["counts"]["read_only_remounts"], 0);
+    assert_eq!(j["findings"], serde_json::json!([]));
+    let text = stdout(&env.health(Some(&log), &[]));
+    assert!(
+        text.contains("nothing about this drive since it appeared"),
+        "{text}"
+    );
+    Ok(())
+}
+
 fn a_drive_found_fake_is_never_healthy() -> Ran {
     let env = Env::new()?;
     let doc = env.measured();
@@ -333,6 +363,7 @@ agnostics_testkit::test_list!(
     forty_percent_below_the_first_run_is_worn,
     as_fast_as_the_first_run_is_healthy,
     data_errors_in_the_kernel_log_are_failing,
+    an_earlier_medium_under_the_drives_name_is_not_counted,
     a_drive_found_fake_is_never_healthy,
     the_real_kernel_log_is_read,
     bad_devices_are_errors

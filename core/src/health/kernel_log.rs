@@ -159,6 +159,53 @@ pub fn classify(message: &str, names: &DriveNames) -> Option<Trouble> {
     None
 }
 
+/// True when `message` is the kernel announcing that the drive (this medium) appeared: a new
+/// card, a new disk, a loop device attached, a medium put into a reader. Messages before the
+/// newest announcement are about an earlier medium under the same name and do not count.
+///
+/// The shapes matched are the kernel's own format strings:
+/// - the MMC block driver's `"%s: %s %s %s%s"` (`mmcblk0: mmc0:aaaa SD32G 29.7 GiB`) and the
+///   MMC core's `"%s: new %s%s%s%s%s%s card at address %04x"` / `"%s: new %s card on SPI"`
+///   from the drive's host (`mmc0: new high speed SDHC card at address aaaa`);
+/// - the SCSI disk driver's `"%llu %d-byte logical blocks: (%s/%s)"` under its `[sda]` prefix
+///   (`sd 0:0:0:0: [sda] 61067264 512-byte logical blocks: (31.3 GB/29.1 GiB)`), printed on the
+///   first scan and whenever a new medium changes the capacity;
+/// - the block layer's `"%s: detected capacity change from %lld to %lld"` from 0 to more
+///   (`loop3: detected capacity change from 0 to 131072`, a medium in a card reader).
+pub fn announces(message: &str, names: &DriveNames) -> bool {
+    let disk = names.disk.as_str();
+    if let Some(rest) = message
+        .strip_prefix(disk)
+        .and_then(|r| r.strip_prefix(": "))
+    {
+        if let Some(to) = rest.strip_prefix("detected capacity change from 0 to ") {
+            return to.trim().parse::<u64>().is_ok_and(|n| n > 0);
+        }
+        // `mmcblk0: mmc0:aaaa …`: the first word is `<host>:<rca>`.
+        if disk.starts_with("mmcblk") {
+            let first = rest.split(' ').next().unwrap_or("");
+            return first
+                .split_once(':')
+                .is_some_and(|(h, rca)| is_mmc_host(h) && !rca.is_empty());
+        }
+        return false;
+    }
+    if names.is_host_of(message) {
+        let rest = &message[names.mmc_host.as_deref().map_or(0, str::len) + 1..];
+        return rest.starts_with(" new ")
+            && (rest.contains(" card at address ") || rest.ends_with(" card on SPI"));
+    }
+    message.starts_with("sd ")
+        && message.contains(&format!(" [{disk}] "))
+        && message.contains("-byte logical blocks: (")
+}
+
+/// True for an MMC host's name: `mmc` and a number.
+fn is_mmc_host(word: &str) -> bool {
+    word.strip_prefix("mmc")
+        .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+}
+
 /// `FAT-fs (sda1): error, …` (fs/fat's `__fat_fs_error`).
 fn fat_error(lower: &str) -> bool {
     lower.starts_with("fat-fs (") && lower.contains("): error")
@@ -243,6 +290,28 @@ mod tests {
             classify("mmc10: Timeout waiting for hardware interrupt.", &names),
             None
         );
+    }
+
+    #[test]
+    fn announcements_are_told_as_the_fixture_says() {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/kernel-log/announcements.txt");
+        let text = std::fs::read_to_string(path).unwrap();
+        let mut seen = 0;
+        for line in text
+            .lines()
+            .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        {
+            let f: Vec<&str> = line.splitn(4, '\t').collect();
+            let names = DriveNames {
+                disk: f[0].into(),
+                mmc_host: (f[1] != "-").then(|| f[1].into()),
+            };
+            assert_eq!(announces(f[3], &names), f[2] == "yes", "{line}");
+            assert_eq!(classify(f[3], &names), None, "{line}");
+            seen += 1;
+        }
+        assert_eq!(seen, 25);
     }
 
     #[test]

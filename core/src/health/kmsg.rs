@@ -15,7 +15,7 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-use super::kernel_log::{classify, DriveNames, TroubleCounts};
+use super::kernel_log::{announces, classify, DriveNames, TroubleCounts};
 use crate::i18n::{fill, gettext};
 
 /// The most of the log read: 16 MiB (the ring buffer is 128 KiB to a few MiB).
@@ -38,7 +38,15 @@ pub struct KernelLog {
     /// True when the oldest message kept is the first since boot (sequence 0): none was lost
     /// to the ring buffer's size.
     pub from_boot: bool,
-    /// The drive's troubles by kind.
+    /// The kernel's newest announcement that the drive (this medium) appeared, as logged
+    /// (`mmcblk0: mmc0:aaaa SD32G 29.7 GiB`, `loop3: detected capacity change from 0 to
+    /// 131072`): `counts` and `lines` hold only the messages after it, since earlier ones are
+    /// about an earlier medium under the same name. Null when the log holds no announcement
+    /// (the drive was there since boot, or the ring buffer wrapped): everything the log holds
+    /// counted.
+    #[serde(default)]
+    pub counted_from: Option<String>,
+    /// The drive's troubles by kind, since `counted_from` (or the log's start).
     pub counts: TroubleCounts,
     /// The newest messages about the drive that told of trouble (at most 10), oldest first.
     pub lines: Vec<String>,
@@ -57,7 +65,8 @@ fn parse_record(line: &str) -> Option<(u32, u64, &str)> {
     Some((priority, sequence, message))
 }
 
-/// Reads the log at `source` (normally `/dev/kmsg`) and counts the messages about `names`.
+/// Reads the log at `source` (normally `/dev/kmsg`) and counts the messages about `names`
+/// logged after the drive last appeared (see [`KernelLog::counted_from`]).
 /// Never fails: a log that cannot be opened says why in `reason`.
 pub fn read(source: &Path, names: &DriveNames) -> KernelLog {
     let mut log = KernelLog {
@@ -66,6 +75,7 @@ pub fn read(source: &Path, names: &DriveNames) -> KernelLog {
         reason: None,
         messages: 0,
         from_boot: false,
+        counted_from: None,
         counts: TroubleCounts::default(),
         lines: Vec::new(),
     };
@@ -90,7 +100,11 @@ pub fn read(source: &Path, names: &DriveNames) -> KernelLog {
             continue;
         }
         log.messages = log.messages.saturating_add(1);
-        if let Some(kind) = classify(message, names) {
+        if announces(message, names) {
+            log.counted_from = Some(message.to_owned());
+            log.counts = TroubleCounts::default();
+            log.lines.clear();
+        } else if let Some(kind) = classify(message, names) {
             log.counts.add(kind);
             if log.lines.len() == KEPT_LINES {
                 log.lines.remove(0);
@@ -211,6 +225,101 @@ mod tests {
             log.lines[2],
             "EXT4-fs (mmcblk0p2): Remounting filesystem read-only"
         );
+    }
+
+    /// Writes `records` (`PRIORITY,SEQUENCE,MICROSECONDS,-;MESSAGE`, numbered from 0) to a
+    /// file and reads it for `names`.
+    fn read_records(names: &DriveNames, messages: &[&str]) -> KernelLog {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("kmsg");
+        let text: String = messages
+            .iter()
+            .enumerate()
+            .map(|(i, m)| format!("3,{i},{},-;{m}\n", 1000 * i))
+            .collect();
+        std::fs::write(&path, text).unwrap();
+        read(&path, names)
+    }
+
+    #[test]
+    fn a_new_card_in_the_slot_is_not_blamed_for_the_old_cards_errors() {
+        let old =
+            "I/O error, dev mmcblk0, sector 2048 op 0x1:(WRITE) flags 0x0 phys_seg 1 prio class 2";
+        let fresh = "mmcblk0: mmc0:aaaa SD32G 29.7 GiB";
+        let log = read_records(
+            &names(),
+            &[
+                "mmc0: new high speed SDHC card at address 59b4",
+                "mmcblk0: mmc0:59b4 EB1QT 29.8 GiB",
+                old,
+                "EXT4-fs (mmcblk0p2): Remounting filesystem read-only",
+                "mmc0: card 59b4 removed",
+                "mmc0: new high speed SDHC card at address aaaa",
+                fresh,
+                " mmcblk0: p1",
+                "mmc0: Timeout waiting for hardware interrupt.",
+            ],
+        );
+        assert_eq!(log.messages, 9);
+        assert_eq!(log.counted_from.as_deref(), Some(fresh));
+        assert_eq!(
+            log.counts,
+            TroubleCounts {
+                timeouts: 1,
+                ..TroubleCounts::default()
+            }
+        );
+        assert_eq!(
+            log.lines,
+            vec!["mmc0: Timeout waiting for hardware interrupt.".to_owned()]
+        );
+    }
+
+    #[test]
+    fn a_reattached_loop_device_starts_clean() {
+        let loop3 = DriveNames {
+            disk: "loop3".into(),
+            mmc_host: None,
+        };
+        let io =
+            "I/O error, dev loop3, sector 8 op 0x1:(WRITE) flags 0x800 phys_seg 1 prio class 2";
+        let attach = "loop3: detected capacity change from 0 to 131072";
+        let log = read_records(
+            &loop3,
+            &[
+                attach,
+                io,
+                "EXT4-fs error (device loop3): ext4_find_entry:1455: inode #2: comm ls: reading directory lblock 0",
+                "loop3: detected capacity change from 131072 to 0",
+                attach,
+            ],
+        );
+        assert_eq!(log.counted_from.as_deref(), Some(attach));
+        assert_eq!(log.counts, TroubleCounts::default());
+        assert!(log.lines.is_empty());
+        // Errors after the newest attach count.
+        let log = read_records(&loop3, &[io, attach, io, io]);
+        assert_eq!(log.counted_from.as_deref(), Some(attach));
+        assert_eq!(log.counts.io_errors, 2);
+        assert_eq!(log.lines, vec![io.to_owned(), io.to_owned()]);
+    }
+
+    #[test]
+    fn with_no_announcement_everything_counts() {
+        let io =
+            "I/O error, dev mmcblk0, sector 2048 op 0x1:(WRITE) flags 0x0 phys_seg 1 prio class 2";
+        let log = read_records(
+            &names(),
+            &[
+                io,
+                "mmcblk1: mmc1:aaaa SD32G 29.7 GiB",
+                io,
+                "mmc0: card aaaa removed",
+            ],
+        );
+        assert_eq!(log.counted_from, None);
+        assert_eq!(log.counts.io_errors, 2);
+        assert_eq!(log.lines.len(), 2);
     }
 
     #[test]

@@ -1,6 +1,6 @@
 //! How healthy is this drive? A quick look (a few seconds) that writes nothing: what the
-//! kernel logged about the drive since boot ([`kmsg`], [`kernel_log`]), the SD host's error
-//! counters, the card's own wear (an eMMC's life estimates; an SD card's CMD56 health report
+//! kernel logged about the drive since it appeared ([`kmsg`], [`kernel_log`]), the SD host's
+//! error counters, the card's own wear (an eMMC's life estimates; an SD card's CMD56 health report
 //! for the allow-listed formats in [`cmd56`], read through [`mmc_ioctl`]), its speed against
 //! its first tests in the history ([`trend`]) and a capacity check that found it fake, weighed
 //! into one verdict with advice ([`verdict`]).

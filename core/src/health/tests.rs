@@ -14,6 +14,7 @@ fn log(readable: bool, counts: TroubleCounts) -> KernelLog {
         reason: None,
         messages: 100,
         from_boot: true,
+        counted_from: None,
         counts,
         lines: Vec::new(),
     }
