@@ -268,6 +268,12 @@ fn the_drive_run_writes_to_is_in_view_with_run(app: &Application) {
         assert_on_screen(&window, &window.run_button(), "Run SD Card Test", &state);
         assert_on_screen(&window, &folder, "the folder the test file goes in", &state);
         let row = window.drive_row();
+        let in_view = || {
+            row.compute_bounds(&scroller)
+                .is_some_and(|b| b.y() >= 0.0 && b.y() + b.height() <= scroller.height() as f32)
+        };
+        // The page scrolls the chooser into view once the new size is laid out.
+        let _ = try_wait_until(std::time::Duration::from_secs(5), in_view);
         let b = row
             .compute_bounds(&scroller)
             .expect("the chooser is in the scrolled part");

@@ -64,12 +64,19 @@ fn a_test_started_beside_a_live_one_warns_and_leaves_it_alone() {
     opts.lock_dir =
         agnostics_testkit::private_lock_dir(std::path::Path::new(env!("CARGO_TARGET_TMPDIR")));
     let report = sdtest::run(&opts, &AtomicBool::new(false), &|_| {});
-    let busy = live.run_dir().display().to_string();
+    // Said naming the folder the user chose, not the other run's hidden folder in it.
+    let chosen = dir.path().display().to_string();
+    let hidden = live.run_dir().display().to_string();
     assert!(
         report
             .warnings
             .iter()
-            .any(|w| w.contains("another test is running") && w.contains(&busy)),
+            .any(|w| w.contains("nother test is running") && w.contains(&chosen)),
+        "{:?}",
+        report.warnings
+    );
+    assert!(
+        !report.warnings.iter().any(|w| w.contains(&hidden)),
         "{:?}",
         report.warnings
     );

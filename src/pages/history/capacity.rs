@@ -17,7 +17,7 @@ use gtk::glib;
 use gtk::subclass::prelude::*;
 
 use super::labels::{date_seconds_text, date_text};
-use super::layout::wrapping_top_bar;
+use super::stored_page::StoredPage;
 use super::{HistoryPage, HistoryView};
 use crate::model::capacity_history;
 use crate::model::connected::Connected;
@@ -103,43 +103,22 @@ impl HistoryView {
     /// The page of one stored check: its verdict as the check's own page showed it.
     pub(super) fn build_check_page(&self) {
         let imp = self.imp();
-        let page = gtk::Box::new(gtk::Orientation::Vertical, 0);
-        let save = gtk::Button::with_mnemonic(&gettext("Save _Report…"));
-        save.set_tooltip_text(Some(&gettext(
-            "Save this check as JSON, text or a picture of its page",
-        )));
-        save.connect_clicked(glib::clone!(
-            #[weak(rename_to = view)]
-            self,
-            move |_| view.ask_save_check()
-        ));
-        let forget = gtk::Button::with_mnemonic(&gettext("_Forget Check"));
-        forget.add_css_class("destructive-action");
-        forget.set_tooltip_text(Some(&gettext("Remove this check from the history")));
-        forget.connect_clicked(glib::clone!(
-            #[weak(rename_to = view)]
-            self,
-            move |_| view.ask_forget_check()
-        ));
-        let (bar, back) = wrapping_top_bar(
-            &gettext("Back to the drive"),
-            &imp.capacity.check_title,
-            &[&save, &forget],
-        );
-        imp.capacity.check_buttons.replace(vec![save, forget]);
-        back.connect_clicked(glib::clone!(
-            #[weak(rename_to = view)]
-            self,
-            move |_| {
-                view.go_back();
-            }
-        ));
-        page.append(&bar);
-        page.append(&gtk::Separator::new(gtk::Orientation::Horizontal));
         imp.capacity.check_view.set_stored(true);
         imp.capacity.check_view.set_vexpand(true);
-        page.append(&imp.capacity.check_view);
-        imp.stack.add_named(&page, Some(HistoryPage::Check.name()));
+        let buttons = self.build_stored_page(
+            HistoryPage::Check,
+            &StoredPage {
+                back_tooltip: &gettext("Back to the drive"),
+                title: &imp.capacity.check_title,
+                save_tooltip: &gettext("Save this check as JSON, text or a picture of its page"),
+                forget_label: &gettext("_Forget Check"),
+                forget_tooltip: &gettext("Remove this check from the history"),
+                on_save: HistoryView::ask_save_check,
+                on_forget: HistoryView::ask_forget_check,
+            },
+            &imp.capacity.check_view,
+        );
+        imp.capacity.check_buttons.replace(buttons.into());
     }
 
     /// The drive page's capacity parts for `page`: the mark, the checks, the button.

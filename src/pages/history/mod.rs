@@ -27,6 +27,7 @@ mod health;
 pub mod labels;
 mod layout;
 pub mod run;
+mod stored_page;
 
 pub use compare::CompareView;
 

@@ -11,7 +11,7 @@ use gtk::glib;
 use gtk::subclass::prelude::*;
 
 use super::labels::date_text;
-use super::layout::wrapping_top_bar;
+use super::stored_page::StoredPage;
 use super::{HistoryPage, HistoryView};
 use crate::model::history_store;
 use crate::pages::results::ResultsView;
@@ -29,42 +29,23 @@ pub struct RunPage {
 impl HistoryView {
     pub(super) fn build_run_page(&self) {
         let imp = self.imp();
-        let page = gtk::Box::new(gtk::Orientation::Vertical, 0);
-        let save = gtk::Button::with_mnemonic(&gettext("Save _Report…"));
-        save.set_tooltip_text(Some(&gettext(
-            "Save this run as JSON, Markdown or a picture of the results",
-        )));
-        save.connect_clicked(glib::clone!(
-            #[weak(rename_to = view)]
-            self,
-            move |_| view.ask_save_run()
-        ));
-        let forget = gtk::Button::with_mnemonic(&gettext("_Forget Run"));
-        forget.add_css_class("destructive-action");
-        forget.set_tooltip_text(Some(&gettext("Remove this run from the history")));
-        forget.connect_clicked(glib::clone!(
-            #[weak(rename_to = view)]
-            self,
-            move |_| view.ask_forget_run()
-        ));
-        let (bar, back) = wrapping_top_bar(
-            &gettext("Back to the drive's runs"),
-            &imp.run.title,
-            &[&save, &forget],
-        );
-        back.connect_clicked(glib::clone!(
-            #[weak(rename_to = view)]
-            self,
-            move |_| {
-                view.go_back();
-            }
-        ));
-        page.append(&bar);
-        page.append(&gtk::Separator::new(gtk::Orientation::Horizontal));
         imp.run.results.set_actions_visible(false);
         imp.run.results.set_vexpand(true);
-        page.append(&imp.run.results);
-        imp.stack.add_named(&page, Some(HistoryPage::Run.name()));
+        self.build_stored_page(
+            HistoryPage::Run,
+            &StoredPage {
+                back_tooltip: &gettext("Back to the drive's runs"),
+                title: &imp.run.title,
+                save_tooltip: &gettext(
+                    "Save this run as JSON, Markdown or a picture of the results",
+                ),
+                forget_label: &gettext("_Forget Run"),
+                forget_tooltip: &gettext("Remove this run from the history"),
+                on_save: HistoryView::ask_save_run,
+                on_forget: HistoryView::ask_forget_run,
+            },
+            &imp.run.results,
+        );
     }
 
     /// Shows the stored results of `run`.

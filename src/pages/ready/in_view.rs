@@ -17,7 +17,16 @@ impl ReadyView {
         adjustment.connect_changed(glib::clone!(
             #[weak(rename_to = view)]
             self,
-            move |adjustment| view.scroll_to_drive(adjustment)
+            move |adjustment| {
+                // The viewport sets its adjustment before it allocates its child, so the
+                // chooser's place is known only once this allocation is done.
+                let adjustment = adjustment.clone();
+                glib::idle_add_local_once(glib::clone!(
+                    #[weak]
+                    view,
+                    move || view.scroll_to_drive(&adjustment)
+                ));
+            }
         ));
     }
 
