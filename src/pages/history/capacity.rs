@@ -251,16 +251,7 @@ impl HistoryView {
             glib::clone!(
                 #[weak(rename_to = view)]
                 self,
-                move |result| {
-                    view.imp().chooser.replace(None);
-                    match result {
-                        Ok(path) => view.toast(&fill(
-                            &gettext("Saved {file}"),
-                            &[("file", &path.display())],
-                        )),
-                        Err(e) => view.toast(&e),
-                    }
-                }
+                move |result| view.after_save(result)
             ),
         );
         self.imp().chooser.replace(Some(chooser));

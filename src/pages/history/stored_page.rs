@@ -1,5 +1,6 @@
 //! The page of one stored item, a run or a capacity check: a top line with the back button, the
-//! item's title, **Save Report…** and the destructive **Forget …**, over the item's own view.
+//! item's title, **Save Report…** and the destructive **Forget …**, over the item's own view; and
+//! what saving it says.
 
 use adw::prelude::*;
 use gtk::glib;
@@ -66,5 +67,18 @@ impl HistoryView {
         page.append(content);
         self.imp().stack.add_named(&page, Some(name.name()));
         [save, forget]
+    }
+
+    /// After **Save Report…**'s dialog of a stored item: forgets the dialog, and toasts the
+    /// file saved or why it could not be.
+    pub(super) fn after_save(&self, result: Result<std::path::PathBuf, String>) {
+        self.imp().chooser.replace(None);
+        match result {
+            Ok(path) => self.toast(&agnostics_core::i18n::fill(
+                &agnostics_core::i18n::gettext("Saved {file}"),
+                &[("file", &path.display())],
+            )),
+            Err(e) => self.toast(&e),
+        }
     }
 }
